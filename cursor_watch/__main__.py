@@ -1,0 +1,5 @@
+"""``python -m cursor_watch``."""
+
+from .cli import main
+
+raise SystemExit(main())

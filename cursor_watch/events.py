@@ -1,0 +1,265 @@
+"""Parse lines into events: one object per NDJSON line, never raising.
+
+A line becomes one of:
+
+* :class:`Event`: a JSON object whose ``type`` we model (``system``, ``user``,
+  ``assistant``, ``thinking``, ``tool_call``, ``result``, ``interaction_query``,
+  ``retry``, ``connection``);
+* :class:`Event` with ``known = False``: valid JSON object of a type we don't model
+  (kept and counted as unknown; Cursor's docs say new types may appear);
+* :class:`Invalid`: anything else (bad JSON, bad UTF-8, a JSON non-object, a text
+  line such as ``Error: ...``), with its 1-based line number and a short reason.
+
+Raw newlines: a maestro report (``stream-json-reference.md`` section 1) says a raw
+LF was seen inside a ``call_id``, splitting one event over two physical lines. A
+line that fails to parse is therefore held, and joined with the next one to three
+lines; if a join parses, the pieces are one event. A following line that parses on
+its own is never swallowed into a join.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import orjson
+
+from .framing import LineFramer, RawLine
+
+KNOWN_TYPES = frozenset(
+    {
+        "system",
+        "user",
+        "assistant",
+        "thinking",
+        "tool_call",
+        "result",
+        "interaction_query",
+        "retry",
+        "connection",
+    }
+)
+
+MAX_JOIN = 3  # physical lines that may follow a broken first piece
+PREVIEW_CHARS = 160
+
+
+class Event:
+    """A parsed stream event.
+
+    Attributes:
+        type: the event's ``type`` string ("" when absent or not a string).
+        subtype: its ``subtype`` ("" when absent).
+        data: the decoded JSON object (dict).
+        line: 1-based physical line number of its first line.
+        offset: byte offset of its line in the stream.
+        size: bytes its line(s) occupy in the stream, newlines included.
+        known: False for a type we don't model (an "unknown event").
+    """
+
+    __slots__ = ("type", "subtype", "data", "line", "offset", "size", "known")
+
+    def __init__(self, data: dict, line: int, offset: int, size: int) -> None:
+        t = data.get("type")
+        st = data.get("subtype")
+        self.type = t if isinstance(t, str) else ""
+        self.subtype = st if isinstance(st, str) else ""
+        self.data = data
+        self.line = line
+        self.offset = offset
+        self.size = size
+        self.known = self.type in KNOWN_TYPES
+
+    def __repr__(self) -> str:
+        return f"Event({self.type}/{self.subtype} line={self.line})"
+
+
+class Invalid:
+    """A line that is not an event: a diagnostic.
+
+    Attributes:
+        line: 1-based physical line number.
+        offset: byte offset of the line in the stream.
+        size: bytes of the line, newline included.
+        reason: short reason ("not JSON", "invalid UTF-8", "JSON array, not an object", ...).
+        text: a preview of the line, decoded with replacement, at most 160 characters.
+    """
+
+    __slots__ = ("line", "offset", "size", "reason", "text")
+
+    def __init__(self, line: int, offset: int, size: int, reason: str, text: str) -> None:
+        self.line = line
+        self.offset = offset
+        self.size = size
+        self.reason = reason
+        self.text = text
+
+    @property
+    def message(self) -> str:
+        """``reason: preview`` as one line."""
+        return f"{self.reason}: {self.text}" if self.text else self.reason
+
+    def __repr__(self) -> str:
+        return f"Invalid(line={self.line}, {self.reason!r})"
+
+
+Item = Event | Invalid
+
+
+def _preview(data: bytes) -> str:
+    text = data[: PREVIEW_CHARS * 4].decode("utf-8", "replace")
+    if len(text) > PREVIEW_CHARS:
+        text = text[:PREVIEW_CHARS] + "…"
+    return text
+
+
+def _reason(data: bytes, err: Exception | None, value: object = None) -> str:
+    if err is None:
+        kind = {list: "array", str: "string", int: "number", float: "number", bool: "boolean"}.get(
+            type(value), "null"
+        )
+        return f"JSON {kind}, not an object"
+    msg = str(err)
+    if "utf-8" in msg.lower() or "surrogate" in msg.lower():
+        return "invalid UTF-8"
+    first = data.lstrip()[:1]
+    if first not in (b"{", b"["):
+        return "not JSON (text line)"
+    return "invalid JSON"
+
+
+def _loads(data: bytes) -> tuple[dict | None, Exception | None, object]:
+    try:
+        value = orjson.loads(data)
+    except orjson.JSONDecodeError as err:
+        return None, err, None
+    if isinstance(value, dict):
+        return value, None, value
+    return None, None, value
+
+
+class StreamParser:
+    """Turns :class:`RawLine` into events and diagnostics, in stream order.
+
+    Feed lines with :meth:`feed_line`; call :meth:`finish` at end of input.
+    Never raises on any input. A line that fails to parse is held until the next
+    line arrives (to try the raw-newline join), so its diagnostic comes one line
+    late; :meth:`flush` releases held lines (call it when the stream goes idle).
+    """
+
+    __slots__ = ("_held",)
+
+    def __init__(self) -> None:
+        self._held: list[RawLine] = []
+
+    def feed_line(self, raw: RawLine) -> list[Item]:
+        """Parse one line; returns the items it completes (possibly none)."""
+        data = raw.data
+        if data[0] in b" \t" and data.isspace():
+            return []
+        value, err, other = _loads(data)
+        if value is not None:
+            event = Event(value, raw.number, raw.offset, raw.size)
+            if not self._held:
+                return [event]
+            out = self._settle(final=True)
+            out.append(event)
+            return out
+        if err is None and not self._held:  # valid JSON, not an object: nothing to join
+            return [Invalid(raw.number, raw.offset, raw.size, _reason(data, None, other), _preview(data))]
+        self._held.append(raw)
+        return self._settle(final=False)
+
+    def _settle(self, final: bool) -> list[Item]:
+        """Join held lines where a join parses; release heads that can't join.
+
+        A head is released as a diagnostic when it has been tried with
+        ``MAX_JOIN`` following lines, or at once when ``final``.
+        """
+        out: list[Item] = []
+        held = self._held
+        while held:
+            for n in range(2, len(held) + 1):
+                joined = _join(held[:n])
+                if joined is not None:
+                    first = held[0]
+                    out.append(Event(joined, first.number, first.offset, sum(r.size for r in held[:n])))
+                    del held[:n]
+                    break
+            else:
+                if final or len(held) > MAX_JOIN:
+                    out.append(_invalid(held.pop(0)))
+                    continue
+                break
+        return out
+
+    def flush(self) -> list[Item]:
+        """Release held lines (joining what joins): idle stream or end of input."""
+        return self._settle(final=True)
+
+    def finish(self) -> list[Item]:
+        """End of input."""
+        return self._settle(final=True)
+
+
+def _join(lines: list[RawLine]) -> dict | None:
+    if len(lines) < 2:
+        return None
+    for sep in (b"\n", b"\\n"):
+        value, _err, _ = _loads(sep.join(r.data for r in lines))
+        if value is not None:
+            return value
+    return None
+
+
+def _invalid(raw: RawLine) -> Invalid:
+    _value, err, other = _loads(raw.data)
+    return Invalid(raw.number, raw.offset, raw.size, _reason(raw.data, err, other), _preview(raw.data))
+
+
+class Decoder:
+    """Bytes in, items out: :class:`LineFramer` plus :class:`StreamParser`.
+
+    ``feed(chunk)`` accepts any chunking of the byte stream; ``finish()`` ends it.
+    ``lines`` counts physical lines framed so far.
+    """
+
+    __slots__ = ("framer", "parser")
+
+    def __init__(self) -> None:
+        self.framer = LineFramer()
+        self.parser = StreamParser()
+
+    @property
+    def lines(self) -> int:
+        """Physical lines framed so far (blank lines included)."""
+        return self.framer.lines_seen
+
+    def feed(self, chunk: bytes) -> list[Item]:
+        """Frame and parse ``chunk``; returns the completed items in order."""
+        out: list[Item] = []
+        feed_line = self.parser.feed_line
+        for raw in self.framer.feed(chunk):
+            out.extend(feed_line(raw))
+        return out
+
+    def flush(self) -> list[Item]:
+        """Release a held broken line as a diagnostic (idle stream)."""
+        return self.parser.flush()
+
+    def finish(self) -> list[Item]:
+        """End of input: the last unterminated line, then held lines."""
+        out: list[Item] = []
+        for raw in self.framer.finish():
+            out.extend(self.parser.feed_line(raw))
+        out.extend(self.parser.finish())
+        return out
+
+
+def decode_all(chunks: Iterable[bytes]) -> list[Item]:
+    """Decode a whole stream given as chunks; convenience for tests and tools."""
+    dec = Decoder()
+    out: list[Item] = []
+    for chunk in chunks:
+        out.extend(dec.feed(chunk))
+    out.extend(dec.finish())
+    return out

@@ -1,0 +1,774 @@
+"""The session model: a pure reducer over stream events (no UI imports).
+
+``Session.apply(item)`` takes one :class:`~cursor_watch.events.Event` or
+:class:`~cursor_watch.events.Invalid` and returns the list of changes it caused,
+as ``(kind, key)`` tuples (see ``CHANGE_*``). Every format rule lives here:
+
+* assistant text: deltas, re-sends and flushes (``stream-json-reference.md``
+  section 2.3) reconstructed so the text equals ``result.result`` exactly;
+* tool calls keyed by ``call_id`` (which may contain a newline), their status,
+  times and one-line summary (section 2.5);
+* ``interaction_query``, ``retry``, ``connection`` and other ``system`` events as
+  session notes (sections 2.6-2.8);
+* the ``result`` and the stream's outcome (section 2.9).
+
+The model keeps summaries, not payloads: for each tool call it keeps the byte
+offsets and sizes of its ``started``/``completed`` lines so a view can re-read the
+full arguments and result from the source.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from .events import Event, Invalid
+from .tools import (
+    STATUS_FAILURE,
+    STATUS_INCOMPLETE,
+    STATUS_REJECTED,
+    STATUS_RUNNING,
+    STATUS_SUCCESS,
+    classify_result,
+    find_variant,
+    summarize,
+)
+
+# Change kinds reported by Session.apply / Session.finish: (kind, key)
+CHANGE_HEADER = "header"  # key None
+CHANGE_PROMPT = "prompt"  # key None
+CHANGE_SEGMENT = "segment"  # key: segment index; text grew or was replaced
+CHANGE_SEGMENT_CLOSED = "segment_closed"  # key: segment index; its text is final
+CHANGE_THINKING = "thinking"  # key: thinking block index
+CHANGE_THINKING_CLOSED = "thinking_closed"  # key: thinking block index
+CHANGE_TOOL_STARTED = "tool_started"  # key: call_id; a new row
+CHANGE_TOOL_UPDATED = "tool_updated"  # key: call_id; status/times changed
+CHANGE_NOTE = "note"  # key: note index
+CHANGE_DIAGNOSTIC = "diagnostic"  # key: diagnostic index
+CHANGE_UNKNOWN = "unknown"  # key: unknown event index
+CHANGE_RESULT = "result"  # key None
+CHANGE_END = "end"  # key None
+
+ARGS_KEEP_BYTES = 16_384  # events larger than this keep no args in memory
+PREVIEW_CHARS = 2_000  # bounded previews of outputs/errors kept per call
+LIST_CAP = 100_000  # diagnostics / unknown events listed (all are counted)
+
+
+def _int(value: Any) -> int | None:
+    """int64 fields are strings in real streams (``startedAtMs``); accept both."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        return int(value)
+    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+        return int(value)
+    return None
+
+
+def _text_of(message: Any) -> str:
+    """Concatenate the ``text`` items of a ``message.content`` list."""
+    if not isinstance(message, dict):
+        return ""
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    parts = []
+    for item in content:
+        if isinstance(item, dict) and item.get("type") == "text" and isinstance(item.get("text"), str):
+            parts.append(item["text"])
+    return "".join(parts)
+
+
+def _short(text: str, limit: int = PREVIEW_CHARS) -> str:
+    return text if len(text) <= limit else text[:limit] + f"… ({len(text) - limit} more chars)"
+
+
+class Segment:
+    """Assistant text between tool calls: one message in a transcript.
+
+    Attributes:
+        index: position among segments (0-based).
+        line: line number of the event that opened it.
+        closed: True once a flush or a tool call ended it.
+        ts_ms: ``timestamp_ms`` of its first event, if any.
+    """
+
+    __slots__ = ("index", "line", "closed", "ts_ms", "_parts", "_text")
+
+    def __init__(self, index: int, line: int, ts_ms: int | None) -> None:
+        self.index = index
+        self.line = line
+        self.closed = False
+        self.ts_ms = ts_ms
+        self._parts: list[str] = []
+        self._text: str | None = ""
+
+    @property
+    def text(self) -> str:
+        """The segment's text so far."""
+        if self._text is None:
+            self._text = "".join(self._parts)
+            self._parts = [self._text]
+        return self._text
+
+    def append(self, text: str) -> None:
+        self._parts.append(text)
+        self._text = None
+
+    def replace(self, text: str) -> None:
+        self._parts = [text]
+        self._text = text
+
+
+class ThinkingBlock:
+    """One ``thinking`` delta...completed block (one per model call).
+
+    Attributes:
+        index: position among blocks; line: line of its first event;
+        completed: True after ``thinking/completed``; ts_ms, end_ms: first/last timestamp.
+    """
+
+    __slots__ = ("index", "line", "completed", "ts_ms", "end_ms", "_parts")
+
+    def __init__(self, index: int, line: int, ts_ms: int | None) -> None:
+        self.index = index
+        self.line = line
+        self.completed = False
+        self.ts_ms = ts_ms
+        self.end_ms = ts_ms
+        self._parts: list[str] = []
+
+    @property
+    def text(self) -> str:
+        """Thinking text so far."""
+        if len(self._parts) > 1:
+            self._parts = ["".join(self._parts)]
+        return self._parts[0] if self._parts else ""
+
+
+class ToolCall:
+    """One tool call, keyed by ``call_id``.
+
+    Attributes:
+        index: 1-based order of first appearance.
+        call_id: the id (may contain a newline: real 2026 captures).
+        tool: tool name (``shell``, ``read``, ... or ``unknown``).
+        summary: one-line description (see :func:`cursor_watch.tools.summarize`).
+        status: ``running``, ``success``, ``failure``, ``rejected`` or ``incomplete``.
+        outcome: the result's outcome key (``success``, ``failure``, ``rejected``,
+            ``error``, ...), "" until completed.
+        started_ms, completed_ms: epoch ms (``startedAtMs``/``completedAtMs``, else the
+            events' ``timestamp_ms``, else arrival time); None if unknown.
+        duration_ms: ``completed_ms - started_ms`` when both are known.
+        exit_code: shell exit code when reported.
+        detail: a short reason for failures and rejections (bounded).
+        args: the arguments when the event was small (else None: re-read by offset).
+        started_line, completed_line: line numbers of the events (0 if absent).
+        start_span, end_span: ``(offset, size)`` in bytes of the events' lines.
+        description: the ``description`` sibling of ``args`` when present.
+        interaction: a note about its ``interaction_query`` (approval/question), "" if none.
+    """
+
+    __slots__ = (
+        "index", "call_id", "tool", "summary", "status", "outcome", "started_ms", "completed_ms",
+        "exit_code", "detail", "args", "started_line", "completed_line", "start_span", "end_span",
+        "description", "interaction", "model_call_id",
+    )  # fmt: skip
+
+    def __init__(self, index: int, call_id: str) -> None:
+        self.index = index
+        self.call_id = call_id
+        self.tool = "unknown"
+        self.summary = ""
+        self.status = STATUS_RUNNING
+        self.outcome = ""
+        self.started_ms: int | None = None
+        self.completed_ms: int | None = None
+        self.exit_code: int | None = None
+        self.detail = ""
+        self.args: dict | None = None
+        self.started_line = 0
+        self.completed_line = 0
+        self.start_span: tuple[int, int] | None = None
+        self.end_span: tuple[int, int] | None = None
+        self.description = ""
+        self.interaction = ""
+        self.model_call_id = ""
+
+    @property
+    def duration_ms(self) -> int | None:
+        """Milliseconds from start to completion, or None."""
+        if self.started_ms is None or self.completed_ms is None:
+            return None
+        return max(0, self.completed_ms - self.started_ms)
+
+    @property
+    def done(self) -> bool:
+        """True once the call is no longer running."""
+        return self.status != STATUS_RUNNING
+
+    def to_json(self) -> dict:
+        """The ``tool_calls[]`` entry of ``--summary --json``."""
+        return {
+            "call_id": self.call_id,
+            "tool": self.tool,
+            "status": self.status,
+            "summary": self.summary,
+            "started_ms": self.started_ms,
+            "completed_ms": self.completed_ms,
+            "duration_ms": self.duration_ms,
+            "outcome": self.outcome,
+            "exit_code": self.exit_code,
+            "detail": self.detail,
+            "line": self.started_line or self.completed_line,
+        }
+
+
+class Note:
+    """A session event a view shows as a status line.
+
+    Attributes:
+        kind: event type (``interaction_query``, ``retry``, ``connection``, ``system``,
+            ``session``); subtype: its subtype; text: one-line description;
+        line: line number; ts_ms: ``timestamp_ms`` if any; call_id: related tool call ("").
+    """
+
+    __slots__ = ("kind", "subtype", "text", "line", "ts_ms", "call_id")
+
+    def __init__(self, kind: str, subtype: str, text: str, line: int, ts_ms: int | None, call_id: str = "") -> None:
+        self.kind = kind
+        self.subtype = subtype
+        self.text = text
+        self.line = line
+        self.ts_ms = ts_ms
+        self.call_id = call_id
+
+
+class Diagnostic:
+    """A line that was not an event. ``line`` 1-based; ``offset``/``size`` bytes."""
+
+    __slots__ = ("line", "offset", "size", "message")
+
+    def __init__(self, line: int, offset: int, size: int, message: str) -> None:
+        self.line = line
+        self.offset = offset
+        self.size = size
+        self.message = message
+
+
+class UnknownEvent:
+    """A valid JSON object of a type we don't model (kept, counted, shown)."""
+
+    __slots__ = ("line", "offset", "size", "type", "subtype", "preview")
+
+    def __init__(self, line: int, offset: int, size: int, type_: str, subtype: str, preview: str) -> None:
+        self.line = line
+        self.offset = offset
+        self.size = size
+        self.type = type_
+        self.subtype = subtype
+        self.preview = preview
+
+
+class ResultInfo:
+    """The ``result`` event (Cursor's docs; ``usage`` from 2026.08 captures).
+
+    ``usage`` is ``None`` or a dict with ``input_tokens``, ``output_tokens``,
+    ``cache_read_tokens``, ``cache_write_tokens`` (ints or None); the stream's
+    camelCase names (``inputTokens``...) and snake_case ones are both read.
+    """
+
+    __slots__ = ("subtype", "is_error", "duration_ms", "duration_api_ms", "request_id", "text", "usage", "line")
+
+    def __init__(self, data: dict, line: int) -> None:
+        self.subtype = data.get("subtype") if isinstance(data.get("subtype"), str) else ""
+        self.is_error = data.get("is_error") is True
+        self.duration_ms = _int(data.get("duration_ms"))
+        self.duration_api_ms = _int(data.get("duration_api_ms"))
+        rid = data.get("request_id")
+        self.request_id = rid if isinstance(rid, str) else None
+        text = data.get("result")
+        self.text = text if isinstance(text, str) else ("" if text is None else str(text))
+        self.line = line
+        self.usage = None
+        usage = data.get("usage")
+        if isinstance(usage, dict):
+            def tok(*names: str) -> int | None:
+                for n in names:
+                    if n in usage:
+                        return _int(usage[n])
+                return None
+
+            self.usage = {
+                "input_tokens": tok("inputTokens", "input_tokens"),
+                "output_tokens": tok("outputTokens", "output_tokens"),
+                "cache_read_tokens": tok("cacheReadTokens", "cache_read_tokens", "cache_read_input_tokens"),
+                "cache_write_tokens": tok("cacheWriteTokens", "cache_write_tokens", "cache_creation_input_tokens"),
+            }
+
+    def to_json(self) -> dict:
+        """The ``result`` object of ``--summary --json``."""
+        return {
+            "subtype": self.subtype,
+            "is_error": self.is_error,
+            "duration_ms": self.duration_ms,
+            "duration_api_ms": self.duration_api_ms,
+            "request_id": self.request_id,
+            "text": self.text,
+            "usage": self.usage,
+        }
+
+
+class Session:
+    """Everything known about one cursor-agent run, built event by event.
+
+    Args:
+        clock: returns "now" in epoch ms; used only when an event carries no time.
+
+    Attributes (header, from ``system/init`` and ``user``): ``session_id``, ``model``,
+    ``cwd``, ``api_key_source``, ``permission_mode``, ``prompt`` (str or None).
+    ``segments``, ``thinking``: lists; ``tool_calls``: dict ``call_id -> ToolCall`` in
+    order of first appearance; ``notes``, ``diagnostics``, ``unknown``: lists;
+    ``timeline``: ``(kind, key)`` in stream order, kinds ``prompt``, ``segment``,
+    ``thinking``, ``tool``, ``note``; ``result``: :class:`ResultInfo` or None;
+    ``ended``: input has ended; ``exit_status``: the spawned child's status or None.
+    """
+
+    def __init__(self, clock: Callable[[], float] | None = None) -> None:
+        self._clock = clock or (lambda: time.time() * 1000.0)
+        self.session_id: str | None = None
+        self.model: str | None = None
+        self.cwd: str | None = None
+        self.api_key_source: str | None = None
+        self.permission_mode: str | None = None
+        self.prompt: str | None = None
+        self.segments: list[Segment] = []
+        self.thinking: list[ThinkingBlock] = []
+        self.tool_calls: dict[str, ToolCall] = {}
+        self.notes: list[Note] = []
+        self.diagnostics: list[Diagnostic] = []
+        self.unknown: list[UnknownEvent] = []
+        self.timeline: list[tuple[str, Any]] = []
+        self.result: ResultInfo | None = None
+        self.ended = False
+        self.exit_status: int | None = None
+        self.lines = 0
+        self.events = 0
+        self.invalid_lines = 0
+        self.unknown_events = 0
+        self.first_ts_ms: int | None = None
+        self.last_ts_ms: int | None = None
+        self.tool_counts = {STATUS_RUNNING: 0, STATUS_SUCCESS: 0, STATUS_FAILURE: 0, STATUS_REJECTED: 0, STATUS_INCOMPLETE: 0}
+        self._open: Segment | None = None  # segment receiving deltas
+        self._tentative: str | None = None  # a delta equal to the open segment: delta or re-send?
+        self._resent: Segment | None = None  # closed by a re-send; a later flush of it is a duplicate
+        self._thinking_open: ThinkingBlock | None = None
+
+    # -- derived ---------------------------------------------------------------
+
+    @property
+    def assistant_text(self) -> str:
+        """All assistant segments joined with no separator (as ``result.result``)."""
+        return "".join(s.text for s in self.segments)
+
+    @property
+    def thinking_text(self) -> str:
+        """All thinking blocks joined with no separator."""
+        return "".join(b.text for b in self.thinking)
+
+    @property
+    def status(self) -> str:
+        """``success``, ``error``, ``incomplete`` (ended without result) or ``running``."""
+        if self.result is not None:
+            return "error" if self.result.is_error else "success"
+        return "incomplete" if self.ended else "running"
+
+    def counts(self) -> dict:
+        """``{"lines", "events", "invalid_lines", "unknown_events", "tool_calls"}``."""
+        return {
+            "lines": self.lines,
+            "events": self.events,
+            "invalid_lines": self.invalid_lines,
+            "unknown_events": self.unknown_events,
+            "tool_calls": len(self.tool_calls),
+        }
+
+    def running_calls(self) -> list[ToolCall]:
+        """Tool calls still running, in order of appearance."""
+        if not self.tool_counts[STATUS_RUNNING]:
+            return []
+        return [c for c in self.tool_calls.values() if c.status == STATUS_RUNNING]
+
+    def add_note(self, kind: str, subtype: str, text: str) -> list[tuple[str, Any]]:
+        """Record a note that is not a stream event (a source notice, child stderr...)."""
+        self.notes.append(Note(kind, subtype, text, self.lines, None))
+        index = len(self.notes) - 1
+        self.timeline.append(("note", index))
+        return [(CHANGE_NOTE, index)]
+
+    # -- reducer ---------------------------------------------------------------
+
+    def apply(self, item: Event | Invalid) -> list[tuple[str, Any]]:
+        """Apply one parsed item; returns the changes as ``(kind, key)`` tuples. Never raises."""
+        if isinstance(item, Invalid):
+            self.invalid_lines += 1
+            changes = self._settle_tentative(resend=True)
+            if len(self.diagnostics) < LIST_CAP:
+                self.diagnostics.append(Diagnostic(item.line, item.offset, item.size, item.message))
+                changes.append((CHANGE_DIAGNOSTIC, len(self.diagnostics) - 1))
+            return changes
+        self.events += 1
+        data = item.data
+        ts = data.get("timestamp_ms")
+        ts = ts if isinstance(ts, int) and not isinstance(ts, bool) else _int(ts)
+        if ts is not None:
+            if self.first_ts_ms is None:
+                self.first_ts_ms = ts
+            self.last_ts_ms = ts
+        if self.session_id is None and item.type != "system":
+            # no init seen (yet): every 2026 event carries session_id (reference 2)
+            sid = data.get("session_id")
+            if isinstance(sid, str):
+                self.session_id = sid
+        try:
+            handler = _HANDLERS.get(item.type) if item.known else None
+            if handler is None:
+                return self._unknown(item)
+            return handler(self, item, data, ts)
+        except Exception as err:  # noqa: BLE001 - a malformed event must not stop the watch
+            self.invalid_lines += 1
+            msg = f"event could not be applied ({type(err).__name__}: {err})"
+            self.diagnostics.append(Diagnostic(item.line, item.offset, item.size, msg))
+            return [(CHANGE_DIAGNOSTIC, len(self.diagnostics) - 1)]
+
+    def finish(self, exit_status: int | None = None) -> list[tuple[str, Any]]:
+        """End of input: settle pending text, mark running calls ``incomplete``."""
+        changes = self._settle_tentative(resend=True)
+        changes += self._close_segment()
+        if self._thinking_open is not None:
+            self._thinking_open = None
+        for call in self.tool_calls.values():
+            if call.status == STATUS_RUNNING:
+                self._set_status(call, STATUS_INCOMPLETE)
+                changes.append((CHANGE_TOOL_UPDATED, call.call_id))
+        self.ended = True
+        if exit_status is not None:
+            self.exit_status = exit_status
+        changes.append((CHANGE_END, None))
+        return changes
+
+    # -- handlers --------------------------------------------------------------
+
+    def _unknown(self, item: Event) -> list[tuple[str, Any]]:
+        self.unknown_events += 1
+        if len(self.unknown) >= LIST_CAP:
+            return []
+        keys = ", ".join(list(item.data.keys())[:8])
+        self.unknown.append(UnknownEvent(item.line, item.offset, item.size, item.type, item.subtype, keys))
+        return [(CHANGE_UNKNOWN, len(self.unknown) - 1)]
+
+    def _system(self, item: Event, data: dict, ts: int | None) -> list[tuple[str, Any]]:
+        changes = self._settle_tentative(resend=True)
+        if item.subtype == "init":
+            sid = data.get("session_id")
+            if self.session_id is not None and sid != self.session_id:
+                # a second session in the same stream (concatenated logs)
+                return changes + self._note("session", "init", f"new session {sid} ({data.get('model') or '?'})", item, ts)
+            for attr, key in (
+                ("session_id", "session_id"),
+                ("model", "model"),
+                ("cwd", "cwd"),
+                ("api_key_source", "apiKeySource"),
+                ("permission_mode", "permissionMode"),
+            ):
+                value = data.get(key)
+                if value is not None and not isinstance(value, str):
+                    value = str(value)
+                if value is not None:
+                    setattr(self, attr, value)
+            return changes + [(CHANGE_HEADER, None)]
+        fields = {k: v for k, v in data.items() if k not in ("type", "subtype", "session_id", "timestamp_ms")}
+        text = item.subtype or "system"
+        if fields:
+            text += " " + ", ".join(f"{k}={_short(str(v), 80)}" for k, v in list(fields.items())[:6])
+        return changes + self._note("system", item.subtype, text, item, ts)
+
+    def _user(self, item: Event, data: dict, ts: int | None) -> list[tuple[str, Any]]:
+        changes = self._settle_tentative(resend=True)
+        text = _text_of(data.get("message"))
+        if self.prompt is None:
+            self.prompt = text
+            self.timeline.append(("prompt", None))
+            changes.append((CHANGE_PROMPT, None))
+            return changes
+        return changes + self._note("user", "", "user: " + _short(" ".join(text.split()), 200), item, ts)
+
+    def _assistant(self, item: Event, data: dict, ts: int | None) -> list[tuple[str, Any]]:
+        text = _text_of(data.get("message"))
+        is_flush = "model_call_id" in data or "timestamp_ms" not in data
+        changes: list[tuple[str, Any]] = []
+        if self._tentative is not None:
+            tent = self._tentative
+            self._tentative = None
+            if not is_flush:
+                changes += self._append_text(tent, item, ts)  # a delta followed by a delta: it was real
+            else:
+                open_text = self._open.text if self._open is not None else ""
+                if text == open_text + tent:
+                    changes += self._append_text(tent, item, ts)
+                # else: it was a re-send of the open text; drop it
+        if is_flush:
+            resent, self._resent = self._resent, None
+            seg = self._open
+            if seg is None:
+                if not text or (resent is not None and text == resent.text):
+                    return changes  # empty, or a flush of a segment already re-sent
+                seg = self._new_segment(item, ts)
+                seg.replace(text)
+                changes.append((CHANGE_SEGMENT, seg.index))
+            elif seg.text != text and text:
+                # partial output: the flush is the CLI's own consolidation of the deltas
+                seg.replace(text)
+                changes.append((CHANGE_SEGMENT, seg.index))
+            return changes + self._close_segment()
+        # shape A: a delta, or a re-send of the whole pending text
+        self._resent = None
+        if not text:
+            return changes
+        if self._open is not None and text == self._open.text:
+            self._tentative = text
+            return changes
+        return changes + self._append_text(text, item, ts)
+
+    def _append_text(self, text: str, item: Event, ts: int | None) -> list[tuple[str, Any]]:
+        seg = self._open
+        if seg is None:
+            seg = self._new_segment(item, ts)
+        seg.append(text)
+        return [(CHANGE_SEGMENT, seg.index)]
+
+    def _new_segment(self, item: Event, ts: int | None) -> Segment:
+        seg = Segment(len(self.segments), item.line, ts)
+        self.segments.append(seg)
+        self.timeline.append(("segment", seg.index))
+        self._open = seg
+        return seg
+
+    def _close_segment(self) -> list[tuple[str, Any]]:
+        seg = self._open
+        if seg is None:
+            return []
+        self._open = None
+        seg.closed = True
+        return [(CHANGE_SEGMENT_CLOSED, seg.index)]
+
+    def _settle_tentative(self, resend: bool) -> list[tuple[str, Any]]:
+        """A non-assistant event arrived while a delta equal to the open text was held.
+
+        The CLI re-sends the buffered text (shape A) right before an
+        ``interaction_query`` or a ``retry`` (maestro-06), so the held text was a
+        re-send: drop it and close the segment (its later flush is a duplicate).
+        """
+        if self._tentative is None:
+            return []
+        self._tentative = None
+        seg = self._open
+        changes = self._close_segment()
+        self._resent = seg
+        return changes
+
+    def _boundary(self) -> list[tuple[str, Any]]:
+        """A tool call or query ends the open segment (text between tool calls)."""
+        changes = self._settle_tentative(resend=True)
+        seg = self._open
+        changes += self._close_segment()
+        if seg is not None:
+            self._resent = seg
+        return changes
+
+    def _thinking(self, item: Event, data: dict, ts: int | None) -> list[tuple[str, Any]]:
+        changes = self._settle_tentative(resend=True)
+        block = self._thinking_open
+        if block is None:
+            block = ThinkingBlock(len(self.thinking), item.line, ts)
+            self.thinking.append(block)
+            self.timeline.append(("thinking", block.index))
+            self._thinking_open = block
+        if ts is not None:
+            block.end_ms = ts
+        if item.subtype == "completed":
+            block.completed = True
+            self._thinking_open = None
+            changes.append((CHANGE_THINKING_CLOSED, block.index))
+            return changes
+        text = data.get("text")
+        if isinstance(text, str) and text:
+            block._parts.append(text)
+            changes.append((CHANGE_THINKING, block.index))
+        return changes
+
+    def _set_status(self, call: ToolCall, status: str) -> None:
+        self.tool_counts[call.status] -= 1
+        call.status = status
+        self.tool_counts[status] += 1
+
+    def _tool_call(self, item: Event, data: dict, ts: int | None) -> list[tuple[str, Any]]:
+        changes = self._boundary()
+        call_id = data.get("call_id")
+        tc = data.get("tool_call")
+        if not isinstance(call_id, str) or not call_id:
+            cid = tc.get("toolCallId") if isinstance(tc, dict) else None
+            call_id = cid if isinstance(cid, str) and cid else f"(no call_id, line {item.line})"
+        tool, body = find_variant(tc)
+        call = self.tool_calls.get(call_id)
+        new = call is None
+        if new:
+            call = ToolCall(len(self.tool_calls) + 1, call_id)
+            self.tool_calls[call_id] = call
+            self.tool_counts[STATUS_RUNNING] += 1
+            self.timeline.append(("tool", call_id))
+        if tool != "unknown" or call.tool == "unknown":
+            call.tool = tool
+        mcid = data.get("model_call_id")
+        if isinstance(mcid, str):
+            call.model_call_id = mcid
+        args = body.get("args")
+        if isinstance(args, dict):
+            if item.size <= ARGS_KEEP_BYTES:
+                call.args = args
+            if not call.summary or item.subtype == "started":
+                call.summary = summarize(tool, args)
+        desc = body.get("description")
+        if isinstance(desc, str) and desc:
+            call.description = _short(desc, 300)
+        siblings = tc if isinstance(tc, dict) else {}
+        span = (item.offset, item.size)
+        if item.subtype == "completed":
+            call.completed_line = item.line
+            call.end_span = span
+            status, outcome, payload = classify_result(body.get("result"))
+            call.outcome = outcome
+            code = payload.get("exitCode")
+            call.exit_code = _int(code)
+            call.detail = _detail(status, outcome, payload)
+            if not call.summary:
+                call.summary = summarize(tool, args, payload)
+            started = _int(siblings.get("startedAtMs"))
+            if call.started_ms is None and started is not None:
+                call.started_ms = started
+            completed = _int(siblings.get("completedAtMs"))
+            call.completed_ms = completed if completed is not None else (ts if ts is not None else int(self._clock()))
+            if call.started_ms is None:
+                call.started_ms = call.completed_ms  # completed without started: zero duration
+            if call.status != status:
+                self._set_status(call, status)
+        else:
+            # "started" (or an unknown subtype such as a 3P "progress"): the call runs
+            call.started_line = call.started_line or item.line
+            if item.subtype == "started":
+                call.start_span = span
+            started = _int(siblings.get("startedAtMs"))
+            if call.started_ms is None:
+                call.started_ms = started if started is not None else (ts if ts is not None else int(self._clock()))
+        changes.append((CHANGE_TOOL_STARTED if new else CHANGE_TOOL_UPDATED, call_id))
+        return changes
+
+    def _interaction_query(self, item: Event, data: dict, ts: int | None) -> list[tuple[str, Any]]:
+        changes = self._boundary()
+        qtype = data.get("query_type") if isinstance(data.get("query_type"), str) else "query"
+        kind = qtype.replace("RequestQuery", "").replace("InteractionQuery", "").replace("Query", "") or qtype
+        call_id = ""
+        if item.subtype == "request":
+            query = data.get("query") if isinstance(data.get("query"), dict) else {}
+            inner = next((v for k, v in query.items() if k != "id" and isinstance(v, dict)), {})
+            args = inner.get("args") if isinstance(inner.get("args"), dict) else inner
+            call_id = args.get("toolCallId") if isinstance(args.get("toolCallId"), str) else ""
+            what = summarize(kind, args) if args else ""
+            text = f"{kind} request" + (f": {what}" if what and what != kind else "")
+        else:
+            resp = data.get("response") if isinstance(data.get("response"), dict) else {}
+            inner = next((v for k, v in resp.items() if k != "id" and isinstance(v, dict)), {})
+            if "result" in inner and isinstance(inner["result"], dict):
+                inner = inner["result"]
+            answer = next(iter(inner), "answered") if inner else "answered"
+            reason = ""
+            if isinstance(inner.get(answer), dict):
+                reason = str(inner[answer].get("reason") or "")
+            text = f"{kind} {item.subtype or 'response'}: {answer}" + (f" ({_short(reason, 120)})" if reason else "")
+            # link to the call named by the matching request
+            for note in reversed(self.notes):
+                if note.kind == "interaction_query" and note.subtype == "request" and note.text.startswith(kind):
+                    call_id = note.call_id
+                    break
+        if call_id and call_id in self.tool_calls and item.subtype != "request":
+            call = self.tool_calls[call_id]
+            call.interaction = text
+            changes.append((CHANGE_TOOL_UPDATED, call_id))
+        return changes + self._note("interaction_query", item.subtype, text, item, ts, call_id)
+
+    def _retry(self, item: Event, data: dict, ts: int | None) -> list[tuple[str, Any]]:
+        changes = self._settle_tentative(resend=True)
+        bits = [f"retry {item.subtype}".strip()]
+        if "attempt" in data:
+            bits.append(f"attempt {data.get('attempt')}")
+        if data.get("is_resume"):
+            bits.append("resume")
+        if "checkpoint_turn_count" in data:
+            bits.append(f"checkpoint turn {data.get('checkpoint_turn_count')}")
+        return changes + self._note("retry", item.subtype, ", ".join(bits), item, ts)
+
+    def _connection(self, item: Event, data: dict, ts: int | None) -> list[tuple[str, Any]]:
+        bits = [f"connection {item.subtype}".strip()]
+        if "attempt" in data:
+            bits.append(f"attempt {data.get('attempt')}")
+        if isinstance(data.get("endpoint_url"), str):
+            bits.append(data["endpoint_url"])
+        return self._note("connection", item.subtype, ", ".join(bits), item, ts)
+
+    def _result(self, item: Event, data: dict, ts: int | None) -> list[tuple[str, Any]]:
+        changes = self._settle_tentative(resend=True)
+        changes += self._close_segment()
+        self.result = ResultInfo(data, item.line)
+        changes.append((CHANGE_RESULT, None))
+        return changes
+
+    def _note(self, kind: str, subtype: str, text: str, item: Event, ts: int | None, call_id: str = "") -> list:
+        self.notes.append(Note(kind, subtype, text, item.line, ts, call_id))
+        index = len(self.notes) - 1
+        self.timeline.append(("note", index))
+        return [(CHANGE_NOTE, index)]
+
+
+def _detail(status: str, outcome: str, payload: dict) -> str:
+    if status == STATUS_SUCCESS:
+        return ""
+    bits = []
+    if outcome and outcome not in ("failure", "rejected"):
+        bits.append(outcome)
+    for key in ("reason", "error", "message", "stderr"):
+        value = payload.get(key)
+        if isinstance(value, str) and value.strip():
+            bits.append(" ".join(value.split())[:200])
+            break
+    code = payload.get("exitCode")
+    if isinstance(code, int) and code != 0:
+        bits.append(f"exit {code}")
+    return "; ".join(bits)
+
+
+_HANDLERS: dict[str, Callable[..., list]] = {
+    "system": Session._system,
+    "user": Session._user,
+    "assistant": Session._assistant,
+    "thinking": Session._thinking,
+    "tool_call": Session._tool_call,
+    "result": Session._result,
+    "interaction_query": Session._interaction_query,
+    "retry": Session._retry,
+    "connection": Session._connection,
+}

@@ -1,0 +1,305 @@
+"""Views without a screen: the live plain printer and the ``--summary`` report.
+
+No Textual import on this path (an import-hygiene test checks it). Colour only
+on a terminal; Rich's Console honours ``NO_COLOR`` and non-terminal output. All
+stream text is passed through :func:`cursor_watch.safe.visible` before printing.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import IO, Any
+
+import orjson
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from . import model as m
+from .model import Session, ToolCall
+from .safe import visible, visible_line
+from .tools import STATUS_FAILURE, STATUS_INCOMPLETE, STATUS_REJECTED, STATUS_RUNNING, STATUS_SUCCESS
+
+STATUS_STYLE = {
+    STATUS_RUNNING: ("▶", "cyan"),
+    STATUS_SUCCESS: ("✔", "green"),
+    STATUS_FAILURE: ("✖", "red"),
+    STATUS_REJECTED: ("⊘", "yellow"),
+    STATUS_INCOMPLETE: ("…", "magenta"),
+}
+OUTCOME_STYLE = {"success": "bold green", "error": "bold red", "incomplete": "bold magenta", "running": "bold cyan"}
+
+
+def format_ms(ms: int | float | None) -> str:
+    """``1234`` -> ``1.2 s``; ``65000`` -> ``1m05s``; None -> ``""``."""
+    if ms is None:
+        return ""
+    if ms < 1000:
+        return f"{int(ms)} ms"
+    s = ms / 1000.0
+    if s < 60:
+        return f"{s:.1f} s"
+    minutes, sec = divmod(int(s), 60)
+    if minutes < 60:
+        return f"{minutes}m{sec:02d}s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h{minutes:02d}m"
+
+
+def make_console(file: IO[str] | None = None) -> Console:
+    """A Console for stream output: colour only on a terminal, no markup or highlighting."""
+    return Console(file=file, highlight=False, markup=False, emoji=False, soft_wrap=True)
+
+
+def tool_status_label(call: ToolCall) -> Text:
+    """``✔ success`` etc. with the status colour."""
+    symbol, style = STATUS_STYLE.get(call.status, ("?", ""))
+    return Text(f"{symbol} {call.status}", style=style)
+
+
+def header_text(session: Session) -> Text:
+    """One line: session id, model, cwd, permission mode, API key source."""
+    t = Text()
+    t.append("cursor-agent ", style="bold")
+    t.append(visible_line(session.model or "?"), style="bold cyan")
+    if session.cwd:
+        t.append("  cwd ", style="dim")
+        t.append(visible_line(session.cwd))
+    t.append("  session ", style="dim")
+    t.append(visible_line(session.session_id or "?"))
+    extras = []
+    if session.permission_mode:
+        extras.append(f"permission {session.permission_mode}")
+    if session.api_key_source:
+        extras.append(f"key {session.api_key_source}")
+    if extras:
+        t.append("  (" + visible_line(", ".join(extras)) + ")", style="dim")
+    return t
+
+
+def tool_line(call: ToolCall, event: str) -> Text:
+    """``▶ [3] shell  pytest -q`` (start) or ``✖ [3] shell  pytest -q  failure, exit 1  2.1 s``."""
+    symbol, style = STATUS_STYLE.get(call.status if event == "end" else STATUS_RUNNING, ("?", ""))
+    t = Text()
+    t.append(f"{symbol} [{call.index}] ", style=style)
+    t.append(call.tool, style="bold")
+    if call.summary:
+        t.append("  " + visible_line(call.summary))
+    if event == "end":
+        t.append(f"  {call.status}", style=style)
+        if call.exit_code and "exit" not in call.detail:
+            t.append(f" (exit {call.exit_code})", style=style)
+        if call.detail:
+            t.append(" (" + visible_line(call.detail) + ")", style=style)
+        if call.duration_ms is not None:
+            t.append(f"  {format_ms(call.duration_ms)}", style="dim")
+    return t
+
+
+def outcome_text(session: Session) -> Text:
+    """The closing line: outcome, tool-call counts, duration, tokens, diagnostics."""
+    status = session.status
+    t = Text()
+    t.append(f"■ {status}", style=OUTCOME_STYLE.get(status, ""))
+    c = session.tool_counts
+    n = len(session.tool_calls)
+    parts = [f"{n} tool call{'s' if n != 1 else ''}"]
+    detail = [f"{c[k]} {k}" for k in (STATUS_SUCCESS, STATUS_FAILURE, STATUS_REJECTED, STATUS_INCOMPLETE, STATUS_RUNNING) if c[k]]
+    if detail:
+        parts[0] += " (" + ", ".join(detail) + ")"
+    r = session.result
+    if r is not None:
+        if r.subtype and r.subtype != status:
+            parts.append(f"result {visible_line(r.subtype)}")
+        if r.duration_ms is not None:
+            parts.append(format_ms(r.duration_ms))
+        if r.usage:
+            parts.append(usage_text(r.usage))
+    if session.invalid_lines:
+        parts.append(f"{session.invalid_lines} invalid line{'s' if session.invalid_lines != 1 else ''}")
+    if session.unknown_events:
+        parts.append(f"{session.unknown_events} unknown event{'s' if session.unknown_events != 1 else ''}")
+    if session.exit_status is not None:
+        parts.append(f"exit status {session.exit_status}")
+    t.append("  " + " · ".join(parts))
+    return t
+
+
+def usage_text(usage: dict) -> str:
+    """``tokens in 21,994 · out 261 · cache read 22,528``."""
+    names = (("input_tokens", "in"), ("output_tokens", "out"), ("cache_read_tokens", "cache read"), ("cache_write_tokens", "cache write"))
+    bits = [f"{label} {usage[k]:,}" for k, label in names if isinstance(usage.get(k), int) and (usage[k] or k in ("input_tokens", "output_tokens"))]
+    return "tokens " + " · ".join(bits) if bits else ""
+
+
+def _indent(text: str, prefix: str = "  ") -> str:
+    return "\n".join(prefix + line for line in text.split("\n"))
+
+
+class PlainPrinter:
+    """Prints a live transcript as changes arrive.
+
+    Header once; each assistant segment when it is complete; each tool call when it
+    starts and when it ends (status, duration); notes (queries, retries,
+    connections); diagnostics and child stderr marked as such; the outcome at the end.
+
+    Args:
+        session: the model the changes refer to.
+        console: where to print (see :func:`make_console`).
+        show_thinking: also print thinking blocks (dim) when they complete.
+    """
+
+    def __init__(self, session: Session, console: Console, show_thinking: bool = False) -> None:
+        self.session = session
+        self.console = console
+        self.show_thinking = show_thinking
+        self._header_done = False
+        self._printed_segments: set[int] = set()
+        self._printed_end: set[str] = set()
+
+    def _print(self, renderable: Any) -> None:
+        self.console.print(renderable)
+
+    def _header(self) -> None:
+        if not self._header_done and self.session.session_id is not None:
+            self._header_done = True
+            self._print(header_text(self.session))
+
+    def handle(self, changes: list[tuple[str, Any]]) -> None:
+        """Print what ``changes`` completed."""
+        s = self.session
+        for kind, key in changes:
+            if kind == m.CHANGE_HEADER:
+                self._header()
+            elif kind == m.CHANGE_PROMPT:
+                self._header()
+                t = Text("> ", style="bold blue")
+                t.append(visible(s.prompt or ""), style="blue")
+                self._print(t)
+            elif kind == m.CHANGE_SEGMENT_CLOSED:
+                self._segment(key)
+            elif kind == m.CHANGE_THINKING_CLOSED and self.show_thinking:
+                text = s.thinking[key].text
+                if text.strip():
+                    self._print(Text(_indent(visible(text), "  ~ "), style="dim italic"))
+            elif kind == m.CHANGE_TOOL_STARTED:
+                call = s.tool_calls[key]
+                self._print(tool_line(call, "start"))
+                if call.done:
+                    self._tool_end(call)
+            elif kind == m.CHANGE_TOOL_UPDATED:
+                call = s.tool_calls[key]
+                if call.done:
+                    self._tool_end(call)
+            elif kind == m.CHANGE_NOTE:
+                note = s.notes[key]
+                self._print(Text(f"· {visible_line(note.text)}", style="yellow" if note.kind != "connection" else "dim"))
+            elif kind == m.CHANGE_DIAGNOSTIC:
+                d = s.diagnostics[key]
+                self._print(Text(f"! line {d.line}: {visible_line(d.message)}", style="bold red"))
+            elif kind == m.CHANGE_UNKNOWN:
+                u = s.unknown[key]
+                self._print(Text(f"? line {u.line}: unknown event {visible_line(u.type)}/{visible_line(u.subtype)}", style="magenta"))
+            elif kind == m.CHANGE_END:
+                for seg in s.segments:
+                    self._segment(seg.index)
+                self._print(outcome_text(s))
+
+    def _segment(self, index: int) -> None:
+        if index in self._printed_segments:
+            return
+        self._printed_segments.add(index)
+        text = self.session.segments[index].text
+        if text.strip():
+            self._print(Text(_indent(visible(text.strip("\n")), "  ")))
+
+    def _tool_end(self, call: ToolCall) -> None:
+        if call.call_id in self._printed_end:
+            return
+        self._printed_end.add(call.call_id)
+        self._print(tool_line(call, "end"))
+
+    def stderr(self, line: str) -> None:
+        """Print a line of the child's stderr, marked."""
+        t = Text("stderr: ", style="bold yellow")
+        t.append(visible_line(line), style="yellow")
+        self._print(t)
+
+
+def summary_json(session: Session, stderr_tail: list[str] | None = None) -> dict:
+    """The ``--summary --json`` object (keys documented in the README)."""
+    return {
+        "session": {
+            "session_id": session.session_id,
+            "model": session.model,
+            "cwd": session.cwd,
+            "api_key_source": session.api_key_source,
+            "permission_mode": session.permission_mode,
+            "prompt": session.prompt,
+        },
+        "status": session.status if session.status != "running" else "incomplete",
+        "result": session.result.to_json() if session.result else None,
+        "assistant_text": session.assistant_text,
+        "segments": [seg.text for seg in session.segments],
+        "thinking_text": session.thinking_text,
+        "tool_calls": [c.to_json() for c in session.tool_calls.values()],
+        "notes": [{"line": n.line, "kind": n.kind, "subtype": n.subtype, "text": n.text} for n in session.notes],
+        "counts": session.counts(),
+        "diagnostics": [{"line": d.line, "message": d.message} for d in session.diagnostics],
+        "unknown_events": [{"line": u.line, "type": u.type, "subtype": u.subtype} for u in session.unknown],
+        "stderr": stderr_tail or [],
+        "exit_status": session.exit_status,
+    }
+
+
+# orjson escapes C0 controls but writes C1 controls (U+0080-U+009F, e.g. the 8-bit
+# CSI U+009B) and bidi overrides as raw UTF-8: escape those too.
+_RAW_UNSAFE_UTF8 = re.compile(rb"\xc2[\x80-\x9f]|\xe2\x80[\xaa-\xae]|\xe2\x81[\xa6-\xa9]")
+
+
+def dumps_json(obj: Any) -> bytes:
+    """orjson, indented, newline-terminated; every control character comes out escaped."""
+    out = orjson.dumps(obj, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
+    return _RAW_UNSAFE_UTF8.sub(lambda mt: f"\\u{ord(mt.group().decode()):04x}".encode(), out)
+
+
+def print_summary(session: Session, console: Console, stderr_tail: list[str] | None = None) -> None:
+    """The readable ``--summary``: header, outcome, tool calls, counts, usage, final text."""
+    s = session
+    console.print(header_text(s))
+    if s.prompt is not None:
+        t = Text("> ", style="bold blue")
+        t.append(visible(s.prompt), style="blue")
+        console.print(t)
+    console.print(outcome_text(s))
+    if s.tool_calls:
+        table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
+        for col, kw in (("#", {"justify": "right"}), ("status", {}), ("tool", {}), ("summary", {"overflow": "fold"}), ("duration", {"justify": "right"})):
+            table.add_column(col, **kw)
+        for call in s.tool_calls.values():
+            summary = visible_line(call.summary)
+            if call.detail:
+                summary += f"  ({visible_line(call.detail)})"
+            table.add_row(str(call.index), tool_status_label(call), call.tool, summary, format_ms(call.duration_ms))
+        console.print()
+        console.print(table)
+    c = s.counts()
+    console.print()
+    console.print(Text(
+        f"lines {c['lines']} · events {c['events']} · invalid lines {c['invalid_lines']} · "
+        f"unknown events {c['unknown_events']} · tool calls {c['tool_calls']}",
+        style="dim",
+    ))
+    if s.result is not None and s.result.usage:
+        console.print(Text(usage_text(s.result.usage), style="dim"))
+    for d in s.diagnostics[:50]:
+        console.print(Text(f"! line {d.line}: {visible_line(d.message)}", style="red"))
+    if len(s.diagnostics) > 50:
+        console.print(Text(f"! … {len(s.diagnostics) - 50} more diagnostics (see --summary --json)", style="red"))
+    for line in (stderr_tail or [])[-20:]:
+        console.print(Text(f"stderr: {visible_line(line)}", style="yellow"))
+    final = s.result.text if s.result is not None and s.result.text else s.assistant_text
+    if final.strip():
+        console.print()
+        console.print(Text("Final text:", style="bold"))
+        console.print(Text(visible(final)))

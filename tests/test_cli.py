@@ -1,0 +1,214 @@
+"""The command: modes, --save, spawn, and the exit-status contract (run as a subprocess)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import orjson
+import pytest
+
+from conftest import ROOT, SAMPLES, real_params
+
+CMD = [sys.executable, "-m", "cursor_watch"]
+ENV = {**os.environ, "NO_COLOR": "1", "PYTHONPATH": str(ROOT)}
+
+
+def run(args, stdin=None, timeout=60, **kw):
+    return subprocess.run(CMD + args, input=stdin, capture_output=True, timeout=timeout, env=ENV, cwd=ROOT, **kw)
+
+
+def summary(args, stdin=None):
+    p = run(["--summary", "--json", *args], stdin=stdin)
+    return p, orjson.loads(p.stdout)
+
+
+def one_clear_line(p):
+    err = p.stderr.decode()
+    assert "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1 and err.startswith("cursor-watch: ")
+
+
+def test_plain_transcript_of_a_sample():
+    p = run(["--plain", str(SAMPLES / "plain-tools.jsonl")])
+    out = p.stdout.decode()
+    assert p.returncode == 0
+    assert "Composer 2.5" in out and "> Find why" in out
+    assert "▶ [3] shell  pytest -q" in out and "✖ [3] shell  pytest -q  failure" in out
+    assert out.rstrip().splitlines()[-1].startswith("■ success")
+    assert "\x1b[" not in out  # not a terminal: no colour
+
+
+@pytest.mark.parametrize("path", real_params())
+def test_pipe_with_save_is_byte_identical(tmp_path, path):
+    out = tmp_path / "out.jsonl"
+    data = path.read_bytes()
+    p = run(["--plain", "--save", str(out)], stdin=data)
+    assert out.read_bytes() == data
+    assert p.stdout and "Traceback" not in p.stderr.decode()
+
+
+def test_save_keeps_invalid_lines_byte_identical(tmp_path):
+    out = tmp_path / "out.jsonl"
+    data = (SAMPLES / "failed-no-result.jsonl").read_bytes() + b"\xff\xfe garbage\r\n\x00\n{\"half\":"
+    p = run(["--plain", "--save", str(out)], stdin=data)
+    assert out.read_bytes() == data
+    assert p.returncode == 1
+
+
+def test_spawn_shows_transcript_and_stderr_and_passes_exit_status():
+    capture = SAMPLES / "plain-tools.jsonl"
+    p = run(["--plain", "--", "sh", "-c", f"cat '{capture}'; echo oops >&2; exit 3"])
+    out = p.stdout.decode()
+    assert "stderr: oops" in out and "■ success" in out
+    assert p.returncode == 3
+
+
+def test_spawn_without_result_and_exit_zero_is_1():
+    p = run(["--plain", "--", "sh", "-c", "echo '{\"type\":\"user\"}'"])
+    assert p.returncode == 1
+
+
+def test_spawn_killed_by_signal_passes_128_plus_n():
+    p = run(["--plain", "--", "sh", "-c", "kill -9 $$"])
+    assert p.returncode == 137
+
+
+def test_spawn_that_never_exits_after_result_is_stopped():
+    capture = SAMPLES / "plain-tools.jsonl"
+    t0 = time.monotonic()
+    p = run(["--plain", "--result-grace", "0.5", "--", "sh", "-c", f"cat '{capture}'; exec sleep 60"])
+    assert time.monotonic() - t0 < 20
+    assert p.returncode == 0  # the stream succeeded; we stopped the child ourselves
+
+
+def test_command_not_found_is_2():
+    p = run(["--plain", "--", "no-such-command-xyz"])
+    assert p.returncode == 2
+    one_clear_line(p)
+
+
+@pytest.mark.parametrize("args", [["/no/such/file.jsonl"], ["--bogus"], ["--json"], ["--speed", "-1", "x"],
+                                  ["--sample", "nope"], ["--"], ["--follow"]])
+def test_usage_errors_are_one_line_and_2(args):
+    p = run(args, stdin=b"")
+    assert p.returncode == 2
+    one_clear_line(p)
+
+
+def test_empty_file(tmp_path):
+    f = tmp_path / "empty.jsonl"
+    f.write_bytes(b"")
+    p, j = summary([str(f)])
+    assert p.returncode == 1 and j["status"] == "incomplete" and j["counts"]["lines"] == 0
+
+
+def test_garbage_is_counted_and_exit_1(tmp_path):
+    f = tmp_path / "g"
+    f.write_bytes(b"hello\n\x1b[31mred\n[1]\n\xff\xfe\n")
+    p, j = summary([str(f)])
+    assert p.returncode == 1
+    assert j["counts"]["invalid_lines"] == 4
+    assert [d["line"] for d in j["diagnostics"]] == [1, 2, 3, 4]
+    assert "Traceback" not in p.stderr.decode()
+
+
+def test_64mb_line(tmp_path):
+    f = tmp_path / "big.jsonl"
+    big = orjson.dumps({"type": "tool_call", "subtype": "completed", "call_id": "c",
+                        "tool_call": {"readToolCall": {"args": {"path": "x"}, "result": {"success": {"content": "a" * (64 << 20)}}}}})
+    f.write_bytes(big + b"\n" + (SAMPLES / "plain-tools.jsonl").read_bytes().splitlines()[-1] + b"\n")
+    p, j = summary([str(f)])
+    assert p.returncode == 0
+    assert j["tool_calls"][0]["status"] == "success" and j["counts"]["events"] == 2
+
+
+def test_bad_utf8_inside_an_event(tmp_path):
+    f = tmp_path / "u.jsonl"
+    f.write_bytes(b'{"type":"assistant","message":{"content":[{"type":"text","text":"\xff"}]}}\n')
+    p, j = summary([str(f)])
+    assert p.returncode == 1
+    assert j["diagnostics"] == [{"line": 1, "message": j["diagnostics"][0]["message"]}]
+    assert j["diagnostics"][0]["message"].startswith("invalid UTF-8")
+
+
+def test_error_result_is_1(tmp_path):
+    f = tmp_path / "e.jsonl"
+    f.write_bytes(b'{"type":"result","subtype":"error","is_error":true,"result":"Rate limit exceeded"}\n')
+    p, j = summary([str(f)])
+    assert p.returncode == 1 and j["status"] == "error" and j["result"]["is_error"] is True
+
+
+def test_summary_json_keys():
+    p, j = summary([str(SAMPLES / "plain-tools.jsonl")])
+    assert p.returncode == 0
+    assert set(j) >= {"session", "status", "result", "assistant_text", "thinking_text", "tool_calls", "counts",
+                      "diagnostics", "exit_status"}
+    assert set(j["session"]) == {"session_id", "model", "cwd", "api_key_source", "permission_mode", "prompt"}
+    assert set(j["result"]) == {"subtype", "is_error", "duration_ms", "duration_api_ms", "request_id", "text", "usage"}
+    assert set(j["result"]["usage"]) == {"input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens"}
+    assert set(j["counts"]) == {"lines", "events", "invalid_lines", "unknown_events", "tool_calls"}
+    for call in j["tool_calls"]:
+        assert set(call) >= {"call_id", "tool", "status", "summary", "started_ms", "completed_ms", "duration_ms"}
+    assert j["assistant_text"] == j["result"]["text"]
+    assert j["exit_status"] is None
+
+
+@pytest.mark.parametrize("path", real_params())
+def test_summary_json_on_real_captures(path):
+    p, j = summary([str(path)])
+    result = next((orjson.loads(l) for l in path.read_bytes().splitlines() if b'"type":"result"' in l), None)
+    if result is not None and "full_session" not in path.name:
+        assert j["assistant_text"] == result["result"]
+        assert p.returncode == 0
+    assert all(c["status"] in ("success", "failure", "rejected", "incomplete") for c in j["tool_calls"])
+
+
+def test_summary_text_and_spawn_exit_status_in_json():
+    capture = SAMPLES / "parallel-failed-rejected.jsonl"
+    p = run(["--summary", "--", "sh", "-c", f"cat '{capture}'; echo warn >&2"])
+    out = p.stdout.decode()
+    assert p.returncode == 0
+    assert "rejected" in out and "webSearch" in out and "stderr: warn" in out and "Final text:" in out
+    p, j = summary(["--", "sh", "-c", f"cat '{capture}'; echo warn >&2; exit 4"])
+    assert p.returncode == 4 and j["exit_status"] == 4 and j["stderr"] == ["warn"]
+
+
+def test_sample_option_and_listing():
+    p = run(["--list-samples"])
+    assert "plain-tools" in p.stdout.decode().split()
+    p = run(["--plain", "--sample", "partial-output"])
+    assert p.returncode == 0 and "cat pyproject.toml" in p.stdout.decode()
+
+
+def test_escape_sequences_never_reach_the_output(tmp_path):
+    f = tmp_path / "esc.jsonl"
+    evil = "\x1b]52;c;ZXZpbA==\x07\x1b[2J\x1b]0;title\x07\x9b31m"
+    lines = [{"type": "system", "subtype": "init", "session_id": "s", "model": evil, "cwd": evil},
+             {"type": "user", "message": {"content": [{"type": "text", "text": evil}]}},
+             {"type": "tool_call", "subtype": "started", "call_id": evil, "tool_call": {"shellToolCall": {"args": {"command": evil}}}},
+             {"type": "assistant", "message": {"content": [{"type": "text", "text": evil}]}},
+             {"type": "result", "subtype": "success", "is_error": False, "result": evil}]
+    f.write_bytes(b"".join(orjson.dumps(l) + b"\n" for l in lines) + evil.encode() + b"\n")
+    for args in (["--plain"], ["--summary"], ["--summary", "--json"]):
+        p = run([*args, str(f)])
+        assert b"\x1b" not in p.stdout and b"\x07" not in p.stdout and "\x9b" not in p.stdout.decode()
+
+
+def test_sigterm_stops_the_child_and_exits_143(tmp_path):
+    pidfile = tmp_path / "pid"
+    proc = subprocess.Popen(CMD + ["--plain", "--", "sh", "-c", f"echo $$ > '{pidfile}'; echo '{{}}'; exec sleep 60"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV, cwd=ROOT)
+    deadline = time.monotonic() + 20
+    while not (pidfile.exists() and pidfile.read_text().strip()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    child = int(pidfile.read_text())
+    time.sleep(0.3)
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=20) == 143
+    time.sleep(0.2)
+    with pytest.raises(ProcessLookupError):
+        os.kill(child, 0)
