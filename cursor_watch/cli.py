@@ -23,13 +23,12 @@ from dataclasses import dataclass, field
 
 from . import __version__
 from .samples import DEFAULT_SAMPLE, list_samples, sample_path
-from .sources import ProcessSource, Source, SourceError, open_source
+from .runner import RESULT_EXIT_GRACE_S, Watch
+from .sources import SourceError, open_source
 
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_USAGE = 2
-RESULT_EXIT_GRACE_S = 10.0  # a child that printed `result` gets this long to exit
-STDERR_TAIL = 200
 
 
 class UsageError(Exception):
@@ -170,129 +169,32 @@ def tui_possible() -> bool:
     return True
 
 
-def exit_status_for(status: str, source: Source, stopped_after_result: bool, signal_status: int | None) -> int:
-    """Apply the exit-status contract (module docstring)."""
-    if signal_status is not None:
-        return signal_status
-    if isinstance(source, ProcessSource) and not stopped_after_result:
-        if source.exit_status not in (None, 0):
-            return source.exit_status
-    return EXIT_OK if status == "success" else EXIT_FAILED
-
-
-class Run:
-    """One watch from start to end, without a screen: source, pump, signals, exit status.
-
-    Shared by ``--plain`` and ``--summary``; the TUI drives the same source and
-    monitor itself.
-    """
-
-    def __init__(self, opts: Options, source: Source) -> None:
-        from .runner import Monitor
-
-        self.opts = opts
-        self.source = source
-        self.monitor = Monitor()
-        self.stderr_tail: list[str] = []
-        self.signal_status: int | None = None
-        self.stopped_after_result = False
-        self._stop = asyncio.Event()
-        self._result_timer: asyncio.TimerHandle | None = None
-
-    def on_stderr(self, line: str) -> None:
-        self.stderr_tail.append(line)
-        if len(self.stderr_tail) > STDERR_TAIL:
-            del self.stderr_tail[: len(self.stderr_tail) - STDERR_TAIL]
-
-    def _on_signal(self, signum: int) -> None:
-        if self.signal_status is None:
-            self.signal_status = 128 + signum
-        self._stop.set()
-
-    def watch_result(self) -> None:
-        """After a `result` from a spawned command, give it a grace period to exit."""
-        if self._result_timer is None and isinstance(self.source, ProcessSource):
-            loop = asyncio.get_running_loop()
-            self._result_timer = loop.call_later(self.opts.result_grace, self._stop_after_result)
-
-    def _stop_after_result(self) -> None:
-        proc = getattr(self.source, "proc", None)
-        if proc is not None and proc.returncode is None:
-            self.stopped_after_result = True
-            self._stop.set()
-
-    async def run(self, on_changes) -> int:
-        from .runner import pump
-
-        loop = asyncio.get_running_loop()
-        sigs = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-        for sig in sigs:
-            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-                loop.add_signal_handler(sig, self._on_signal, sig)
-        self.source.on_stderr = self.on_stderr
-        await self.source.start()
-        pump_task = asyncio.create_task(pump(self.source, self.monitor, on_changes, self.opts.speed, self._stop))
-        stop_task = asyncio.create_task(self._stop.wait())
-        try:
-            await asyncio.wait({pump_task, stop_task}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            stop_task.cancel()
-            if not pump_task.done():
-                pump_task.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await pump_task
-            await self.source.stop()
-            if self._result_timer is not None:
-                self._result_timer.cancel()
-            for sig in sigs:
-                with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-                    loop.remove_signal_handler(sig)
-        if pump_task.done() and not pump_task.cancelled() and pump_task.exception() is not None:
-            raise pump_task.exception()  # type: ignore[misc]
-        if self.source.error:
-            on_changes(self.monitor.session.add_note("source", "error", self.source.error))
-        exit_status = self.source.exit_status if isinstance(self.source, ProcessSource) else None
-        on_changes(self.monitor.finish(exit_status))
-        self.source.close()
-        return exit_status_for(self.monitor.session.status, self.source, self.stopped_after_result, self.signal_status)
-
-
 async def run_headless(opts: Options) -> int:
     """``--plain`` (the default off a terminal) and ``--summary``."""
-    from . import model as m
     from .plain import PlainPrinter, dumps_json, make_console, print_summary, summary_json
 
     source = open_source(opts.file, opts.command or None, follow=opts.follow, save_path=opts.save)
-    run = Run(opts, source)
-    session = run.monitor.session
     if opts.summary:
-        def on_changes(changes):
-            for kind, _ in changes:
-                if kind == m.CHANGE_RESULT:
-                    run.watch_result()
-
-        code = await run.run(on_changes)
+        watch = Watch(source, speed=opts.speed, result_grace=opts.result_grace)
+        code = await watch.run(lambda changes: None)
+        session = watch.monitor.session
         if opts.json:
-            sys.stdout.buffer.write(dumps_json(summary_json(session, run.stderr_tail)))
+            sys.stdout.buffer.write(dumps_json(summary_json(session, watch.stderr_tail)))
             sys.stdout.flush()
         else:
-            print_summary(session, make_console(), run.stderr_tail)
+            print_summary(session, make_console(), watch.stderr_tail)
         return code
 
-    printer = PlainPrinter(session, make_console(), show_thinking=opts.thinking)
-
-    def on_plain_changes(changes):
-        printer.handle(changes)
-        for kind, _ in changes:
-            if kind == m.CHANGE_RESULT:
-                run.watch_result()
+    console = make_console()
+    printer: PlainPrinter | None = None
 
     def on_stderr(line: str) -> None:
-        Run.on_stderr(run, line)
-        printer.stderr(line)
+        if printer is not None:
+            printer.stderr(line)
 
-    run.on_stderr = on_stderr  # type: ignore[method-assign]
-    code = await run.run(on_plain_changes)
+    watch = Watch(source, speed=opts.speed, result_grace=opts.result_grace, on_stderr=on_stderr)
+    printer = PlainPrinter(watch.monitor.session, console, show_thinking=opts.thinking)
+    code = await watch.run(printer.handle)
     with contextlib.suppress(BrokenPipeError):
         sys.stdout.flush()
     return code

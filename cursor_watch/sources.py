@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import shutil
 import signal
 import stat
 import sys
@@ -165,6 +166,13 @@ class Source:
         """Open the input and start reading. Raises :class:`SourceError`."""
         self._task = asyncio.create_task(self._run())
 
+    def precheck(self) -> None:
+        """Fail early (before a screen is set up) if the input can't be opened.
+
+        Raises:
+            SourceError: with a one-line message.
+        """
+
     def enable_spool(self) -> None:
         """Keep a re-readable copy (pipes and processes; files re-read themselves)."""
         if self.spool is None:
@@ -244,6 +252,9 @@ class FileSource(Source):
     async def start(self) -> None:
         self._fd = _open_input(self.path)
         await super().start()
+
+    def precheck(self) -> None:
+        os.close(_open_input(self.path))
 
     def reread(self, offset: int, size: int) -> bytes:
         if self.spool is not None:
@@ -371,6 +382,14 @@ class ProcessSource(Source):
         self.proc: asyncio.subprocess.Process | None = None
         self.stderr_lines = 0
         self._stderr_task: asyncio.Task | None = None
+
+    def precheck(self) -> None:
+        exe = self.argv[0]
+        path = exe if os.sep in exe else shutil.which(exe)
+        if path is None or not os.path.exists(path):
+            raise SourceError(f"command not found: {exe}")
+        if os.path.isdir(path) or not os.access(path, os.X_OK):
+            raise SourceError(f"command not executable: {exe}")
 
     async def start(self) -> None:
         try:

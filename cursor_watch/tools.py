@@ -193,3 +193,207 @@ def _first_arg(tool: str, args: dict) -> str:
             return _one_line(f"{tool} {key}={value}")
         return _one_line(f"{tool} {key}=…")
     return tool
+
+
+# -- detail sections ---------------------------------------------------------------
+# What the detail view shows for a call, as plain data (the screen renders it). Kinds:
+#   "fields": list of (label, value) pairs     "text": str (preformatted)
+#   "code": str, with ``language`` a file path or lexer name
+#   "diff": str (unified diff)                 "markdown": str
+#   "json": any JSON value                     "checklist": list of (state, text), state in
+#                                               "completed" | "in progress" | "pending" | "cancelled"
+#   "matches": list of (file, [(line number or None, text)])
+
+DETAIL_TEXT_LIMIT = 256 * 1024  # characters of one payload shown; the rest is cut with a note
+
+
+class Section:
+    """One block of the tool-call detail view (see the kinds above)."""
+
+    __slots__ = ("title", "kind", "body", "language")
+
+    def __init__(self, title: str, kind: str, body: Any, language: str = "") -> None:
+        self.title = title
+        self.kind = kind
+        self.body = body
+        self.language = language
+
+    def __repr__(self) -> str:
+        return f"Section({self.title!r}, {self.kind!r})"
+
+
+def _cut(text: Any) -> str:
+    s = _s(text)
+    if len(s) > DETAIL_TEXT_LIMIT:
+        return s[:DETAIL_TEXT_LIMIT] + f"\n… {len(s) - DETAIL_TEXT_LIMIT:,} more characters not shown"
+    return s
+
+
+def detail_sections(tool: str, args: Any, result: Any) -> list[Section]:
+    """The detail of a tool call as sections, the way a person wants to read it.
+
+    Args:
+        tool: tool name (``shell``, ``read``, ``edit``, ...).
+        args: the call's ``args`` (from ``started``, else ``completed``), or None.
+        result: the variant's ``result`` object (``{"success": {...}}``...), or None.
+
+    Returns:
+        Sections: the tool's own view of arguments and result (shell: command, exit
+        code, stdout, stderr; read: the content highlighted by the file's extension;
+        edit: the diff; write: the text; grep: matches by file; updateTodos: a
+        checklist; webFetch: the Markdown), then the remaining data as JSON. Never raises.
+    """
+    a = args if isinstance(args, dict) else {}
+    status, outcome, payload = classify_result(result) if result is not None else ("running", "", {})
+    try:
+        sections = _tool_sections(tool, a, outcome, payload)
+    except Exception:  # noqa: BLE001 - fall back to raw JSON for shapes we don't expect
+        sections = []
+    if outcome and outcome not in ("success",) and status != "success":
+        reason = [(k, _s(v)) for k, v in payload.items() if isinstance(v, (str, int, float)) and k in
+                  ("reason", "error", "message", "exitCode", "signal", "aborted")]
+        if reason:
+            sections.insert(0, Section(f"outcome: {outcome}", "fields", reason))
+        elif outcome not in ("failure",):
+            sections.insert(0, Section(f"outcome: {outcome}", "fields", [("outcome", outcome)]))
+    if a:
+        sections.append(Section("arguments", "json", _trim_json(a)))
+    if result is not None:
+        sections.append(Section("result", "json", _trim_json(result)))
+    return sections
+
+
+def _trim_json(value: Any, depth: int = 0) -> Any:
+    """Copy of ``value`` with long strings cut, for the JSON view."""
+    if isinstance(value, str):
+        return value if len(value) <= 4000 else value[:4000] + f"… ({len(value) - 4000:,} more characters)"
+    if depth > 20:
+        return "…"
+    if isinstance(value, dict):
+        return {k: _trim_json(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, list):
+        out = [_trim_json(v, depth + 1) for v in value[:500]]
+        if len(value) > 500:
+            out.append(f"… {len(value) - 500} more items")
+        return out
+    return value
+
+
+def _tool_sections(tool: str, a: dict, outcome: str, p: dict) -> list[Section]:
+    out: list[Section] = []
+    if tool == "shell":
+        cmd = a.get("command") or p.get("command")
+        fields = [("command", _s(cmd))]
+        wd = a.get("workingDirectory") or p.get("workingDirectory")
+        if wd:
+            fields.append(("working directory", _s(wd)))
+        if "exitCode" in p:
+            fields.append(("exit code", _s(p.get("exitCode"))))
+        if p.get("signal"):
+            fields.append(("signal", _s(p.get("signal"))))
+        t = p.get("executionTime") or p.get("localExecutionTimeMs")
+        if t is not None:
+            fields.append(("execution time", f"{t} ms"))
+        if a.get("timeout"):
+            fields.append(("timeout", f"{a.get('timeout')} ms"))
+        out.append(Section("shell", "fields", fields))
+        if p.get("stdout"):
+            out.append(Section("stdout", "text", _cut(p["stdout"])))
+        if p.get("stderr"):
+            out.append(Section("stderr", "text", _cut(p["stderr"])))
+        if not p.get("stdout") and not p.get("stderr") and p.get("interleavedOutput"):
+            out.append(Section("output", "text", _cut(p["interleavedOutput"])))
+    elif tool == "read":
+        path = _s(a.get("path") or p.get("path"))
+        fields = [("path", path)]
+        for key, label in (("totalLines", "lines"), ("fileSize", "bytes"), ("totalChars", "characters")):
+            if key in p:
+                fields.append((label, _s(p[key])))
+        rr = p.get("readRange")
+        if isinstance(rr, dict):
+            fields.append(("range", f"{rr.get('startLine')}-{rr.get('endLine')}"))
+        if p.get("exceededLimit"):
+            fields.append(("exceeded limit", "yes"))
+        out.append(Section("read", "fields", fields))
+        if "content" in p:
+            out.append(Section("content", "code", _cut(p.get("content")), language=path))
+    elif tool == "edit":
+        path = _s(a.get("path") or p.get("path"))
+        fields = [("path", path)]
+        if "linesAdded" in p or "linesRemoved" in p:
+            fields.append(("lines", f"+{p.get('linesAdded', 0)} -{p.get('linesRemoved', 0)}"))
+        if p.get("message"):
+            fields.append(("message", _s(p["message"])))
+        out.append(Section("edit", "fields", fields))
+        if p.get("diffString"):
+            out.append(Section("diff", "diff", _cut(p["diffString"])))
+        elif a.get("streamContent"):
+            out.append(Section("new content", "code", _cut(a["streamContent"]), language=path))
+        else:
+            for key in ("strReplace", "applyPatch", "multiStrReplace"):
+                if key in a:
+                    out.append(Section(key, "json", _trim_json(a[key])))
+    elif tool == "write":
+        path = _s(a.get("path") or p.get("path"))
+        fields = [("path", path)] + [(k, _s(p[k])) for k in ("linesCreated", "fileSize", "linesAdded") if k in p]
+        out.append(Section("write", "fields", fields))
+        if a.get("fileText") is not None:
+            out.append(Section("text", "code", _cut(a.get("fileText")), language=path))
+    elif tool == "grep":
+        fields = [("pattern", _s(a.get("pattern") or p.get("pattern"))), ("path", _s(a.get("path") or p.get("path")))]
+        out.append(Section("grep", "fields", fields))
+        files: list[tuple[str, list]] = []
+        wr = p.get("workspaceResults")
+        for root in (wr.values() if isinstance(wr, dict) else []):
+            content = root.get("content") if isinstance(root, dict) else None
+            for f in (content or {}).get("matches", []) if isinstance(content, dict) else []:
+                lines = [(m.get("lineNumber"), _s(m.get("content"))) for m in f.get("matches", []) if isinstance(m, dict)]
+                files.append((_s(f.get("file")), lines))
+            files_only = root.get("files") if isinstance(root, dict) else None
+            if isinstance(files_only, dict):
+                for f in files_only.get("files", []):
+                    files.append((_s(f), []))
+        if files:
+            out.append(Section(f"matches in {len(files)} file{'s' if len(files) != 1 else ''}", "matches", files))
+    elif tool == "glob":
+        files = p.get("files") if isinstance(p.get("files"), list) else []
+        out.append(Section("glob", "fields", [("pattern", _s(a.get("globPattern") or p.get("pattern"))),
+                                              ("directory", _s(a.get("targetDirectory") or p.get("path"))),
+                                              ("files", _s(p.get("totalFiles", len(files))))]))
+        if files:
+            out.append(Section("files", "text", _cut("\n".join(_s(f) for f in files))))
+    elif tool == "updateTodos":
+        todos = p.get("todos") if isinstance(p.get("todos"), list) else a.get("todos")
+        items = [(todo_status(t.get("status")), _s(t.get("content"))) for t in todos or [] if isinstance(t, dict)]
+        out.append(Section("todos", "checklist", items))
+    elif tool == "webFetch":
+        out.append(Section("webFetch", "fields", [("url", _s(a.get("url") or p.get("url")))]))
+        if p.get("markdown"):
+            out.append(Section("page", "markdown", _cut(p["markdown"])))
+    elif tool == "webSearch":
+        out.append(Section("webSearch", "fields", [("search", _s(a.get("searchTerm") or a.get("query")))]))
+        refs = p.get("references")
+        if isinstance(refs, list) and refs:
+            md = "\n\n".join(f"**{_s(r.get('title'))}**  \n{_s(r.get('url'))}\n\n{_s(r.get('chunk'))[:2000]}"
+                             for r in refs if isinstance(r, dict))
+            out.append(Section("references", "markdown", _cut(md)))
+    elif tool == "task":
+        out.append(Section("task", "fields", [("description", _s(a.get("description"))), ("model", _s(a.get("model")))]))
+        if a.get("prompt"):
+            out.append(Section("prompt", "text", _cut(a["prompt"])))
+        steps = p.get("conversationSteps")
+        texts = [_s(st.get("assistantMessage", {}).get("text")) for st in steps or [] if isinstance(st, dict)
+                 and isinstance(st.get("assistantMessage"), dict)]
+        if texts:
+            out.append(Section("sub-agent said", "markdown", _cut("\n\n".join(texts))))
+    elif tool == "mcp":
+        out.append(Section("mcp", "fields", [("tool", _s(a.get("toolName") or a.get("name"))),
+                                             ("server", _s(a.get("providerIdentifier")))]))
+        content = p.get("content")
+        texts = []
+        for c in content if isinstance(content, list) else []:
+            t = c.get("text") if isinstance(c, dict) else None
+            texts.append(_s(t.get("text")) if isinstance(t, dict) else _s(t))
+        if texts:
+            out.append(Section("content", "text", _cut("\n".join(texts))))
+    return out

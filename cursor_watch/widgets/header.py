@@ -1,0 +1,127 @@
+"""The session header: who is running, and the live state of the run."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.console import Group
+from rich.text import Text
+from textual.widgets import Static
+
+from ..model import Session
+from ..plain import format_ms, usage_text
+from ..safe import visible_line
+from ..tools import STATUS_FAILURE, STATUS_INCOMPLETE, STATUS_REJECTED, STATUS_RUNNING, STATUS_SUCCESS
+
+STATE_STYLE = {
+    "connecting": "bold black on grey70",
+    "streaming": "bold black on dodger_blue1",
+    "idle": "bold black on yellow",
+    "paused": "bold black on yellow",
+    "success": "bold black on green3",
+    "error": "bold white on red3",
+    "incomplete": "bold white on magenta",
+}
+
+
+@dataclass
+class LiveState:
+    """What the header shows beyond the model: computed by the app each tick.
+
+    Attributes:
+        state: ``connecting``, ``streaming``, ``idle``, ``success``, ``error`` or ``incomplete``.
+        idle_s: seconds since the last event (for ``idle``).
+        elapsed_ms: run time so far (wall clock live; the stream's own times on replay).
+        source: what is being watched (a path, ``stdin``, the command).
+        exit_status: the spawned command's exit status, if any.
+        following: transcript follows new output; new_entries: entries added while paused.
+    """
+
+    state: str = "connecting"
+    idle_s: float = 0.0
+    elapsed_ms: float | None = None
+    source: str = ""
+    exit_status: int | None = None
+    following: bool = True
+    new_entries: int = 0
+
+
+class SessionHeader(Static):
+    """Two lines: the session (model, cwd, id, permission mode, key source) and its state."""
+
+    DEFAULT_CSS = """
+    SessionHeader {
+        height: 2;
+        background: $panel;
+        padding: 0 1;
+    }
+    """
+
+    def show(self, session: Session, live: LiveState) -> None:
+        """Re-render from the model and the live state."""
+        self.update(render_header(session, live))
+
+
+def render_header(s: Session, live: LiveState) -> Group:
+    """The header's two lines, each cut to the width (all stream text escaped)."""
+    return Group(_session_line(s, live), _state_line(s, live))
+
+
+def _session_line(s: Session, live: LiveState) -> Text:
+    t = Text(no_wrap=True, overflow="ellipsis")
+    t.append(" cursor-watch ", style="bold reverse")
+    t.append(" ")
+    t.append(visible_line(s.model or "model ?"), style="bold cyan")
+    if s.cwd:
+        t.append("  ")
+        t.append(visible_line(s.cwd), style="bold")
+    t.append("  session ", style="dim")
+    t.append(visible_line(s.session_id or "?"))
+    if s.permission_mode:
+        t.append("  permission ", style="dim")
+        t.append(visible_line(s.permission_mode))
+    if s.api_key_source:
+        t.append("  key ", style="dim")
+        t.append(visible_line(s.api_key_source))
+    if live.source:
+        t.append("  ← ", style="dim")
+        t.append(visible_line(live.source), style="dim")
+    return t
+
+
+def _state_line(s: Session, live: LiveState) -> Text:
+    t = Text(no_wrap=True, overflow="ellipsis")
+    label = live.state
+    if live.state == "idle":
+        label = f"idle for {int(live.idle_s)} s"
+    elif live.exit_status is not None and live.state in ("success", "error", "incomplete"):
+        label = f"{live.state} · exit {live.exit_status}"
+    t.append(f" {label} ", style=STATE_STYLE.get(live.state, "bold"))
+    running = s.running_calls()
+    if running and live.state in ("idle", "streaming"):
+        names = ", ".join(f"{c.tool} {visible_line(c.summary)[:40]}".strip() for c in running[:3])
+        more = f" +{len(running) - 3}" if len(running) > 3 else ""
+        t.append(f" running: {names}{more}", style="cyan")
+    t.append("  ")
+    if live.elapsed_ms is not None:
+        t.append(format_ms(live.elapsed_ms), style="bold")
+        t.append(" · ", style="dim")
+    t.append(f"{s.events:,} events", style="")
+    c = s.tool_counts
+    t.append(" · tools ", style="dim")
+    t.append(f"▶{c[STATUS_RUNNING]} ", style="cyan")
+    t.append(f"✔{c[STATUS_SUCCESS]} ", style="green")
+    t.append(f"✖{c[STATUS_FAILURE]} ", style="red" if c[STATUS_FAILURE] else "dim")
+    t.append(f"⊘{c[STATUS_REJECTED]}", style="yellow" if c[STATUS_REJECTED] else "dim")
+    if c[STATUS_INCOMPLETE]:
+        t.append(f" …{c[STATUS_INCOMPLETE]}", style="magenta")
+    if s.result is not None and s.result.usage:
+        t.append(" · " + usage_text(s.result.usage), style="dim")
+    diag = s.invalid_lines + s.unknown_events
+    if diag:
+        t.append(" · ", style="dim")
+        t.append(f"⚠ {diag} diagnostic{'s' if diag != 1 else ''} (d)", style="bold red")
+    if not live.following:
+        t.append(" · ", style="dim")
+        t.append(f" paused{f' · {live.new_entries} new' if live.new_entries else ''} (End) ", style=STATE_STYLE["paused"])
+    return t
