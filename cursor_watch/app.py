@@ -88,6 +88,8 @@ class CursorWatchApp(App):
         self._watch_done = asyncio.Event()
         self._show_thinking = show_thinking
         self._quitting = False
+        self._seen_ts: int | None = None
+        self._seen_ts_at = 0.0
 
     # -- layout ------------------------------------------------------------------
 
@@ -107,7 +109,7 @@ class CursorWatchApp(App):
 
     async def _run_watch(self) -> None:
         try:
-            await self.watch.run(self._on_changes)
+            await self.watch.run(self._on_changes, close=False)
         except SourceError as err:
             self.error = str(err)
             self.exit(return_code=2)
@@ -136,6 +138,20 @@ class CursorWatchApp(App):
         self.exit(return_code=self.watch.exit_code if self.watch.exit_code is not None else 1)
 
     # -- view ------------------------------------------------------------------------
+
+    def stream_now_ms(self) -> float:
+        """"Now" on the stream's clock: the last ``timestamp_ms`` plus the wall time since.
+
+        Running times are measured on it, so a replayed run shows its own durations
+        (the stream's clock is the agent's), and a live one the real elapsed time.
+        """
+        s = self.session
+        if s.last_ts_ms is None:
+            return self._clock()
+        now = self._monotonic()
+        if s.last_ts_ms != self._seen_ts:
+            self._seen_ts, self._seen_ts_at = s.last_ts_ms, now
+        return s.last_ts_ms + (now - self._seen_ts_at) * 1000.0
 
     def live_state(self) -> LiveState:
         """The header's state line, from the model and the clocks."""
@@ -183,7 +199,7 @@ class CursorWatchApp(App):
         if not changes and not stderr and not slow:
             transcript.flush_streams(s)
             return
-        now_ms = self._clock()
+        now_ms = self.stream_now_ms()
         with self.batch_update():
             if changes:
                 changes = list(dict.fromkeys(changes))
@@ -292,7 +308,10 @@ def run_tui(opts) -> int:
     if source.kind in ("stdin", "process"):
         source.enable_spool()
     app = CursorWatchApp(source, speed=opts.speed, result_grace=opts.result_grace)
-    app.run()
+    try:
+        app.run()
+    finally:
+        source.close()
     if app.error:
         sys.stderr.write(f"cursor-watch: {app.error}\n")
         return 2

@@ -236,9 +236,11 @@ class Watch:
             self.stopped_by_us = True
             self._stop.set()
 
-    async def run(self, on_changes: Callable[[Changes], None]) -> int:
+    async def run(self, on_changes: Callable[[Changes], None], close: bool = True) -> int:
         """Start the source, pump it to its end (or until stopped), finish the model.
 
+        With ``close`` False the source's files stay open (a view re-reads payloads
+        from the spool): call ``source.close()`` when done.
         Returns the exit status (see :func:`exit_status_for`); also kept as ``exit_code``.
         Raises :class:`~cursor_watch.sources.SourceError` when the source can't start.
         """
@@ -277,7 +279,8 @@ class Watch:
             on_changes(self.monitor.session.add_note("source", "error", self.source.error))
         exit_status = self.source.exit_status if isinstance(self.source, ProcessSource) else None
         on_changes(self.monitor.finish(exit_status))
-        self.source.close()
+        if close:
+            self.source.close()
         self.exit_code = exit_status_for(self.monitor.session.status, self.source, self.stopped_by_us,
                                          self.signal_status)
         return self.exit_code

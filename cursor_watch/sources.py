@@ -454,6 +454,44 @@ class ProcessSource(Source):
                 await self._stderr_task
 
 
+class QueueSource(Source):
+    """A stream pushed in by code: tests, benchmarks and embedding.
+
+    ``await push(chunk)`` delivers bytes (teed to ``--save`` and kept for
+    :meth:`reread`), ``await end()`` ends the stream. Behaves like a pipe.
+    """
+
+    kind = "stdin"
+
+    def __init__(self, label: str = "test", save: SaveFile | None = None) -> None:
+        super().__init__(label, save)
+        self._data = bytearray()
+        self._ended = False
+
+    async def start(self) -> None:
+        """Nothing to open."""
+
+    async def push(self, chunk: bytes) -> None:
+        """Deliver ``chunk``."""
+        self._data += chunk
+        await self._put(chunk)
+
+    async def end(self) -> None:
+        """End of stream."""
+        if not self._ended:
+            self._ended = True
+            await self._queue.put(None)
+
+    def reread(self, offset: int, size: int) -> bytes:
+        return bytes(self._data[offset : offset + size])
+
+    async def stop(self) -> None:
+        if not self._ended:
+            self._ended = True
+            with contextlib.suppress(asyncio.QueueFull):
+                self._queue.put_nowait(None)
+
+
 def _signal_group(pid: int, sig: int) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pid, sig)

@@ -204,7 +204,8 @@ def _first_arg(tool: str, args: dict) -> str:
 #                                               "completed" | "in progress" | "pending" | "cancelled"
 #   "matches": list of (file, [(line number or None, text)])
 
-DETAIL_TEXT_LIMIT = 256 * 1024  # characters of one payload shown; the rest is cut with a note
+DETAIL_TEXT_LIMIT = 100_000  # characters of one payload shown; the rest is cut with a note
+DETAIL_LINE_LIMIT = 1_000  # lines of one payload shown (rendering cost grows with lines)
 
 
 class Section:
@@ -223,9 +224,19 @@ class Section:
 
 
 def _cut(text: Any) -> str:
+    """The first ``DETAIL_LINE_LIMIT`` lines / ``DETAIL_TEXT_LIMIT`` characters, with a note."""
     s = _s(text)
-    if len(s) > DETAIL_TEXT_LIMIT:
-        return s[:DETAIL_TEXT_LIMIT] + f"\n… {len(s) - DETAIL_TEXT_LIMIT:,} more characters not shown"
+    cut = s[:DETAIL_TEXT_LIMIT]
+    end = -1
+    for _ in range(DETAIL_LINE_LIMIT):
+        end = cut.find("\n", end + 1)
+        if end < 0:
+            break
+    if end >= 0:
+        cut = cut[:end]
+    if len(cut) < len(s):
+        rest = s[len(cut):]
+        return cut + f"\n… {rest.count(chr(10)):,} more lines ({len(rest):,} characters) not shown"
     return s
 
 
@@ -249,13 +260,10 @@ def detail_sections(tool: str, args: Any, result: Any) -> list[Section]:
         sections = _tool_sections(tool, a, outcome, payload)
     except Exception:  # noqa: BLE001 - fall back to raw JSON for shapes we don't expect
         sections = []
-    if outcome and outcome not in ("success",) and status != "success":
-        reason = [(k, _s(v)) for k, v in payload.items() if isinstance(v, (str, int, float)) and k in
-                  ("reason", "error", "message", "exitCode", "signal", "aborted")]
-        if reason:
-            sections.insert(0, Section(f"outcome: {outcome}", "fields", reason))
-        elif outcome not in ("failure",):
-            sections.insert(0, Section(f"outcome: {outcome}", "fields", [("outcome", outcome)]))
+    if status != "success" and not (tool == "shell" and outcome == "failure"):  # shell shows its exit code
+        reason = [(k, _s(v)) for k, v in payload.items() if k in ("reason", "error", "message", "exitCode", "signal")
+                  and isinstance(v, (str, int, float)) and _s(v) != ""]
+        sections.insert(0, Section(f"outcome: {outcome or 'none'}", "fields", reason or [("outcome", outcome)]))
     if a:
         sections.append(Section("arguments", "json", _trim_json(a)))
     if result is not None:

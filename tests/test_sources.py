@@ -13,6 +13,16 @@ import pytest
 from cursor_watch.sources import FdSource, FileSource, Notice, ProcessSource, SaveFile, SourceError, open_source
 
 
+async def read_exactly(source, expected: bytes, limit_s: float = 10.0) -> bytes:
+    """Chunks until ``expected`` bytes arrived (a pipe may split them anywhere)."""
+    got = b""
+    while len(got) < len(expected):
+        chunk = await source.get(timeout=limit_s)
+        assert isinstance(chunk, bytes), chunk
+        got += chunk
+    return got
+
+
 async def drain(source, limit_s: float = 10.0):
     chunks, notices = [], []
     deadline = time.monotonic() + limit_s
@@ -47,7 +57,7 @@ async def test_pipe_source(tmp_path):
     src = FdSource(r)
     await src.start()
     os.write(w, b'{"a":1}\n')
-    first = await src.get(timeout=5)
+    first = await read_exactly(src, b'{"a":1}\n')
     assert first == b'{"a":1}\n'
     os.write(w, b"tail")
     os.close(w)
@@ -123,7 +133,7 @@ async def test_process_terminated_then_killed(tmp_path):
             f"pathlib.Path({str(marker)!r}).write_text('x'); print('{{}}', flush=True); time.sleep(60)")
     src = ProcessSource([sys.executable, "-c", code], grace=0.5)
     await src.start()
-    assert await src.get(timeout=10) == b"{}\n"
+    assert await read_exactly(src, b"{}\n") == b"{}\n"
     t0 = time.monotonic()
     await src.stop()
     assert time.monotonic() - t0 < 5
@@ -133,7 +143,7 @@ async def test_process_terminated_then_killed(tmp_path):
 async def test_process_terminated_politely():
     src = ProcessSource([sys.executable, "-c", "import time; print('{}', flush=True); time.sleep(60)"], grace=5)
     await src.start()
-    assert await src.get(timeout=10) == b"{}\n"
+    assert await read_exactly(src, b"{}\n") == b"{}\n"
     await src.stop()
     assert src.exit_status == 128 + 15
 

@@ -69,7 +69,7 @@ def call_header(call: ToolCall) -> Table:
     grid = Table.grid(padding=(0, 2))
     grid.add_column(style="bold", no_wrap=True)
     grid.add_column()
-    grid.add_row("tool", Text(call.tool, style="bold"))
+    grid.add_row("tool", Text(visible_line(call.tool), style="bold"))
     status = Text(f"{symbol} {call.status}", style=style)
     if call.outcome and call.outcome != call.status:
         status.append(f"  (outcome {visible_line(call.outcome)})", style="dim")
@@ -149,7 +149,7 @@ class ToolDetailScreen(Screen):
     def compose(self) -> ComposeResult:
         call = self.call
         symbol, style = STATUS_STYLE.get(call.status, ("?", ""))
-        title = Text(f"{symbol} [{call.index}] {call.tool}  ", style=style)
+        title = Text(f"{symbol} [{call.index}] {visible_line(call.tool)}  ", style=style)
         title.append(visible_line(call.summary)[:120], style="bold")
         yield Static(title, classes="title")
         with VerticalScroll(id="detail-body"):

@@ -1,0 +1,273 @@
+"""The TUI with an injected source (Pilot): header, rows, detail, toggles, end states."""
+
+from __future__ import annotations
+
+import orjson
+import pytest
+
+from apphelpers import make_app, screen_text, text_of, wait_until
+from conftest import SAMPLES
+from cursor_watch.screens.detail import ToolDetailScreen
+from cursor_watch.screens.help import HelpScreen
+from cursor_watch.sources import FileSource, QueueSource
+from cursor_watch.widgets.diagnostics import DiagnosticsPane
+from cursor_watch.widgets.header import SessionHeader
+from cursor_watch.widgets.tool_table import ToolTable
+from cursor_watch.widgets.transcript import SegmentBlock, ThinkingBlock, ToolMarker, Transcript
+
+SIZE = (160, 48)
+
+
+def header(app) -> str:
+    return text_of(app.query_one(SessionHeader))
+
+
+def rows(app) -> list[list[str]]:
+    table = app.query_one(ToolTable)
+    return [[str(getattr(c, "plain", c)) for c in table.get_row_at(i)] for i in range(table.row_count)]
+
+
+def ev(**kw) -> bytes:
+    kw.setdefault("session_id", "sess-1")
+    return orjson.dumps(kw) + b"\n"
+
+
+def started(cid, command, ts):
+    return ev(type="tool_call", subtype="started", call_id=cid, timestamp_ms=ts,
+              tool_call={"shellToolCall": {"args": {"command": command}}, "startedAtMs": str(ts)})
+
+
+def completed(cid, command, ts, start, result):
+    return ev(type="tool_call", subtype="completed", call_id=cid, timestamp_ms=ts,
+              tool_call={"shellToolCall": {"args": {"command": command}, "result": result},
+                         "startedAtMs": str(start), "completedAtMs": str(ts)})
+
+
+INIT = ev(type="system", subtype="init", apiKeySource="login", cwd="/home/dev/acme", model="Composer 2.5",
+          permissionMode="default")
+
+
+async def test_replay_header_rows_and_success():
+    app = make_app(FileSource(str(SAMPLES / "plain-tools.jsonl")))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.ended)
+        h = header(app)
+        for part in ("Composer 2.5", "/home/dev/projects/acme-api", "session 6abf07c0", "permission default",
+                     "key login", "success", "34 events", "✔5", "✖1", "tokens in 61,842"):
+            assert part in h, part
+        r = rows(app)
+        assert [x[2] for x in r] == ["read", "grep", "shell", "edit", "shell", "updateTodos"]
+        assert r[2][1] == "✖ failure" and "pytest -q" in r[2][3]
+        transcript = app.query_one(Transcript)
+        assert len(transcript.query(SegmentBlock)) == 7
+        assert len(transcript.query(ToolMarker)) == 6
+        assert "Find why the tests in acme-api fail" in screen_text(app.screen)
+
+
+async def test_rows_update_in_place_out_of_order_and_completed_without_started():
+    src = QueueSource()
+    app = make_app(src)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: "connecting" in header(app), 5)
+        await src.push(INIT + started("a\nfc_1", "sleep 6", 1000) + started("b\nfc_2", "sleep 4", 1001))
+        await wait_until(pilot, lambda: len(rows(app)) == 2)
+        assert [r[1] for r in rows(app)] == ["▶ running", "▶ running"]
+        assert "streaming" in header(app) and "▶2" in header(app)
+        await src.push(completed("b\nfc_2", "sleep 4", 5001, 1001, {"success": {"exitCode": 0}}))
+        await wait_until(pilot, lambda: rows(app)[1][1] == "✔ success")
+        assert rows(app)[0][1] == "▶ running"
+        assert rows(app)[1][4] == "4.0 s"
+        await src.push(completed("a\nfc_1", "sleep 6", 7000, 1000, {"failure": {"exitCode": 2, "stderr": "boom"}}))
+        await src.push(ev(type="tool_call", subtype="completed", call_id="w", timestamp_ms=7100,
+                          tool_call={"webSearchToolCall": {"result": {"rejected": {"reason": "User Rejected"}}}}))
+        await wait_until(pilot, lambda: len(rows(app)) == 3 and rows(app)[0][1] == "✖ failure")
+        assert rows(app)[2][1:3] == ["⊘ rejected", "webSearch"]
+        await src.end()
+        await wait_until(pilot, lambda: app.ended)
+        assert "incomplete" in header(app)
+
+
+async def test_incomplete_call_and_error_result():
+    src = QueueSource()
+    app = make_app(src)
+    async with app.run_test(size=SIZE) as pilot:
+        await src.push(INIT + started("c", "sleep 100", 1000))
+        await src.push(ev(type="result", subtype="error", is_error=True, result="Rate limit", duration_ms=5000,
+                          duration_api_ms=5000))
+        await src.end()
+        await wait_until(pilot, lambda: app.ended)
+        assert rows(app)[0][1] == "… incomplete"
+        h = header(app)
+        assert "error" in h and "5.0 s" in h
+
+
+async def test_idle_names_the_running_tool():
+    now = [1000.0]
+    src = QueueSource()
+    app = make_app(src, monotonic=lambda: now[0])
+    async with app.run_test(size=SIZE) as pilot:
+        await src.push(INIT + started("c", "pytest -q", 1000))
+        await wait_until(pilot, lambda: "streaming" in header(app))
+        now[0] += 61
+        await wait_until(pilot, lambda: "idle for 61 s" in header(app))
+        assert "running: shell pytest -q" in header(app)
+        await src.end()
+
+
+@pytest.mark.parametrize("sample, index, expected", [
+    ("plain-tools", 3, ["command pytest -q", "exit code 1", "FAILED tests/test_pricing.py", "stdout"]),
+    ("plain-tools", 1, ["content", "def apply_discount", "path /home/dev/projects/acme-api/app/pricing.py"]),
+    ("plain-tools", 4, ["diff", "@@", "lines +"]),
+    ("plain-tools", 2, ["matches in", "apply_discount("]),
+    ("plain-tools", 6, ["☑", "☐", "todos"]),
+    ("parallel-failed-rejected", 4, ["outcome: rejected", "curl"]),
+    ("parallel-failed-rejected", 7, ["outcome: error", "ENOENT"]),
+])
+async def test_detail_screen_per_tool(sample, index, expected):
+    app = make_app(FileSource(str(SAMPLES / f"{sample}.jsonl")))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.ended)
+        table = app.query_one(ToolTable)
+        table.focus()
+        table.move_cursor(row=index - 1)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ToolDetailScreen))
+        text = screen_text(app.screen)
+        for part in expected:
+            assert part in text, (part, text[:2000])
+        call = list(app.session.tool_calls.values())[index - 1]
+        assert call.call_id.replace("\n", "\\n") in text
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not isinstance(app.screen, ToolDetailScreen))
+
+
+async def test_detail_web_fetch_markdown_and_write(tmp_path):
+    page = "# Status\n\nAll systems [operational](https://example.com)."
+    data = (INIT
+            + ev(type="tool_call", subtype="completed", call_id="f", timestamp_ms=5,
+                 tool_call={"webFetchToolCall": {"args": {"url": "https://example.com"},
+                                                 "result": {"success": {"url": "https://example.com", "markdown": page}}}})
+            + ev(type="tool_call", subtype="completed", call_id="w", timestamp_ms=6,
+                 tool_call={"writeToolCall": {"args": {"path": "notes.md", "fileText": "hello\nworld"},
+                                              "result": {"success": {"path": "/w/notes.md", "linesCreated": 2}}}}))
+    f = tmp_path / "s.jsonl"
+    f.write_bytes(data)
+    app = make_app(FileSource(str(f)))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.ended)
+        app.open_detail("f")
+        await wait_until(pilot, lambda: isinstance(app.screen, ToolDetailScreen))
+        assert "All systems [operational](https://example.com)" in screen_text(app.screen)
+        assert all(not m._open_links for m in app.screen.query("Markdown"))
+        await pilot.press("escape")
+        await pilot.pause(0.1)
+        app.open_detail("w")
+        await wait_until(pilot, lambda: isinstance(app.screen, ToolDetailScreen))
+        assert "hello" in screen_text(app.screen) and "linesCreated 2" in screen_text(app.screen)
+
+
+async def test_large_payload_is_reread_from_the_source(tmp_path):
+    content = "line\n" * 50_000
+    f = tmp_path / "big.jsonl"
+    f.write_bytes(INIT + ev(type="tool_call", subtype="completed", call_id="r", timestamp_ms=5,
+                            tool_call={"readToolCall": {"args": {"path": "big.txt"},
+                                                        "result": {"success": {"content": content}}}}))
+    app = make_app(FileSource(str(f)))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.ended)
+        call = app.session.tool_calls["r"]
+        assert call.args is None  # too big to keep: the view re-reads it
+        app.open_detail("r")
+        await wait_until(pilot, lambda: isinstance(app.screen, ToolDetailScreen))
+        assert "path big.txt" in screen_text(app.screen)
+        assert "line" in screen_text(app.screen)
+
+
+async def test_follow_and_thinking_toggles():
+    app = make_app(FileSource(str(SAMPLES / "plain-tools.jsonl")))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.ended)
+        transcript = app.query_one(Transcript)
+        assert transcript.following
+        await pilot.press("f")
+        await pilot.pause(0.1)
+        assert not transcript.following and "paused" in header(app)
+        await pilot.press("end")
+        await pilot.pause(0.1)
+        assert transcript.following and "paused" not in header(app)
+        thinking = transcript.query(ThinkingBlock).first()
+        assert thinking.display
+        await pilot.press("t")
+        await pilot.pause(0.1)
+        assert not thinking.display
+        await pilot.press("t")
+        await pilot.pause(0.1)
+        assert thinking.display
+
+
+async def test_scrolling_up_pauses_follow_with_new_count():
+    src = QueueSource()
+    app = make_app(src)
+    text = "\n\n".join(f"Paragraph {i} of a long answer." for i in range(60))
+    async with app.run_test(size=SIZE) as pilot:
+        await src.push(INIT + ev(type="assistant", message={"content": [{"type": "text", "text": text}]},
+                                 timestamp_ms=1, model_call_id="r-0-x") + started("c", "ls", 2))
+        transcript = app.query_one(Transcript)
+        await wait_until(pilot, lambda: transcript.max_scroll_y > 0 and transcript.scroll_y == transcript.max_scroll_y)
+        transcript.scroll_home(animate=False, immediate=True)
+        await pilot.pause(0.1)
+        assert not transcript.following
+        await src.push(completed("c", "ls", 3, 2, {"success": {"exitCode": 0}}) + started("d", "pwd", 4))
+        await wait_until(pilot, lambda: "1 new" in header(app) or "2 new" in header(app))
+        assert transcript.scroll_y == 0
+        await pilot.press("end")
+        await pilot.pause(0.2)
+        assert transcript.following and transcript.scroll_y == transcript.max_scroll_y
+        await src.end()
+
+
+async def test_diagnostics_pane_and_stderr_count():
+    app = make_app(FileSource(str(SAMPLES / "failed-no-result.jsonl")))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.ended)
+        pane = app.query_one(DiagnosticsPane)
+        assert not pane.display
+        assert "⚠ 1 diagnostic" in header(app) and "incomplete" in header(app)
+        await pilot.press("d")
+        await pilot.pause(0.1)
+        assert pane.display
+        assert any("line 18: not JSON (text line): Error: ConnectError" in line for line in pane.lines)
+
+
+async def test_help_screen_and_quit():
+    app = make_app(FileSource(str(SAMPLES / "plain-tools.jsonl")))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.ended)
+        await pilot.press("question_mark")
+        await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen))
+        text = screen_text(app.screen)
+        for key in ("q", "Enter", "Escape", "f", "t", "d", "Tab", "End"):
+            assert key in text
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not isinstance(app.screen, HelpScreen))
+        await pilot.press("q")
+        await pilot.pause(0.2)
+    assert app.return_code == 0
+
+
+async def test_escape_sequences_are_shown_escaped():
+    src = QueueSource()
+    app = make_app(src)
+    evil = "\x1b]52;c;ZXZpbA==\x07\x1b[2Jred\x9b"
+    async with app.run_test(size=SIZE) as pilot:
+        await src.push(ev(type="system", subtype="init", model=evil, cwd=evil) + started("c", evil, 1)
+                       + ev(type="assistant", message={"content": [{"type": "text", "text": evil}]}) + evil.encode() + b"\n")
+        await src.end()
+        await wait_until(pilot, lambda: app.ended)
+        await pilot.press("d")
+        await pilot.pause(0.1)
+        svg = app.export_screenshot()
+        assert "\\e]52;c;ZXZpbA==" in header(app)
+        text = screen_text(app.screen) + header(app) + "".join(app.query_one(DiagnosticsPane).lines)
+        assert "\x1b" not in text and "\x07" not in text and "\x9b" not in text
+        assert "\x1b" not in svg

@@ -1,0 +1,114 @@
+"""End to end: the real command in tmux (160x48), read with capture-pane, driven by keys."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import ROOT, SAMPLES
+
+pytestmark = [pytest.mark.e2e, pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")]
+
+
+class Tmux:
+    """One private tmux server running one command in a 160x48 window."""
+
+    def __init__(self, command: str) -> None:
+        self.sock = f"cw-test-{os.getpid()}-{time.monotonic_ns()}"
+        shell = f"cd {shlex.quote(str(ROOT))} && PYTHONPATH={shlex.quote(str(ROOT))} {command}; echo EXIT=$?; sleep 60"
+        self.run("new-session", "-d", "-s", "t", "-x", "160", "-y", "48", shell)
+
+    def run(self, *args: str) -> str:
+        env = {k: v for k, v in os.environ.items() if k not in ("TMUX", "NO_COLOR")}
+        env["TERM"] = "xterm-256color"
+        p = subprocess.run(["tmux", "-L", self.sock, *args], capture_output=True, text=True, env=env, timeout=20)
+        return p.stdout
+
+    def screen(self) -> str:
+        return self.run("capture-pane", "-p", "-t", "t")
+
+    def keys(self, *keys: str) -> None:
+        self.run("send-keys", "-t", "t", *keys)
+
+    def wait_for(self, text: str, timeout: float = 20.0) -> str:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            screen = self.screen()
+            if text in screen:
+                return screen
+            time.sleep(0.2)
+        raise AssertionError(f"{text!r} not on screen:\n{self.screen()}")
+
+    def alternate_screen(self) -> bool:
+        return self.run("display-message", "-p", "-t", "t", "#{alternate_on}").strip() == "1"
+
+    def close(self) -> None:
+        self.run("kill-server")
+
+
+@pytest.fixture
+def tmux_factory():
+    sessions = []
+
+    def make(command: str) -> Tmux:
+        t = Tmux(command)
+        sessions.append(t)
+        return t
+
+    yield make
+    for t in sessions:
+        t.close()
+
+
+PY = shlex.quote(sys.executable)
+
+
+def test_pipe_into_the_tui(tmux_factory):
+    sample = shlex.quote(str(SAMPLES / "plain-tools.jsonl"))
+    t = tmux_factory(f"cat {sample} | {PY} -m cursor_watch")
+    screen = t.wait_for("success")
+    assert "Composer 2.5" in screen and "Find why the tests in acme-api fail" in screen
+    assert "pytest -q" in screen and "✖ failure" in screen
+    t.keys("Down", "Down", "Enter")  # the failing shell call
+    screen = t.wait_for("command")
+    assert "pytest -q" in screen and "exit code" in screen
+    t.keys("Escape")
+    t.wait_for("Quit")
+    assert t.alternate_screen()
+    t.keys("q")
+    screen = t.wait_for("EXIT=0")
+    assert not t.alternate_screen()  # the terminal is restored
+
+
+def test_spawned_emitter_streams_and_quits(tmux_factory):
+    sample = shlex.quote(str(SAMPLES / "parallel-failed-rejected.jsonl"))
+    emitter = shlex.quote(str(ROOT / "tests" / "emitter.py"))
+    t = tmux_factory(f"{PY} -m cursor_watch -- {PY} {emitter} {sample} --delay 0.05 --stderr oops --exit 3")
+    t.wait_for("streaming")
+    screen = t.wait_for("success · exit 3", timeout=30)
+    assert "⊘ rejected" in screen and "webSearch" in screen and "⚠" not in screen
+    t.keys("d")
+    t.wait_for("stderr: oops")
+    t.keys("q")
+    t.wait_for("EXIT=3")
+    assert not t.alternate_screen()
+
+
+def test_quit_terminates_a_running_child(tmux_factory, tmp_path):
+    pidfile = tmp_path / "pid"
+    sample = shlex.quote(str(SAMPLES / "failed-no-result.jsonl"))
+    child = f"sh -c 'echo $$ > {shlex.quote(str(pidfile))}; head -n 12 {sample}; exec sleep 120'"
+    t = tmux_factory(f"{PY} -m cursor_watch -- {child}")
+    t.wait_for("running: shell alembic")
+    pid = int(pidfile.read_text())
+    t.keys("q")
+    t.wait_for("EXIT=1")  # no result: 1, and we stopped the child ourselves
+    time.sleep(0.3)
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
