@@ -17,8 +17,8 @@ from typing import Any
 
 from textual.app import App, ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal
-from textual.widgets import DataTable, Footer
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Footer
 
 from . import model as m
 from .runner import RESULT_EXIT_GRACE_S, Watch
@@ -27,7 +27,7 @@ from .screens.help import HelpScreen
 from .sources import FileSource, Source, SourceError, open_source
 from .widgets.diagnostics import DiagnosticsPane
 from .widgets.header import LiveState, SessionHeader
-from .widgets.tool_table import ToolTable
+from .widgets.tool_table import ToolTable, ToolTableHeader
 from .widgets.transcript import ToolMarker, Transcript
 
 TICK_HZ = 15
@@ -97,7 +97,9 @@ class CursorWatchApp(App):
         yield SessionHeader(id="header")
         with Horizontal(id="body"):
             yield Transcript(id="transcript", classes="" if self._show_thinking else "-hide-thinking")
-            yield ToolTable(id="tools")
+            with Vertical(id="tools"):
+                yield ToolTableHeader()
+                yield ToolTable(id="tool-table")
         yield DiagnosticsPane(id="diagnostics")
         yield Footer()
 
@@ -160,7 +162,8 @@ class CursorWatchApp(App):
         live = LiveState(source=self.source.label if self.source.kind != "file" else os.path.basename(self.source.label))
         if self.source.kind == "process":
             live.exit_status = self.source.exit_status
-        if self.ended or s.ended:
+        if self.ended or s.ended or s.result is not None:
+            # a result ends the run even while a followed file or a child goes on
             live.state = s.status if s.status != "running" else "incomplete"
         elif s.events == 0 and s.invalid_lines == 0:
             live.state = "connecting"
@@ -218,7 +221,7 @@ class CursorWatchApp(App):
                         lines.append(f"source: {s.notes[key].text}")
                 diagnostics.add(lines)
                 if transcript.following and table.row_count and not table.has_focus:
-                    table.scroll_end(animate=False, immediate=True)
+                    table.move_cursor(table.row_count - 1)
             diagnostics.add([f"stderr: {line}" for line in stderr])
             transcript.flush_streams(s)
             if slow:
@@ -239,8 +242,8 @@ class CursorWatchApp(App):
             return
         self.push_screen(ToolDetailScreen(self.session.tool_calls[call_id], self.source.reread))
 
-    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
-        self.open_detail(event.row_key.value)
+    def on_tool_table_selected(self, event: ToolTable.Selected) -> None:
+        self.open_detail(event.call_id)
 
     def on_tool_marker_selected(self, event: ToolMarker.Selected) -> None:
         self.open_detail(event.call_id)
@@ -257,7 +260,7 @@ class CursorWatchApp(App):
         self.query_one(Transcript).follow(True)
         table = self.query_one(ToolTable)
         if table.row_count:
-            table.move_cursor(row=table.row_count - 1)
+            table.move_cursor(table.row_count - 1)
         self.refresh_view_now()
 
     def action_toggle_thinking(self) -> None:

@@ -24,7 +24,7 @@ def header(app) -> str:
 
 def rows(app) -> list[list[str]]:
     table = app.query_one(ToolTable)
-    return [[str(getattr(c, "plain", c)) for c in table.get_row_at(i)] for i in range(table.row_count)]
+    return [table.row_plain(i) for i in range(table.row_count)]
 
 
 def ev(**kw) -> bytes:
