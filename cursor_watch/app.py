@@ -315,6 +315,9 @@ def run_tui(opts) -> int:
         app.run()
     finally:
         source.close()
+    from .cli import write_json_out
+
+    write_json_out(opts, app.watch)
     if app.error:
         sys.stderr.write(f"cursor-watch: {app.error}\n")
         return 2

@@ -60,6 +60,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--result-grace", type=float, default=RESULT_EXIT_GRACE_S, metavar="S",
                    help="spawn mode: seconds a command may run on after its result before it is stopped "
                         f"(default {RESULT_EXIT_GRACE_S:g})")
+    p.add_argument("--json-out", metavar="PATH",
+                   help="when the watch ends, also write the --summary --json object to PATH (any mode)")
     p.add_argument("--sample", nargs="?", const=DEFAULT_SAMPLE, metavar="NAME",
                    help=f"replay a shipped sample stream (default {DEFAULT_SAMPLE}; see --list-samples)")
     p.add_argument("--list-samples", action="store_true", help="list the shipped sample streams")
@@ -81,6 +83,7 @@ class Options:
     speed: float = 0.0
     thinking: bool = False
     result_grace: float = RESULT_EXIT_GRACE_S
+    json_out: str | None = None
 
 
 def parse_args(argv: list[str]) -> Options | None:
@@ -117,7 +120,7 @@ def parse_args(argv: list[str]) -> Options | None:
         raise UsageError("--speed replays a FILE")
     return Options(file=file, command=command, follow=ns.follow, save=ns.save, plain=ns.plain,
                    summary=ns.summary, json=ns.json, speed=ns.speed, thinking=ns.thinking,
-                   result_grace=ns.result_grace)
+                   result_grace=ns.result_grace, json_out=ns.json_out)
 
 
 def _error(message: str) -> None:
@@ -169,6 +172,20 @@ def tui_possible() -> bool:
     return True
 
 
+def write_json_out(opts: Options, watch: Watch) -> None:
+    """``--json-out PATH``: the summary object, written when the watch ends (mode 0600)."""
+    if not opts.json_out:
+        return
+    from .plain import dumps_json, summary_json
+
+    try:
+        fd = os.open(opts.json_out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "wb") as f:
+            f.write(dumps_json(summary_json(watch.monitor.session, watch.stderr_tail)))
+    except OSError as err:
+        _error(f"cannot write --json-out {opts.json_out}: {err.strerror or err}")
+
+
 async def run_headless(opts: Options) -> int:
     """``--plain`` (the default off a terminal) and ``--summary``."""
     from .plain import PlainPrinter, dumps_json, make_console, print_summary, summary_json
@@ -177,6 +194,7 @@ async def run_headless(opts: Options) -> int:
     if opts.summary:
         watch = Watch(source, speed=opts.speed, result_grace=opts.result_grace)
         code = await watch.run(lambda changes: None)
+        write_json_out(opts, watch)
         session = watch.monitor.session
         if opts.json:
             sys.stdout.buffer.write(dumps_json(summary_json(session, watch.stderr_tail)))
@@ -195,6 +213,7 @@ async def run_headless(opts: Options) -> int:
     watch = Watch(source, speed=opts.speed, result_grace=opts.result_grace, on_stderr=on_stderr)
     printer = PlainPrinter(watch.monitor.session, console, show_thinking=opts.thinking)
     code = await watch.run(printer.handle)
+    write_json_out(opts, watch)
     with contextlib.suppress(BrokenPipeError):
         sys.stdout.flush()
     return code

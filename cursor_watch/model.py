@@ -50,7 +50,7 @@ CHANGE_UNKNOWN = "unknown"  # key: unknown event index
 CHANGE_RESULT = "result"  # key None
 CHANGE_END = "end"  # key None
 
-ARGS_KEEP_BYTES = 16_384  # events larger than this keep no args in memory
+ARGS_KEEP_CHARS = 300  # per argument: the model keeps a small scalar copy of args, not payloads
 PREVIEW_CHARS = 2_000  # bounded previews of outputs/errors kept per call
 LIST_CAP = 100_000  # diagnostics / unknown events listed (all are counted)
 
@@ -64,7 +64,10 @@ def _int(value: Any) -> int | None:
     if isinstance(value, float):
         return int(value)
     if isinstance(value, str) and value.strip().lstrip("-").isdigit():
-        return int(value)
+        try:  # "²".isdigit() is True but int("²") fails; so do strings past 4300 digits
+            return int(value)
+        except ValueError:
+            return None
     return None
 
 
@@ -167,7 +170,8 @@ class ToolCall:
         duration_ms: ``completed_ms - started_ms`` when both are known.
         exit_code: shell exit code when reported.
         detail: a short reason for failures and rejections (bounded).
-        args: the arguments when the event was small (else None: re-read by offset).
+        args: a small scalar copy of the arguments (strings cut), or None; the
+            full arguments are re-read by offset.
         started_line, completed_line: line numbers of the events (0 if absent).
         start_span, end_span: ``(offset, size)`` in bytes of the events' lines.
         description: the ``description`` sibling of ``args`` when present.
@@ -639,8 +643,8 @@ class Session:
             call.model_call_id = mcid
         args = body.get("args")
         if isinstance(args, dict):
-            if item.size <= ARGS_KEEP_BYTES:
-                call.args = args
+            if call.args is None or item.subtype == "started":
+                call.args = _small_args(args)
             if not call.summary or item.subtype == "started":
                 call.summary = summarize(tool, args)
         desc = body.get("description")
@@ -742,6 +746,21 @@ class Session:
         index = len(self.notes) - 1
         self.timeline.append(("note", index))
         return [(CHANGE_NOTE, index)]
+
+
+def _small_args(args: dict) -> dict:
+    """A bounded copy of ``args``: scalars only, strings cut to ``ARGS_KEEP_CHARS``.
+
+    The full arguments (an edit's ``streamContent``, a shell call's ``parsingResult``)
+    stay in the stream; a view re-reads them by offset.
+    """
+    out: dict = {}
+    for key, value in list(args.items())[:24]:
+        if isinstance(value, str):
+            out[key] = value if len(value) <= ARGS_KEEP_CHARS else value[:ARGS_KEEP_CHARS] + "…"
+        elif isinstance(value, (int, float, bool)) or value is None:
+            out[key] = value
+    return out
 
 
 def _detail(status: str, outcome: str, payload: dict) -> str:
