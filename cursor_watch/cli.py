@@ -188,7 +188,7 @@ def write_json_out(opts: Options, watch: Watch) -> None:
 
 async def run_headless(opts: Options) -> int:
     """``--plain`` (the default off a terminal) and ``--summary``."""
-    from .plain import PlainPrinter, dumps_json, make_console, print_summary, summary_json
+    from .plain import OutputClosed, PlainPrinter, dumps_json, make_console, print_summary, summary_json
 
     source = open_source(opts.file, opts.command or None, follow=opts.follow, save_path=opts.save)
     if opts.summary:
@@ -212,7 +212,14 @@ async def run_headless(opts: Options) -> int:
 
     watch = Watch(source, speed=opts.speed, result_grace=opts.result_grace, on_stderr=on_stderr)
     printer = PlainPrinter(watch.monitor.session, console, show_thinking=opts.thinking)
-    code = await watch.run(printer.handle)
+    try:
+        code = await watch.run(printer.handle)
+    except OutputClosed:
+        # the reader went away (`| head`): the watch is stopped, a child terminated
+        with contextlib.suppress(OSError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        write_json_out(opts, watch)
+        return 128 + signal.SIGPIPE
     write_json_out(opts, watch)
     with contextlib.suppress(BrokenPipeError):
         sys.stdout.flush()

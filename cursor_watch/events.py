@@ -61,8 +61,8 @@ class Event:
     def __init__(self, data: dict, line: int, offset: int, size: int) -> None:
         t = data.get("type")
         st = data.get("subtype")
-        self.type = t if isinstance(t, str) else ""
-        self.subtype = st if isinstance(st, str) else ""
+        self.type = t if t.__class__ is str else ""
+        self.subtype = st if st.__class__ is str else ""
         self.data = data
         self.line = line
         self.offset = offset
@@ -181,8 +181,9 @@ class StreamParser:
             for n in range(2, len(held) + 1):
                 joined = _join(held[:n])
                 if joined is not None:
-                    first = held[0]
-                    out.append(Event(joined, first.number, first.offset, sum(r.size for r in held[:n])))
+                    first, last = held[0], held[n - 1]
+                    # the span runs to the end of the last piece, blank lines between included
+                    out.append(Event(joined, first.number, first.offset, last.offset + last.size - first.offset))
                     del held[:n]
                     break
             else:
@@ -205,7 +206,11 @@ def _join(lines: list[RawLine]) -> dict | None:
     if len(lines) < 2:
         return None
     for sep in (b"\n", b"\\n"):
-        value, _err, _ = _loads(sep.join(r.data for r in lines))
+        parts = [lines[0].data]
+        for prev, cur in zip(lines, lines[1:]):
+            parts.append(sep * (cur.number - prev.number))  # a skipped blank line was a newline too
+            parts.append(cur.data)
+        value, _err, _ = _loads(b"".join(parts))
         if value is not None:
             return value
     return None

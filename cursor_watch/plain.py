@@ -46,9 +46,22 @@ def format_ms(ms: int | float | None) -> str:
     return f"{hours}h{minutes:02d}m"
 
 
+class OutputClosed(Exception):
+    """stdout was closed by the reader (``cursor-watch --plain | head``)."""
+
+
+class _StreamConsole(Console):
+    def on_broken_pipe(self) -> None:
+        # Rich exits the process from inside our pump task; stop the watch instead
+        raise OutputClosed()
+
+
 def make_console(file: IO[str] | None = None) -> Console:
-    """A Console for stream output: colour only on a terminal, no markup or highlighting."""
-    return Console(file=file, highlight=False, markup=False, emoji=False, soft_wrap=True)
+    """A Console for stream output: colour only on a terminal, no markup or highlighting.
+
+    A closed stdout raises :class:`OutputClosed` (instead of Rich's ``SystemExit``).
+    """
+    return _StreamConsole(file=file, highlight=False, markup=False, emoji=False, soft_wrap=True)
 
 
 def tool_status_label(call: ToolCall) -> Text:
@@ -82,7 +95,7 @@ def tool_line(call: ToolCall, event: str) -> Text:
     symbol, style = STATUS_STYLE.get(call.status if event == "end" else STATUS_RUNNING, ("?", ""))
     t = Text()
     t.append(f"{symbol} [{call.index}] ", style=style)
-    t.append(call.tool, style="bold")
+    t.append(visible_line(call.tool), style="bold")  # a tool name comes from the stream too
     if call.summary:
         t.append("  " + visible_line(call.summary))
     if event == "end":
@@ -252,9 +265,9 @@ def summary_json(session: Session, stderr_tail: list[str] | None = None) -> dict
     }
 
 
-# orjson escapes C0 controls but writes C1 controls (U+0080-U+009F, e.g. the 8-bit
+# orjson escapes C0 controls but writes DEL, C1 controls (U+0080-U+009F, e.g. the 8-bit
 # CSI U+009B) and bidi overrides as raw UTF-8: escape those too.
-_RAW_UNSAFE_UTF8 = re.compile(rb"\xc2[\x80-\x9f]|\xe2\x80[\xaa-\xae]|\xe2\x81[\xa6-\xa9]")
+_RAW_UNSAFE_UTF8 = re.compile(rb"\x7f|\xc2[\x80-\x9f]|\xe2\x80[\xaa-\xae]|\xe2\x81[\xa6-\xa9]")
 
 
 def dumps_json(obj: Any) -> bytes:
@@ -280,7 +293,7 @@ def print_summary(session: Session, console: Console, stderr_tail: list[str] | N
             summary = visible_line(call.summary)
             if call.detail:
                 summary += f"  ({visible_line(call.detail)})"
-            table.add_row(str(call.index), tool_status_label(call), call.tool, summary, format_ms(call.duration_ms))
+            table.add_row(str(call.index), tool_status_label(call), visible_line(call.tool), summary, format_ms(call.duration_ms))
         console.print()
         console.print(table)
     c = s.counts()

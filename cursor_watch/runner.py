@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import signal
 import time
 from collections.abc import Callable
@@ -21,6 +22,7 @@ from .sources import Notice, ProcessSource, Source
 
 Changes = list[tuple[str, Any]]
 
+SLICE = 64 * 1024  # bytes parsed between yields to the event loop
 IDLE_FLUSH_S = 0.5  # a broken line held this long with no more input is a diagnostic
 RESULT_EXIT_GRACE_S = 10.0  # a spawned command that printed `result` gets this long to exit
 STDERR_TAIL = 200  # stderr lines of a spawned command kept for the summary
@@ -43,8 +45,20 @@ class Monitor:
         """Frame, parse and apply ``chunk`` (any size, any boundary)."""
         changes: Changes = []
         apply = self.session.apply
-        for item in self.decoder.feed(chunk):
-            changes.extend(apply(item))
+        # No cyclic GC inside a chunk: orjson allocates a dict per JSON object, so at the
+        # default threshold (700 allocations) the collector ran every few events and
+        # re-walked everything the model holds. The chunk's survivors are examined once,
+        # at the first allocation after it.
+        gc_was_enabled = gc.isenabled()
+        gc.disable()
+        try:
+            for item in self.decoder.feed(chunk):
+                c = apply(item)
+                if c:
+                    changes += c
+        finally:
+            if gc_was_enabled:
+                gc.enable()
         self.session.lines = self.decoder.lines
         return changes
 
@@ -138,9 +152,16 @@ async def pump(
             on_changes(monitor.notice(got))
             continue
         if pacer is None:
-            changes = monitor.feed(got)
-            if changes:
-                on_changes(changes)
+            # slices: a 1 MiB chunk of small events is ~50k lines; yield between
+            # slices so a signal, a key press or a redraw is never seconds late
+            for start in range(0, len(got), SLICE):
+                changes = monitor.feed(got[start : start + SLICE] if len(got) > SLICE else got)
+                if changes:
+                    on_changes(changes)
+                if len(got) > SLICE:
+                    await asyncio.sleep(0)
+                    if stop is not None and stop.is_set():
+                        return
             continue
         for item in monitor.items(got):
             delay = pacer.delay_for(item)

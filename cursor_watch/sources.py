@@ -206,12 +206,13 @@ class Source:
         try:
             await self._read()
         except asyncio.CancelledError:
+            # stopped: the consumer may be gone and the queue full; never wait on it
+            with contextlib.suppress(asyncio.QueueFull):
+                self._queue.put_nowait(None)
             raise
         except OSError as err:
             self.error = f"read error on {self.label}: {err.strerror or err}"
-        finally:
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._queue.put(None)
+        await self._queue.put(None)
 
     async def _read(self) -> None:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -419,6 +420,17 @@ class ProcessSource(Source):
         code = await self.proc.wait()
         self.exit_status = _status(code)
 
+    async def _drain_after_stop(self) -> None:
+        """Keep in ``--save`` (and the spool) what the child printed but was not read yet."""
+        if self.proc is None or self.proc.returncode is None:
+            return
+        rest = await _drain(self.proc.stdout)
+        if rest:
+            if self.save is not None:
+                self.save.write(rest)
+            if self.spool is not None:
+                self.spool.write(rest)
+
     async def _read_stderr(self) -> None:
         assert self.proc is not None and self.proc.stderr is not None
         partial = b""
@@ -448,6 +460,7 @@ class ProcessSource(Source):
                     await proc.wait()
             self.exit_status = _status(proc.returncode)
         await super().stop()
+        await self._drain_after_stop()
         if self._stderr_task is not None and not self._stderr_task.done():
             self._stderr_task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -490,6 +503,18 @@ class QueueSource(Source):
             self._ended = True
             with contextlib.suppress(asyncio.QueueFull):
                 self._queue.put_nowait(None)
+
+
+async def _drain(reader: asyncio.StreamReader | None, timeout: float = 2.0) -> bytes:
+    """What is left in a dead child's stdout pipe (to EOF, bounded in time)."""
+    if reader is None:
+        return b""
+    parts = []
+    with contextlib.suppress(TimeoutError, OSError, ValueError):
+        async with asyncio.timeout(timeout):
+            while chunk := await reader.read(CHUNK):
+                parts.append(chunk)
+    return b"".join(parts)
 
 
 def _signal_group(pid: int, sig: int) -> None:

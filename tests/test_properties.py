@@ -1,0 +1,497 @@
+"""Property-based tests: nothing lost, nothing crashes, nothing injected.
+
+Streams are drawn from real-looking material, not only random bytes: lines of the
+real captures (``../shared/streams/real/``, when present) and of ``sample_streams/``,
+those lines damaged (cut, split by a raw newline, invalid UTF-8 inside, fields
+replaced by values of the wrong type), garbage and text lines, blank lines, CRLF,
+a BOM, NUL bytes and escape sequences.
+"""
+
+from __future__ import annotations
+
+import copy
+import io
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import orjson
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+from conftest import ROOT, SAMPLES, real_captures, run_bytes
+from cursor_watch.events import Event, Invalid, decode_all
+from cursor_watch.plain import PlainPrinter, dumps_json, make_console, print_summary, summary_json
+from cursor_watch.runner import Monitor
+from cursor_watch.safe import visible, visible_line
+
+CMD = [sys.executable, "-m", "cursor_watch"]
+# FORCE_COLOR & co. would make Rich colour a pipe; the tests want the default behaviour.
+ENV = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE")}
+ENV.update({"NO_COLOR": "1", "PYTHONPATH": str(ROOT)})
+
+FINAL_STATUSES = {"success", "failure", "rejected", "incomplete"}
+CLOCK_MS = 1_000_000.0
+
+# -- material -----------------------------------------------------------------------
+
+
+def _stream_files() -> list[Path]:
+    return real_captures() + sorted(SAMPLES.glob("*.jsonl"))
+
+
+def _pool() -> tuple[list[bytes], list[dict]]:
+    lines: list[bytes] = []
+    seen: set[bytes] = set()
+    for path in _stream_files():
+        for line in path.read_bytes().split(b"\n"):
+            line = line.rstrip(b"\r")
+            if line.strip() and line not in seen:
+                seen.add(line)
+                lines.append(line)
+    objs = []
+    for line in lines:
+        try:
+            value = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            continue
+        if isinstance(value, dict):
+            objs.append(value)
+    return lines, objs
+
+
+POOL_LINES, POOL_OBJS = _pool()
+ALL_STREAMS = b"".join(p.read_bytes() for p in _stream_files())
+
+KEYS = ["type", "subtype", "call_id", "tool_call", "timestamp_ms", "message", "content", "text", "result", "args",
+        "startedAtMs", "completedAtMs", "exitCode", "success", "failure", "rejected", "error", "session_id",
+        "model_call_id", "is_error", "usage", "inputTokens", "shellToolCall", "readToolCall", "function", "name",
+        "query", "response", "query_type", "attempt", "duration_ms", "toolCallId", "command", "path", "todos"]
+TYPES = ["system", "user", "assistant", "thinking", "tool_call", "result", "interaction_query", "retry",
+         "connection", "mystery", "", "init", "started", "completed", "delta", "request"]
+HOSTILE = ["\x1b[31mred\x1b[0m", "\x1b]52;c;ZXZpbA==\x07", "\x1b]0;pwned\x07", "\x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\",
+           "\x07", "\x9b2J", "\x00", "\u202e", "a\nb", "\r", "²", "١٢", "1" * 5000, "-", "--5", " 7 ", "12"]
+
+json_scalar = st.one_of(
+    st.none(), st.booleans(), st.integers(-(2**63), 2**63 - 1),
+    st.floats(allow_nan=False, allow_infinity=False), st.text(max_size=12),
+    st.sampled_from(TYPES + HOSTILE + KEYS),
+)
+json_value = st.recursive(
+    json_scalar,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(KEYS) | st.text(max_size=6), inner, max_size=3),
+    max_leaves=6,
+)
+
+
+def _slots(obj, depth=0):
+    """(container, key) of every value inside ``obj`` (to replace or delete)."""
+    items = obj.items() if isinstance(obj, dict) else enumerate(obj)
+    for key, value in items:
+        yield obj, key
+        if depth < 6 and isinstance(value, (dict, list)) and value:
+            yield from _slots(value, depth + 1)
+
+
+@st.composite
+def mutated_event(draw) -> bytes:
+    """A real event with one to three fields replaced, deleted or added."""
+    obj = copy.deepcopy(draw(st.sampled_from(POOL_OBJS)))
+    for _ in range(draw(st.integers(1, 3))):
+        slots = list(_slots(obj))
+        op = draw(st.sampled_from(["replace", "delete", "add"]))
+        if op == "add" or not slots:
+            containers = [obj] + [c[k] for c, k in slots if isinstance(c[k], dict)]
+            target = draw(st.sampled_from(containers))
+            target[draw(st.sampled_from(KEYS))] = draw(json_value)
+            continue
+        container, key = draw(st.sampled_from(slots))
+        if op == "delete" and isinstance(container, dict):
+            del container[key]
+        else:
+            container[key] = draw(json_value)
+    return orjson.dumps(obj)
+
+
+@st.composite
+def real_line_damaged(draw) -> bytes:
+    """A real line cut short, split by a raw newline, or with bad bytes inside."""
+    line = draw(st.sampled_from(POOL_LINES))
+    at = draw(st.integers(0, len(line)))
+    how = draw(st.sampled_from(["cut", "raw_newline", "raw_crlf", "bad_utf8", "nul", "esc", "newline_twice"]))
+    if how == "cut":
+        return line[:at]
+    if how == "raw_newline":
+        return line[:at] + b"\n" + line[at:]
+    if how == "raw_crlf":
+        return line[:at] + b"\r\n" + line[at:]
+    if how == "newline_twice":
+        at2 = draw(st.integers(at, len(line)))
+        return line[:at] + b"\n" + line[at:at2] + b"\n" + line[at2:]
+    insert = {"bad_utf8": b"\xff\xfe\xc3", "nul": b"\x00", "esc": b"\x1b[2J"}[how]
+    return line[:at] + insert + line[at:]
+
+
+def _event(obj: dict) -> bytes:
+    return orjson.dumps(obj)
+
+
+hostile_text = st.sampled_from(HOSTILE) | st.text(max_size=20)
+
+
+@st.composite
+def hostile_event(draw) -> bytes:
+    """A well-formed event whose strings carry control characters and escapes."""
+    t = draw(hostile_text)
+    kind = draw(st.sampled_from(["assistant", "tool", "tool_done", "thinking", "note", "init", "unknown", "result"]))
+    if kind == "assistant":
+        return _event({"type": "assistant", "message": {"role": "assistant", "content": [{"type": "text", "text": t}]}})
+    if kind in ("tool", "tool_done"):
+        name = draw(st.sampled_from(["shell", "read", "\x1b[31mevil", "x\x07"])) + "ToolCall"
+        body = {"args": {"command": t, "path": t}}
+        if kind == "tool_done":
+            body["result"] = {draw(st.sampled_from(["success", "failure", "rejected", "error"])): {"stdout": t, "stderr": t, "exitCode": 1, "reason": t}}
+        return _event({"type": "tool_call", "subtype": "started" if kind == "tool" else "completed",
+                       "call_id": draw(st.sampled_from(["c1", "c2", t])), "tool_call": {name: body}})
+    if kind == "thinking":
+        return _event({"type": "thinking", "subtype": draw(st.sampled_from(["delta", "completed"])), "text": t})
+    if kind == "note":
+        return _event({"type": draw(st.sampled_from(["retry", "connection", "system", "interaction_query"])),
+                       "subtype": t, "attempt": t, "endpoint_url": t})
+    if kind == "init":
+        return _event({"type": "system", "subtype": "init", "session_id": t, "model": t, "cwd": t, "permissionMode": t})
+    if kind == "unknown":
+        return _event({"type": t, "subtype": t})
+    return _event({"type": "result", "subtype": t, "is_error": draw(st.booleans()), "result": t})
+
+
+piece = st.one_of(
+    st.sampled_from(POOL_LINES),
+    st.sampled_from(POOL_LINES),
+    mutated_event(),
+    real_line_damaged(),
+    hostile_event(),
+    st.binary(max_size=30),
+    st.sampled_from([b"", b"   ", b"\t", b"\r", b" \r", b"\x0c", b"\x00\x00", b"Error: connection reset",
+                     b"RetriableError: try again", b"[1,2]", b'"s"', b"null", b"42", b"{", b"}", b"{}",
+                     b'{"type":"result"}', b"\xef\xbb\xbf{}", b"\x1b[31m\x07\x9b", b"\xff\xfe", b"\xc2\x9b2J"]),
+)
+
+
+@st.composite
+def stream(draw) -> bytes:
+    """A whole stream: a BOM maybe, lines with LF or CRLF, maybe no final newline."""
+    out = [draw(st.sampled_from([b"", b"", b"", b"\xef\xbb\xbf"]))]
+    if draw(st.integers(0, 9)) == 0:  # now and then, a whole real stream with damage mixed in
+        base = draw(st.sampled_from(_stream_files())).read_bytes().split(b"\n")
+        extra = draw(st.lists(st.tuples(st.integers(0, len(base)), piece), max_size=4))
+        for at, p in sorted(extra, key=lambda e: e[0], reverse=True):
+            base.insert(at, p)
+        out.append(b"\n".join(base))
+    else:
+        for p in draw(st.lists(piece, max_size=20)):
+            out.append(p + draw(st.sampled_from([b"\n", b"\n", b"\n", b"\r\n"])))
+    data = b"".join(out)
+    if data.endswith(b"\n") and draw(st.booleans()):
+        data = data[:-1]  # no final newline
+    return data
+
+
+@st.composite
+def hostile_stream(draw) -> bytes:
+    """Mostly events full of escapes and control characters, with garbage between."""
+    pieces = draw(st.lists(hostile_event() | hostile_event() | st.binary(max_size=12) | st.sampled_from(POOL_LINES),
+                           min_size=1, max_size=12))
+    return b"\n".join(pieces) + draw(st.sampled_from([b"", b"\n"]))
+
+
+EVIL = "\x1b]52;c;ZXZpbA==\x07\x1b]0;title\x07\x1b]8;;http://x\x1b\\l\x1b[2J\x9b31m\x07\x00\u202e\x7f"
+EVIL_STREAM = b"\n".join(orjson.dumps(o) for o in [
+    {"type": "system", "subtype": "init", "session_id": EVIL, "model": EVIL, "cwd": EVIL, "permissionMode": EVIL},
+    {"type": "user", "message": {"content": [{"type": "text", "text": EVIL}]}},
+    {"type": "thinking", "subtype": "delta", "text": EVIL}, {"type": "thinking", "subtype": "completed"},
+    {"type": "assistant", "message": {"content": [{"type": "text", "text": EVIL}]}},
+    {"type": "tool_call", "subtype": "started", "call_id": EVIL, "tool_call": {EVIL + "ToolCall": {"args": {"command": EVIL}}}},
+    {"type": "tool_call", "subtype": "completed", "call_id": EVIL,
+     "tool_call": {EVIL + "ToolCall": {"result": {EVIL: {"stderr": EVIL, "exitCode": 2}}}}},
+    {"type": "tool_call", "subtype": "completed", "call_id": "f", "tool_call": {"function": {"name": EVIL, "arguments": EVIL}}},
+    {"type": "interaction_query", "subtype": "request", "query_type": EVIL, "query": {"x": {"args": {"toolCallId": EVIL}}}},
+    {"type": "interaction_query", "subtype": "response", "query_type": EVIL, "response": {"x": {EVIL: {"reason": EVIL}}}},
+    {"type": "retry", "subtype": EVIL, "attempt": EVIL}, {"type": "connection", "subtype": EVIL, "endpoint_url": EVIL},
+    {"type": "system", "subtype": EVIL, "x": EVIL}, {"type": EVIL, "subtype": EVIL},
+    {"type": "system", "subtype": "init", "session_id": "second", "model": EVIL},
+    {"type": "result", "subtype": EVIL, "is_error": False, "result": EVIL, "usage": {"inputTokens": EVIL}},
+]) + b"\n" + EVIL.encode() + b"\n\xff\x1b[31m\x00\n"
+
+
+@st.composite
+def chunked(draw, data: bytes) -> list[bytes]:
+    if draw(st.integers(0, 7)) == 0:
+        return [data[i : i + 1] for i in range(len(data))]
+    cuts = sorted(set(draw(st.lists(st.integers(0, len(data)), max_size=30))))
+    bounds = [0, *cuts, len(data)]
+    return [data[a:b] for a, b in zip(bounds, bounds[1:])]
+
+
+# -- oracles ------------------------------------------------------------------------
+
+
+def physical_lines(data: bytes) -> list[tuple[int, int, bytes]]:
+    """(offset, size, content without CR/BOM) of every physical line."""
+    out = []
+    offset = 0
+    parts = data.split(b"\n")
+    if parts and parts[-1] == b"":
+        parts.pop()
+        last_terminated = True
+    else:
+        last_terminated = False
+    for i, part in enumerate(parts):
+        size = len(part) + (1 if (i < len(parts) - 1 or last_terminated) else 0)
+        content = part[3:] if i == 0 and part.startswith(b"\xef\xbb\xbf") else part
+        content = content[:-1] if content.endswith(b"\r") else content
+        out.append((offset, size, content))
+        offset += size
+    return out
+
+
+def snapshot(mon: Monitor) -> dict:
+    """Everything a view can show, as plain data (to compare two runs)."""
+    s = mon.session
+    return {
+        "header": (s.session_id, s.model, s.cwd, s.api_key_source, s.permission_mode, s.prompt),
+        "status": s.status,
+        "assistant_text": s.assistant_text,
+        "segments": [(g.text, g.line, g.closed, g.ts_ms) for g in s.segments],
+        "thinking": [(b.text, b.line, b.completed, b.ts_ms, b.end_ms) for b in s.thinking],
+        "tools": [(c.call_id, c.index, c.tool, c.status, c.summary, c.started_ms, c.completed_ms, c.outcome,
+                   c.exit_code, c.detail, c.started_line, c.completed_line, c.start_span, c.end_span, c.interaction)
+                  for c in s.tool_calls.values()],
+        "notes": [(n.kind, n.subtype, n.text, n.line, n.call_id) for n in s.notes],
+        "diagnostics": [(d.line, d.offset, d.size, d.message) for d in s.diagnostics],
+        "unknown": [(u.line, u.offset, u.size, u.type, u.subtype) for u in s.unknown],
+        "result": s.result.to_json() if s.result else None,
+        "counts": s.counts(),
+        "tool_counts": dict(s.tool_counts),
+        "timeline": list(s.timeline),
+    }
+
+
+# What must never reach a terminal raw: C0 controls but TAB/LF, DEL, C1 controls (U+0080-U+009F,
+# e.g. the 8-bit CSI U+009B), bidi overrides.
+def assert_inert(out: bytes, where: str = "") -> None:
+    for bad in (b"\x1b", b"\x07", b"\x00", b"\r", b"\x08", b"\x7f"):
+        assert bad not in out, f"raw {bad!r} in {where}: {out[max(0, out.find(bad) - 40):out.find(bad) + 40]!r}"
+    text = out.decode("utf-8")  # valid UTF-8: a lone 0x9b byte (8-bit CSI) can't hide in it
+    for ch in text:
+        code = ord(ch)
+        assert not (code < 0x20 and ch not in "\t\n"), f"raw {ch!r} in {where}"
+        assert not (0x7F <= code <= 0x9F), f"raw C1 {ch!r} in {where}"
+        assert not (0x202A <= code <= 0x202E or 0x2066 <= code <= 0x2069), f"raw bidi {ch!r} in {where}"
+
+
+def check_consistent(data: bytes, mon: Monitor) -> None:
+    s = mon.session
+    items = decode_all([data])
+    events = [i for i in items if isinstance(i, Event)]
+    invalid = [i for i in items if isinstance(i, Invalid)]
+    # every item is counted once: an event, or an invalid line, never both
+    assert s.events == len(events), (s.events, len(events))
+    assert s.invalid_lines == len(invalid), (s.invalid_lines, len(invalid), [d.message for d in s.diagnostics])
+    assert s.events + s.invalid_lines == len(items)
+    assert s.unknown_events == sum(1 for e in events if not e.known)
+    # items cover every non-blank physical line exactly once, in order; a join covers whole lines
+    lines = physical_lines(data)
+    assert s.lines == len(lines)
+    starts = {off: n for n, (off, _size, _c) in enumerate(lines)}
+    covered: set[int] = set()
+    prev_end = 0
+    for item in items:
+        assert item.offset >= prev_end, "items overlap or are out of order"
+        assert item.offset in starts, f"item at {item.offset} does not start a line"
+        n = starts[item.offset]
+        assert item.line == n + 1
+        end = item.offset + item.size
+        k = n
+        while lines[k][0] + lines[k][1] < end:
+            covered.add(k)
+            k += 1
+        covered.add(k)
+        assert lines[k][0] + lines[k][1] == end, "item does not end at a line end"
+        if isinstance(item, Invalid):
+            assert k == n, "an invalid item covers one line"
+        else:
+            pieces = [c for _o, _s, c in lines[n : k + 1] if c and not c.isspace()]
+            assert len(pieces) <= 4, "a join is at most four lines"
+            if k > n:
+                assert pieces[0] == lines[n][2] and pieces[-1] == lines[k][2], "a join starts and ends with a piece"
+        prev_end = end
+    for n, (_off, _size, content) in enumerate(lines):
+        if n not in covered:
+            assert content == b"" or content.isspace(), f"line {n + 1} {content[:60]!r} was dropped"
+    # diagnostics: one per invalid line, in stream order
+    diag_lines = [d.line for d in s.diagnostics]
+    assert diag_lines == sorted(set(diag_lines)), diag_lines
+    assert diag_lines == [i.line for i in invalid]
+    assert all(d.message for d in s.diagnostics)
+    # tool calls: counted once, all settled after finish
+    assert sum(s.tool_counts.values()) == len(s.tool_calls)
+    assert s.tool_counts["running"] == 0
+    for call in s.tool_calls.values():
+        assert call.status in FINAL_STATUSES, call.status
+        assert s.tool_counts[call.status] == sum(1 for c in s.tool_calls.values() if c.status == call.status)
+        assert call.duration_ms is None or call.duration_ms >= 0
+    assert [c.index for c in s.tool_calls.values()] == list(range(1, len(s.tool_calls) + 1))
+    assert s.assistant_text == "".join(g.text for g in s.segments)
+    assert s.status in ("success", "error", "incomplete")
+    assert s.ended
+
+
+def render_all(data: bytes) -> tuple[bytes, bytes, bytes]:
+    """The plain transcript (fed chunk by chunk), the summary and the JSON summary."""
+    mon = Monitor(clock=lambda: CLOCK_MS)
+    plain = io.StringIO()
+    printer = PlainPrinter(mon.session, make_console(plain), show_thinking=True)
+    half = len(data) // 2
+    printer.handle(mon.feed(data[:half]))
+    printer.handle(mon.feed(data[half:]))
+    printer.stderr("\x1b]0;stderr title\x07 \x9b and \x00")
+    printer.handle(mon.finish(3))
+    text = io.StringIO()
+    print_summary(mon.session, make_console(text), ["\x1b[2Jstderr"])
+    js = dumps_json(summary_json(mon.session, ["\x1b[2Jstderr\x9b"]))
+    orjson.loads(js)  # valid JSON
+    return plain.getvalue().encode(), text.getvalue().encode(), js
+
+
+# -- in-process properties ----------------------------------------------------------
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(stream())
+@example(b"\xef\xbb\xbf" + ALL_STREAMS)
+@example(b'{"type":"assistant","timestamp_ms":"\xc2\xb2","message":{"content":[]}}\n')
+@example(b'{"type":"tool_call","subtype":"completed","call_id":"c","tool_call":{"shellToolCall":'
+         b'{"result":{"success":{"exitCode":"1"}}},"startedAtMs":"' + b"9" * 5000 + b'"}}\n')
+def test_any_stream_never_raises_and_the_model_is_consistent(data):
+    mon = run_bytes(data)
+    check_consistent(data, mon)
+
+
+def test_a_join_across_a_blank_line_keeps_the_newlines_and_the_span():
+    # a string split by two raw newlines: the framer drops the empty line between the pieces
+    data = b'{"type":"user","message":{"content":"para one\n\npara two"}}\n{"type":"result","result":"ok"}\n'
+    mon = run_bytes(data)
+    assert mon.session.prompt == "para one\n\npara two"
+    assert mon.session.diagnostics == [] and mon.session.events == 2
+    first = decode_all([data])[0]
+    assert (first.line, first.offset, first.size) == (1, 0, data.index(b"}\n") + 2)
+    check_consistent(data, mon)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(st.binary(max_size=400))
+def test_random_bytes_never_raise(data):
+    check_consistent(data, run_bytes(data))
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(st.data())
+def test_any_chunking_gives_the_same_model(data):
+    whole = data.draw(stream(), label="stream")
+    chunks = data.draw(chunked(whole), label="chunks")
+    assert b"".join(chunks) == whole
+    one = run_bytes(whole)
+    mon = Monitor(clock=lambda: CLOCK_MS)
+    for chunk in chunks:
+        mon.feed(chunk)
+    mon.finish()
+    assert snapshot(mon) == snapshot(one)
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(stream() | hostile_stream())
+@example(EVIL_STREAM)
+def test_views_never_raise_and_never_emit_control_characters(data):
+    plain, text, js = render_all(data)
+    assert_inert(plain, "--plain")
+    assert_inert(text, "--summary")
+    assert_inert(js, "--summary --json")
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text())
+def test_visible_escapes_every_control_character(text):
+    out = visible(text)
+    assert_inert(out.replace("\n", "").replace("\t", "").encode(), "visible()")
+    line = visible_line(text)
+    assert "\n" not in line and "\t" not in line
+    assert_inert(line.encode(), "visible_line()")
+    if text.isprintable():
+        assert out == text and line == text
+
+
+# -- through the command ------------------------------------------------------------
+
+
+def _cw(args: list[str], stdin: bytes | None = None, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+    return subprocess.run(CMD + args, input=stdin, capture_output=True, timeout=60, env=ENV, cwd=cwd)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(st.one_of(stream(), st.binary(max_size=2000)))
+@example(os.urandom(3 << 20) + ALL_STREAMS)  # several read chunks, random bytes then real lines
+@example(b"")
+def test_save_keeps_exactly_the_bytes_received(data):
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "saved.jsonl"
+        p = _cw(["--plain", "--save", str(out)], stdin=data)
+        assert "Traceback" not in p.stderr.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")[-2000:]
+        assert p.returncode in (0, 1)
+        assert out.read_bytes() == data
+        assert_inert(p.stdout, "--plain")
+
+
+def _summary_without_run_details(stdout: bytes, t0_ms: float, t1_ms: float) -> dict:
+    j = orjson.loads(stdout)
+    j.pop("exit_status")
+    j.pop("stderr")
+    # a tool call with no time in the stream is stamped with its arrival time: not comparable
+    for call in j["tool_calls"]:
+        for key in ("started_ms", "completed_ms"):
+            if isinstance(call[key], int) and t0_ms - 1000 <= call[key] <= t1_ms + 1000:
+                call[key] = "arrival"
+        call["duration_ms"] = "-" if "arrival" in (call["started_ms"], call["completed_ms"]) else call["duration_ms"]
+    return j
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(stream())
+@example(ALL_STREAMS)
+def test_file_pipe_and_spawned_process_give_the_same_summary(data):
+    with tempfile.TemporaryDirectory() as tmp:
+        f = Path(tmp) / "stream.jsonl"
+        f.write_bytes(data)
+        t0 = time.time() * 1000
+        runs = {
+            "file": subprocess.Popen(CMD + ["--summary", "--json", str(f)], stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, env=ENV, cwd=ROOT),
+            "pipe": subprocess.Popen(CMD + ["--summary", "--json"], stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, stdin=subprocess.PIPE, env=ENV, cwd=ROOT),
+            "spawn": subprocess.Popen(CMD + ["--summary", "--json", "--", "cat", str(f)], stdout=subprocess.PIPE,
+                                      stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, env=ENV, cwd=ROOT),
+        }
+        outs = {}
+        for name, proc in runs.items():
+            out, err = proc.communicate(data if name == "pipe" else None, timeout=60)
+            assert b"Traceback" not in err, err.decode("utf-8", "replace")
+            outs[name] = (proc.returncode, out)
+        t1 = time.time() * 1000
+        codes = {name: code for name, (code, _) in outs.items()}
+        assert len(set(codes.values())) == 1, codes
+        summaries = {name: _summary_without_run_details(out, t0, t1) for name, (_, out) in outs.items()}
+        assert summaries["pipe"] == summaries["file"]
+        assert summaries["spawn"] == summaries["file"]
