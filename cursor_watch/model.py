@@ -73,6 +73,16 @@ def _int(value: Any) -> int | None:
 
 def _text_of(message: Any) -> str:
     """Concatenate the ``text`` items of a ``message.content`` list."""
+    try:  # the shape of every real capture: one {"type": "text", "text": str} item
+        content = message["content"]
+        if content.__class__ is list and len(content) == 1:
+            item = content[0]
+            if item["type"] == "text":
+                text = item["text"]
+                if text.__class__ is str:
+                    return text
+    except (TypeError, KeyError, IndexError):
+        pass
     if not isinstance(message, dict):
         return ""
     content = message.get("content")
@@ -101,7 +111,7 @@ class Segment:
         ts_ms: ``timestamp_ms`` of its first event, if any.
     """
 
-    __slots__ = ("index", "line", "closed", "ts_ms", "_parts", "_text")
+    __slots__ = ("index", "line", "closed", "ts_ms", "_parts", "_text", "length")
 
     def __init__(self, index: int, line: int, ts_ms: int | None) -> None:
         self.index = index
@@ -110,6 +120,7 @@ class Segment:
         self.ts_ms = ts_ms
         self._parts: list[str] = []
         self._text: str | None = ""
+        self.length = 0  # len(text), kept without joining the parts
 
     @property
     def text(self) -> str:
@@ -122,10 +133,12 @@ class Segment:
     def append(self, text: str) -> None:
         self._parts.append(text)
         self._text = None
+        self.length += len(text)
 
     def replace(self, text: str) -> None:
         self._parts = [text]
         self._text = text
+        self.length = len(text)
 
 
 class ThinkingBlock:
@@ -429,7 +442,8 @@ class Session:
         self.events += 1
         data = item.data
         ts = data.get("timestamp_ms")
-        ts = ts if isinstance(ts, int) and not isinstance(ts, bool) else _int(ts)
+        if ts is not None and ts.__class__ is not int:
+            ts = _int(ts)
         if ts is not None:
             if self.first_ts_ms is None:
                 self.first_ts_ms = ts
@@ -544,7 +558,7 @@ class Session:
         self._resent = None
         if not text:
             return changes
-        if self._open is not None and text == self._open.text:
+        if self._open is not None and len(text) == self._open.length and text == self._open.text:
             self._tentative = text
             return changes
         return changes + self._append_text(text, item, ts)
@@ -607,6 +621,7 @@ class Session:
             block.end_ms = ts
         if item.subtype == "completed":
             block.completed = True
+            block.text  # join the deltas now: one string per block, not one per token
             self._thinking_open = None
             changes.append((CHANGE_THINKING_CLOSED, block.index))
             return changes
@@ -655,6 +670,7 @@ class Session:
         if item.subtype == "completed":
             call.completed_line = item.line
             call.end_span = span
+            call.args = None  # done: a view re-reads the full args by offset (start_span/end_span)
             status, outcome, payload = classify_result(body.get("result"))
             call.outcome = outcome
             code = payload.get("exitCode")
