@@ -1,0 +1,611 @@
+#!/usr/bin/env python3
+"""Deterministic generator of realistic synthetic cursor-agent ``stream-json`` streams.
+
+    python bench/gen_stream.py OUT --size 100MB [--partial] [--tool-calls N]
+                               [--payload-min 1KB --payload-max 1MB] [--seed 1]
+
+The same arguments always give the same bytes (a seeded ``random.Random``; no clock,
+no ``uuid4``). Event shapes copy the real captures in ``../shared/streams/real/``
+(``stream-json-reference.md``): key order, compact JSON, raw UTF-8, and
+
+* ``system/init``, then the ``user`` prompt echo;
+* per model call: a ``thinking`` block (token deltas, then ``completed`` with no
+  ``text``), the assistant text of the segment, then one tool call or a few parallel
+  ones (one ``model_call_id``, completed out of order);
+* assistant text: without ``--partial`` one event per segment, shape B (``timestamp_ms``
+  and ``model_call_id``) before a tool call, shape C (neither) at the end of the turn;
+  with ``--partial`` shape-A deltas (``timestamp_ms``, no ``model_call_id``), then the
+  same text re-sent as B or C. Deltas repeat tokens ("```" twice, "-" twice) on purpose;
+* ``tool_call`` ``started``/``completed`` with the ``<name>ToolCall`` key and its
+  siblings ``hookAdditionalContexts``, ``toolCallId``, ``startedAtMs``, ``completedAtMs``
+  (int64 as strings); ``call_id`` = ``call-<uuid>-<n>\\nfc_<uuid>_<n>`` (an escaped
+  newline in the JSON, a real LF once decoded);
+* ``shellToolCall`` (success, ``failure`` exit 1, ``rejected`` with no ``args``),
+  ``readToolCall``, ``editToolCall`` (create and modify), ``grepToolCall``; payloads
+  (shell stdout, file contents, grep matches) are between ``--payload-min`` and
+  ``--payload-max`` characters, log-uniform, cut from a pre-generated pool of text;
+* ``result`` with ``usage``; ``result.result`` is exactly the concatenation of the
+  segments, so a consumer can check its reconstruction against it.
+
+A sidecar ``OUT.meta.json`` (also printed on stdout) records what was written: bytes,
+lines, events, tool calls by status, segments, the assistant text's length and SHA-256.
+
+Sizes take ``KB``/``MB``/``GB`` (binary: 1 MB = 1,048,576 bytes) or plain bytes.
+``--size`` is a target: the stream ends at the first model-call boundary past it
+(plus the final segment and ``result``), within a few percent. With ``--tool-calls N``
+exactly N tool calls are written; with ``--size`` as well, payload sizes are set so the
+stream lands near the target (``--payload-max`` still caps them).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import math
+import os
+import random
+import re
+import sys
+import time
+from pathlib import Path
+
+import orjson
+
+GENERATOR_VERSION = 3  # bump when the output for given arguments changes
+
+_DUMPS = orjson.dumps
+_TOKEN = re.compile(r" ?\w+| ?[^\w\s]+|\s+")
+_NL = orjson.OPT_APPEND_NEWLINE
+
+# bytes written per payload character, by tool (shell: stdout + interleavedOutput; edit:
+# streamContent twice, before/after contents, diff; grep: serialized match objects)
+_MULT = {"shell": 2.05, "read": 1.03, "edit": 4.1, "grep": 1.08}
+
+UNITS = {"": 1, "B": 1, "K": 1024, "KB": 1024, "KIB": 1024, "M": 1 << 20, "MB": 1 << 20, "MIB": 1 << 20,
+         "G": 1 << 30, "GB": 1 << 30, "GIB": 1 << 30}
+
+
+def parse_size(text: str) -> int:
+    """``100MB`` -> 104857600; ``1.5KB`` -> 1536; ``2048`` -> 2048."""
+    t = text.strip().upper().replace(" ", "")
+    num = t.rstrip("KMGIB")
+    unit = t[len(num):]
+    if unit not in UNITS or not num:
+        raise argparse.ArgumentTypeError(f"bad size {text!r} (use e.g. 512KB, 100MB, 1GB)")
+    try:
+        value = float(num)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"bad size {text!r}") from None
+    return int(value * UNITS[unit])
+
+
+def format_size(n: int) -> str:
+    """1048576 -> ``1.0 MB`` (binary units, like :func:`parse_size`)."""
+    for unit, scale in (("GB", 1 << 30), ("MB", 1 << 20), ("KB", 1 << 10)):
+        if n >= scale:
+            return f"{n / scale:.1f} {unit}"
+    return f"{n} B"
+
+
+# --------------------------------------------------------------------------- text pools
+
+_WORDS = (
+    "the a to of and in is it that for this on with as be we not are can I'll let me now "
+    "check test tests file files function module import error fix fixed update updated add added "
+    "remove run running result results output value values config parser stream event events line "
+    "lines call calls tool handler model session text segment buffer offset payload summary view "
+    "first then next also still only because so if when where which while before after into from "
+    "looks good failing passes passing green red assertion expected actual type types return "
+    "returns None True False list dict string bytes index key keys path paths directory build "
+    "cache memory time timestamp retry connection request response status exit code command "
+    "naïve café → ✓ 日本語 — «quoted» 🙂"
+).split()
+
+_IDENTS = ("parse_line", "apply", "feed", "Session", "ToolCall", "framer", "decode_all", "summary_json",
+           "read_chunk", "handle_event", "StreamParser", "config", "offset", "payload", "cursor_watch",
+           "main", "run", "test_roundtrip", "build_index", "LineFramer", "orjson", "self", "data", "items")
+_FILES = ("src/app/main.py", "src/app/parser.py", "src/app/model.py", "src/app/views.py", "tests/test_parser.py",
+          "tests/test_model.py", "lib/util/strings.ts", "lib/api/client.ts", "web/src/App.tsx", "README.md",
+          "docs/design.md", "pkg/server/handler.go", "pkg/server/handler_test.go", "Cargo.toml", "src/lib.rs",
+          "scripts/release.sh", "config/settings.yaml", "package.json", "src/app/__init__.py", "Makefile")
+_COMMANDS = ("pytest -q tests/test_parser.py", "npm test", "go test ./...", "cargo test --quiet", "git diff --stat",
+             "ls -la src/app", "cat src/app/parser.py", "rg -n \"def apply\" src", "make lint", "python -m mypy src",
+             "git status --short", "wc -l src/app/*.py", "npm run build", "uv run pytest -x", "git log --oneline -20")
+_PATTERNS = ("def apply", "orjson\\.loads", "TODO", "call_id", "import .*stream", "class \\w+Error",
+             "timestamp_ms", "async def", "return None", "raise ValueError")
+
+
+def _code_line(rng: random.Random) -> str:
+    i = rng.randrange(9)
+    a, b, c = rng.choice(_IDENTS), rng.choice(_IDENTS), rng.choice(_IDENTS)
+    ind = " " * (4 * rng.randrange(4))
+    if i == 0:
+        return f"{ind}def {a}({b}, {c}=None):"
+    if i == 1:
+        return f"{ind}{a} = {b}.{c}({rng.randrange(1000)})"
+    if i == 2:
+        return f"{ind}if {a} is not None and len({b}) > {rng.randrange(64)}:"
+    if i == 3:
+        return f"{ind}return {{\"{a}\": {b}, \"{c}\": [{rng.randrange(99)}, {rng.randrange(99)}]}}"
+    if i == 4:
+        return f"{ind}# {' '.join(rng.choice(_WORDS) for _ in range(rng.randrange(3, 12)))}"
+    if i == 5:
+        return f"{ind}raise ValueError(f\"bad {a}: {{{b}!r}}\\t(line {{{c}}})\")"
+    if i == 6:
+        return f"{ind}for {a} in {b}.{c}():"
+    if i == 7:
+        return ""
+    return f"{ind}const {a} = await {b}.{c}(`${{{a}}}/path`, {{ retries: {rng.randrange(5)} }});"
+
+
+def _log_line(rng: random.Random) -> str:
+    i = rng.randrange(6)
+    f = rng.choice(_FILES)
+    if i == 0:
+        return f"{f}::{rng.choice(_IDENTS)} \x1b[32mPASSED\x1b[0m [{rng.randrange(101):3d}%]"
+    if i == 1:
+        return f"{f}:{rng.randrange(1, 900)}:{rng.randrange(1, 80)}: E501 line too long ({rng.randrange(89, 200)} > 88)"
+    if i == 2:
+        return (f"2026-10-{rng.randrange(1, 29):02d}T{rng.randrange(24):02d}:{rng.randrange(60):02d}:"
+                f"{rng.randrange(60):02d}Z INFO {rng.choice(_IDENTS)}: "
+                f"{' '.join(rng.choice(_WORDS) for _ in range(6))}")
+    if i == 3:
+        return f"  File \"/home/dev/projects/acme/{f}\", line {rng.randrange(1, 900)}, in {rng.choice(_IDENTS)}"
+    if i == 4:
+        return (f"-rw-r--r--  1 dev dev {rng.randrange(100, 99999):>6} Oct {rng.randrange(1, 29):2d} "
+                f"12:{rng.randrange(60):02d} {f}")
+    return " ".join(rng.choice(_WORDS) for _ in range(rng.randrange(4, 16)))
+
+
+class TextPool:
+    """A few MB of realistic text (code, logs, prose); payloads are slices of it."""
+
+    def __init__(self, rng: random.Random, lines: int = 60_000) -> None:
+        out = []
+        for _ in range(lines):
+            out.append(_code_line(rng) if rng.random() < 0.6 else _log_line(rng))
+        self.lines = out
+        self.text = "\n".join(out) + "\n"
+        self.size = len(self.text)
+        # line starts, so slices begin at a line boundary
+        starts = [0]
+        pos = 0
+        for line in out:
+            pos += len(line) + 1
+            starts.append(pos)
+        self.starts = starts[:-1]
+        # grep match objects, built once and shared between results
+        self.grep_matches = [
+            {"lineNumber": n + 1, "content": line[:200], "contentTruncated": len(line) > 200, "isContextLine": False}
+            for n, line in enumerate(out[:8192])
+        ]
+        self.match_bytes = len(orjson.dumps(self.grep_matches)) / len(self.grep_matches)
+
+    def take(self, rng: random.Random, n: int) -> str:
+        """About ``n`` characters starting at a random line, wrapping around the pool."""
+        if n <= 0:
+            return ""
+        start = self.starts[rng.randrange(len(self.starts))]
+        end = start + n
+        if end <= self.size:
+            return self.text[start:end]
+        parts = [self.text[start:]]
+        need = n - (self.size - start)
+        while need > self.size:
+            parts.append(self.text)
+            need -= self.size
+        parts.append(self.text[:need])
+        return "".join(parts)
+
+
+# --------------------------------------------------------------------------- the generator
+
+
+class Generator:
+    """Writes one agent turn (init, prompt, model calls with tool calls, result) to ``out``."""
+
+    def __init__(self, out, seed: int, partial: bool, size: int | None, tool_calls: int | None,
+                 payload_min: int, payload_max: int, parallel: float = 0.1, answer_chars: int = 0) -> None:
+        self.out = out
+        self.rng = random.Random(seed)
+        self.partial = partial
+        self.size = size
+        self.tool_calls_target = tool_calls
+        self.payload_min = max(0, payload_min)
+        self.payload_max = max(self.payload_min, payload_max)
+        self.parallel = parallel
+        self.answer_chars = answer_chars
+        self.pool = TextPool(random.Random(seed * 7919 + 1))
+        self.bytes = 0
+        self.lines = 0
+        self.events = 0
+        self.tool_calls = 0
+        self.statuses = {"success": 0, "failure": 0, "rejected": 0}
+        self.tools: dict[str, int] = {}
+        self.segments: list[str] = []
+        self.text_chars = 0
+        self.thinking_chars = 0
+        self.payload_chars = 0
+        self.model_calls = 0
+        self.overhead_per_call = 4_000.0  # bytes of a tool call besides its payload (running mean)
+        # less thinking and text per model call when --size / --tool-calls leaves little room
+        self.chatter = 1.0
+        if size is not None and tool_calls:
+            self.chatter = min(1.0, max(0.1, size / tool_calls / (24_000 if partial else 12_000)))
+        rng = self.rng
+        self.session_id = self.uuid()
+        self.request_id = self.uuid()
+        self.cwd = "/home/dev/projects/acme-" + rng.choice(("api", "web", "cli", "core"))
+        self.ts = 1_793_000_000_000 + rng.randrange(10_000_000)
+        self.first_ts = self.ts
+
+    # -- helpers ---------------------------------------------------------------
+
+    def uuid(self) -> str:
+        h = f"{self.rng.getrandbits(128):032x}"
+        return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+
+    def emit(self, obj: dict) -> None:
+        b = _DUMPS(obj, option=_NL)
+        self.out.write(b)
+        self.bytes += len(b)
+        self.lines += 1
+        self.events += 1
+
+    def tick(self, lo: int = 0, hi: int = 3) -> int:
+        self.ts += self.rng.randint(lo, hi)
+        return self.ts
+
+    def sentence(self, lo: int, hi: int, scale: float = 1.0) -> str:
+        rng = self.rng
+        n = rng.randint(lo, hi)
+        if scale < 1.0:
+            n = max(1, round(n * scale))
+        words = [rng.choice(_WORDS) for _ in range(n)]
+        return " ".join(words)
+
+    def segment_text(self) -> str:
+        """Assistant text with Markdown, code fences and lists (repeated tokens on purpose)."""
+        rng = self.rng
+        parts = [self.sentence(4, 30, self.chatter).capitalize() + rng.choice((".", ":", "!", "."))]
+        r = rng.random()
+        if r < 0.25:
+            parts.append("\n\n- `" + rng.choice(_FILES) + "`\n- `" + rng.choice(_FILES) + "`\n")
+        elif r < 0.4:
+            parts.append("\n\n```bash\n" + rng.choice(_COMMANDS) + "\n```\n")
+        elif r < 0.5:
+            parts.append(" " + self.sentence(3, 20) + ".\n")
+        if rng.random() < 0.3:
+            parts.append("\n")  # Composer ends segments with a newline sometimes
+        return "".join(parts)
+
+    def long_answer(self) -> str:
+        """A final answer of about ``answer_chars`` characters (a long report, in many deltas)."""
+        parts, n = [], 0
+        while n < self.answer_chars:
+            t = self.segment_text() + "\n"
+            parts.append(t)
+            n += len(t)
+        return "".join(parts)
+
+    def deltas(self, text: str) -> list[str]:
+        """Cut ``text`` into model-like tokens: words with their leading space, punctuation
+        runs ("```", "-", "**") and newlines, each its own delta; long words sometimes split."""
+        rng = self.rng
+        out = []
+        for tok in _TOKEN.findall(text):
+            if len(tok) > 6 and rng.random() < 0.3:
+                k = rng.randint(2, len(tok) - 2)
+                out.append(tok[:k])
+                out.append(tok[k:])
+            else:
+                out.append(tok)
+        return out
+
+    # -- events ----------------------------------------------------------------
+
+    def header(self) -> None:
+        self.emit({"type": "system", "subtype": "init", "apiKeySource": "login", "cwd": self.cwd,
+                   "session_id": self.session_id, "model": "Composer 2.5", "permissionMode": "default"})
+        prompt = ("Work through the failing tests in " + self.cwd.rsplit("/", 1)[-1]
+                  + ": read the code, run the tests, fix what breaks and tell me what you changed.")
+        self.emit({"type": "user", "message": {"role": "user", "content": [{"type": "text", "text": prompt}]},
+                   "session_id": self.session_id})
+
+    def thinking(self) -> None:
+        rng = self.rng
+        if rng.random() < 0.1 + 0.6 * (1.0 - self.chatter):
+            return  # some model calls think nothing
+        text = self.sentence(5, 40, self.chatter)
+        if rng.random() < 0.2:
+            text = "**" + self.sentence(2, 5).capitalize() + "**\n\n" + text
+        sid = self.session_id
+        for piece in self.deltas(text):
+            self.emit({"type": "thinking", "subtype": "delta", "text": piece, "session_id": sid,
+                       "timestamp_ms": self.tick(0, 2)})
+        self.thinking_chars += len(text)
+        self.emit({"type": "thinking", "subtype": "completed", "session_id": sid, "timestamp_ms": self.tick(0, 2)})
+
+    def assistant(self, text: str, model_call_id: str | None) -> None:
+        """One segment: deltas (partial) then the flush; B with ``model_call_id``, C without."""
+        sid = self.session_id
+        if self.partial:
+            for piece in self.deltas(text):
+                self.emit({"type": "assistant",
+                           "message": {"role": "assistant", "content": [{"type": "text", "text": piece}]},
+                           "session_id": sid, "timestamp_ms": self.tick(0, 2)})
+        msg = {"role": "assistant", "content": [{"type": "text", "text": text}]}
+        if model_call_id is not None:
+            self.emit({"type": "assistant", "message": msg, "session_id": sid, "model_call_id": model_call_id,
+                       "timestamp_ms": self.tick(0, 2)})
+        else:
+            self.emit({"type": "assistant", "message": msg, "session_id": sid})
+        self.segments.append(text)
+        self.text_chars += len(text)
+
+    def payload_size(self, calls_left: int, mult: float) -> int:
+        """Characters of the next payload (``mult``: bytes written per payload character)."""
+        rng = self.rng
+        if self.tool_calls_target is not None and self.size is not None:
+            per_call = (self.size - self.bytes) / max(1, calls_left) - self.overhead_per_call
+            n = per_call / mult * rng.uniform(0.5, 1.5)
+            return int(min(self.payload_max, max(0.0, n)))
+        lo, hi = max(1, self.payload_min), max(1, self.payload_max)
+        n = math.exp(rng.uniform(math.log(lo), math.log(hi))) if hi > lo else lo
+        if self.size is not None:  # don't overshoot a small target with one huge payload
+            n = min(n, max(lo, (self.size - self.bytes) / mult))
+        return int(n)
+
+    def model_call(self, final: bool, calls_left: int) -> int:
+        """Thinking, text, then 1-3 tool calls (or, when ``final``, the closing segment)."""
+        rng = self.rng
+        n = self.model_calls
+        self.model_calls += 1
+        before = self.bytes
+        mcid = f"{self.request_id}-{n}-{''.join(rng.choice('abcdefghijklmnopqrstuvwxyz0123456789') for _ in range(4))}"
+        self.thinking()
+        if final:
+            self.assistant(self.long_answer() if self.answer_chars else self.segment_text(), None)
+            return 0
+        if rng.random() < 0.85:  # a tool call may come with no text before it
+            self.assistant(self.segment_text(), mcid)
+        k = 1
+        if rng.random() < self.parallel:
+            k = rng.randint(2, 3)
+        k = max(1, min(k, calls_left))
+        call_uuid, fc_uuid = self.uuid(), self.uuid()
+        calls = []
+        for i in range(k):
+            call_id = f"call-{call_uuid}-{i}\nfc_{fc_uuid}_{i}"
+            calls.append(self.tool_started(call_id, mcid, calls_left - i))
+        order = list(range(k))
+        if k > 1:
+            rng.shuffle(order)  # parallel calls complete in finishing order
+        payload_bytes = 0.0
+        for i in order:
+            payload_bytes += self.tool_completed(calls[i])
+        # running mean of what a tool call costs besides its payload (events, text, thinking)
+        spent = (self.bytes - before - payload_bytes) / k
+        self.overhead_per_call = 0.9 * self.overhead_per_call + 0.1 * max(300.0, spent)
+        return k
+
+    # -- tool calls ------------------------------------------------------------
+
+    def tool_started(self, call_id: str, mcid: str, calls_left: int) -> dict:
+        rng = self.rng
+        r = rng.random()
+        tool = "shell" if r < 0.4 else "read" if r < 0.65 else "edit" if r < 0.8 else "grep"
+        size = self.payload_size(calls_left, _MULT[tool])
+        started_ms = self.ts - rng.randint(0, 150)  # startedAtMs can precede the event's timestamp_ms
+        c = {"tool": tool, "call_id": call_id, "mcid": mcid, "size": size, "started_ms": started_ms}
+        if tool == "shell":
+            cmd = rng.choice(_COMMANDS)
+            words = cmd.split()
+            desc = self.sentence(3, 7).capitalize()
+            c["args"] = {
+                "command": cmd, "workingDirectory": "", "timeout": 30000, "toolCallId": call_id,
+                "simpleCommands": [words[0]], "hasInputRedirect": False, "hasOutputRedirect": False,
+                "parsingResult": {"parsingFailed": False, "executableCommands": [
+                    {"name": words[0], "args": [{"type": "word", "value": w} for w in words[1:]], "fullText": cmd}],
+                    "hasRedirects": False, "hasCommandSubstitution": False, "redirects": []},
+                "fileOutputThresholdBytes": "40000", "isBackground": False, "skipApproval": False,
+                "timeoutBehavior": "TIMEOUT_BEHAVIOR_BACKGROUND", "hardTimeout": 86400000, "description": desc,
+                "closeStdin": True, "conversationId": self.session_id, "adminCommandDenylist": []}
+            c["desc"] = desc
+            body = {"args": c["args"], "description": desc}
+        elif tool == "read":
+            c["args"] = {"path": f"{self.cwd}/{rng.choice(_FILES)}"}
+            body = {"args": c["args"]}
+        elif tool == "edit":
+            c["content"] = self.pool.take(rng, size)
+            c["args"] = {"path": f"{self.cwd}/{rng.choice(_FILES)}", "streamContent": c["content"]}
+            body = {"args": c["args"]}
+        else:
+            c["args"] = {"pattern": rng.choice(_PATTERNS), "path": self.cwd, "caseInsensitive": False,
+                         "multiline": False, "toolCallId": call_id, "offset": 0}
+            body = {"args": c["args"]}
+        self.emit({"type": "tool_call", "subtype": "started", "call_id": call_id,
+                   "tool_call": {f"{tool}ToolCall": body, "hookAdditionalContexts": [], "toolCallId": call_id,
+                                 "startedAtMs": str(started_ms)},
+                   "model_call_id": mcid, "session_id": self.session_id, "timestamp_ms": self.ts})
+        return c
+
+    def tool_completed(self, c: dict) -> float:
+        rng = self.rng
+        tool, size, args = c["tool"], c["size"], c["args"]
+        completed_ms = c["started_ms"] + rng.randint(20, 5000)
+        self.ts = max(self.ts, completed_ms) + rng.randint(0, 40)
+        status = "success"
+        body: dict
+        if tool == "shell":
+            r = rng.random()
+            cmd = args["command"]
+            if r < 0.05:
+                status = "rejected"  # refused by the permission layer: completed carries no args
+                body = {"result": {"rejected": {"command": cmd, "workingDirectory": self.cwd, "reason": "",
+                                                "isReadonly": False}}}
+                size = 0
+            else:
+                stdout = self.pool.take(rng, size)
+                if r < 0.15:
+                    status = "failure"
+                    stderr = ("Traceback (most recent call last):\n" + self.pool.take(rng, rng.randint(100, 1500))
+                              + "AssertionError: expected 5, got -1\n")
+                    outcome = {"failure": {"command": cmd, "workingDirectory": "", "exitCode": 1, "signal": "",
+                                           "stdout": stdout, "stderr": stderr,
+                                           "executionTime": completed_ms - c["started_ms"],
+                                           "interleavedOutput": stdout + stderr, "aborted": False,
+                                           "localExecutionTimeMs": rng.randint(5, 900)}, "isBackground": False}
+                else:
+                    outcome = {"success": {"command": cmd, "workingDirectory": "", "exitCode": 0, "signal": "",
+                                           "stdout": stdout, "stderr": "",
+                                           "executionTime": completed_ms - c["started_ms"],
+                                           "interleavedOutput": stdout, "localExecutionTimeMs": rng.randint(5, 900)},
+                               "isBackground": False}
+                body = {"args": args, "result": outcome, "description": c["desc"]}
+        elif tool == "read":
+            content = self.pool.take(rng, size)
+            lines = content.count("\n") + 1
+            body = {"args": args, "result": {"success": {
+                "content": content, "isEmpty": not content, "exceededLimit": False, "totalLines": lines,
+                "fileSize": len(content.encode()), "path": args["path"],
+                "readRange": {"startLine": 1, "endLine": lines},
+                "relatedCursorRulePaths": [], "relatedCursorRules": []}}}
+        elif tool == "edit":
+            after = c["content"]
+            path = args["path"]
+            nlines = after.count("\n") + 1
+            if rng.random() < 0.3:  # create
+                diff = f"--- /dev/null\n+++ b/{path}\n@@ -1,0 +1,{nlines} @@\n+" + after.replace("\n", "\n+")
+                success = {"path": path, "linesAdded": nlines, "linesRemoved": 0, "diffString": diff,
+                           "afterFullFileContent": after, "message": f"Wrote contents to {path}"}
+            else:  # modify one line
+                cut = after.find("\n", len(after) // 2)
+                cut = cut + 1 if cut != -1 else len(after)
+                old = "    " + _code_line(rng).strip() + "\n"
+                before = after[:cut] + old + after[cut:]
+                ln = after.count("\n", 0, cut) + 1
+                new_next = after[cut:after.find("\n", cut) + 1] if cut < len(after) else ""
+                diff = (f"--- a/{path}\n+++ b/{path}\n@@ -{ln},2 +{ln},1 @@\n-{old}"
+                        + (" " + new_next if new_next else ""))
+                success = {"path": path, "linesAdded": 0, "linesRemoved": 1, "diffString": diff,
+                           "beforeFullFileContent": before, "afterFullFileContent": after,
+                           "message": f"The file {path} has been updated."}
+            body = {"args": args, "result": {"success": success}}
+        else:
+            pool = self.pool.grep_matches
+            want = max(1, round(size / self.pool.match_bytes))
+            files, total = [], 0
+            while total < want:
+                k = min(want - total, rng.randint(1, 40))
+                start = rng.randrange(len(pool) - k)
+                files.append({"file": "./" + rng.choice(_FILES), "matches": pool[start:start + k]})
+                total += k
+            body = {"args": args, "result": {"success": {
+                "pattern": args["pattern"], "path": args["path"], "outputMode": "content",
+                "workspaceResults": {args["path"]: {"content": {"matches": files, "totalLines": total,
+                                                                "totalMatchedLines": total, "clientTruncated": False,
+                                                                "ripgrepTruncated": False}}}}}}
+        call_id = c["call_id"]
+        self.emit({"type": "tool_call", "subtype": "completed", "call_id": call_id,
+                   "tool_call": {f"{tool}ToolCall": body, "hookAdditionalContexts": [], "toolCallId": call_id,
+                                 "startedAtMs": str(c["started_ms"]), "completedAtMs": str(completed_ms)},
+                   "model_call_id": c["mcid"], "session_id": self.session_id, "timestamp_ms": self.ts})
+        self.tool_calls += 1
+        self.statuses[status] += 1
+        self.tools[tool] = self.tools.get(tool, 0) + 1
+        self.payload_chars += size
+        return _MULT[tool] * size
+
+    def result(self) -> None:
+        text = "".join(self.segments)
+        rng = self.rng
+        duration = self.ts - self.first_ts + rng.randint(50, 500)
+        self.emit({"type": "result", "subtype": "success", "duration_ms": duration, "duration_api_ms": duration,
+                   "is_error": False, "result": text, "session_id": self.session_id, "request_id": self.request_id,
+                   "usage": {"inputTokens": 20_000 + self.model_calls * rng.randint(900, 4000),
+                             "outputTokens": len(text) // 4 + 1, "cacheReadTokens": self.model_calls * 11_136,
+                             "cacheWriteTokens": 0}})
+
+    # -- the run ---------------------------------------------------------------
+
+    def run(self) -> None:
+        self.header()
+        target_calls = self.tool_calls_target
+        size = self.size
+        while True:
+            if target_calls is not None:
+                left = target_calls - self.tool_calls
+                if left <= 0:
+                    break
+            else:
+                left = 1 << 30
+                # the final answer and the result (which repeats all assistant text) still follow
+                tail = self.text_chars + 2_000 + self.answer_chars * (40 if self.partial else 3)
+                if size is not None and self.bytes + tail >= size:
+                    break
+            self.model_call(False, left)
+        self.model_call(True, 0)
+        self.result()
+
+    def meta(self) -> dict:
+        text = "".join(self.segments)
+        return {
+            "generator_version": GENERATOR_VERSION,
+            "bytes": self.bytes, "lines": self.lines, "events": self.events,
+            "tool_calls": self.tool_calls, "statuses": self.statuses, "tools": dict(sorted(self.tools.items())),
+            "model_calls": self.model_calls, "segments": len(self.segments), "assistant_chars": len(text),
+            "assistant_sha256": hashlib.sha256(text.encode()).hexdigest(),
+            "thinking_chars": self.thinking_chars, "payload_chars": self.payload_chars,
+            "partial": self.partial, "session_id": self.session_id,
+        }
+
+
+def generate(out_path: str | os.PathLike, size: int | None = None, partial: bool = False,
+             tool_calls: int | None = None, payload_min: int = 1024, payload_max: int = 1 << 20,
+             seed: int = 1, parallel: float = 0.1, answer_chars: int = 0) -> dict:
+    """Write a stream to ``out_path`` and ``out_path + '.meta.json'``; return the meta dict."""
+    if size is None and tool_calls is None:
+        size = 10 << 20
+    out_path = Path(out_path)
+    tmp = out_path.with_name(out_path.name + ".tmp")
+    t0 = time.perf_counter()
+    with open(tmp, "wb", buffering=8 << 20) as f:
+        gen = Generator(f, seed, partial, size, tool_calls, payload_min, payload_max, parallel, answer_chars)
+        gen.run()
+    os.replace(tmp, out_path)
+    meta = gen.meta()
+    meta["args"] = {"size": size, "partial": partial, "tool_calls": tool_calls, "payload_min": payload_min,
+                    "payload_max": payload_max, "seed": seed, "parallel": parallel}
+    if answer_chars:
+        meta["args"]["answer_chars"] = answer_chars
+    meta["seconds"] = round(time.perf_counter() - t0, 3)
+    Path(str(out_path) + ".meta.json").write_bytes(orjson.dumps(meta, option=orjson.OPT_INDENT_2 | _NL))
+    return meta
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("out", help="output file (a .meta.json sidecar is written beside it)")
+    p.add_argument("--size", type=parse_size,
+                   help="target size, e.g. 1MB, 100MB, 1GB (default 10MB without --tool-calls)")
+    p.add_argument("--partial", action="store_true", help="as with --stream-partial-output: deltas plus re-sends")
+    p.add_argument("--tool-calls", type=int, metavar="N", help="write exactly N tool calls")
+    p.add_argument("--payload-min", type=parse_size, default=1024, help="smallest tool payload (default 1KB)")
+    p.add_argument("--payload-max", type=parse_size, default=1 << 20, help="largest tool payload (default 1MB)")
+    p.add_argument("--parallel", type=float, default=0.1, help="share of model calls with 2-3 parallel tool calls")
+    p.add_argument("--answer-chars", type=parse_size, default=0, metavar="SIZE",
+                   help="make the final answer about SIZE characters (with --partial: that many in deltas)")
+    p.add_argument("--seed", type=int, default=1)
+    a = p.parse_args(argv)
+    if a.tool_calls is not None and a.tool_calls < 0:
+        p.error("--tool-calls must be >= 0")
+    meta = generate(a.out, a.size, a.partial, a.tool_calls, a.payload_min, a.payload_max, a.seed, a.parallel,
+                    a.answer_chars)
+    sys.stdout.buffer.write(orjson.dumps(meta, option=_NL))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,78 @@
+"""Smoke test of the benchmark harness (bench/): correctness only, nothing is timed.
+
+A ~1 MB generated stream must summarize to exactly what the generator wrote
+(assistant text equal to ``result.text``, same tool calls and statuses), the
+generator must be deterministic, and ``bench_summary.py --quick`` must run and print
+its table.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from conftest import ROOT
+
+BENCH = ROOT / "bench"
+GEN = BENCH / "gen_stream.py"
+
+
+def _generate(path, *args: str) -> dict:
+    p = subprocess.run([sys.executable, str(GEN), str(path), *args], capture_output=True, cwd=ROOT, timeout=60)
+    assert p.returncode == 0, p.stderr.decode()
+    meta = json.loads(p.stdout)
+    assert meta == json.loads((path.parent / (path.name + ".meta.json")).read_text())
+    return meta
+
+
+def _summary(path) -> dict:
+    p = subprocess.run([sys.executable, "-m", "cursor_watch", "--summary", "--json", str(path)],
+                       capture_output=True, cwd=ROOT, timeout=60)
+    assert p.returncode == 0, p.stderr.decode()
+    return json.loads(p.stdout)
+
+
+@pytest.mark.parametrize("partial", [False, True], ids=["plain", "partial"])
+def test_generated_stream_summarizes_to_what_was_written(tmp_path, partial):
+    path = tmp_path / "stream.jsonl"
+    meta = _generate(path, "--size", "1MB", "--seed", "5", *(["--partial"] if partial else []))
+    assert 0.9 * (1 << 20) < meta["bytes"] == path.stat().st_size < 1.2 * (1 << 20)
+    s = _summary(path)
+    assert s["status"] == "success"
+    assert s["assistant_text"] == s["result"]["text"]
+    assert len(s["assistant_text"]) == meta["assistant_chars"] > 0
+    assert len(s["segments"]) == meta["segments"]
+    assert s["counts"]["tool_calls"] == len(s["tool_calls"]) == meta["tool_calls"] > 0
+    assert s["counts"]["events"] == s["counts"]["lines"] == meta["events"]
+    assert s["counts"]["invalid_lines"] == s["counts"]["unknown_events"] == 0
+    statuses: dict[str, int] = {}
+    for call in s["tool_calls"]:
+        statuses[call["status"]] = statuses.get(call["status"], 0) + 1
+        assert "\n" in call["call_id"] and call["call_id"].startswith("call-")
+        assert call["tool"] in ("shell", "read", "edit", "grep")
+    assert statuses == {k: v for k, v in meta["statuses"].items() if v}
+
+
+def test_generator_is_deterministic_and_honours_tool_calls(tmp_path):
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    _generate(a, "--size", "300KB", "--seed", "9", "--partial")
+    _generate(b, "--size", "300KB", "--seed", "9", "--partial")
+    assert a.read_bytes() == b.read_bytes()
+    c = tmp_path / "c.jsonl"
+    meta = _generate(c, "--size", "1MB", "--tool-calls", "150", "--seed", "2")
+    assert meta["tool_calls"] == 150
+    s = _summary(c)
+    assert s["counts"]["tool_calls"] == 150
+    assert s["assistant_text"] == s["result"]["text"]
+
+
+def test_bench_quick_prints_a_table(tmp_path):
+    p = subprocess.run([sys.executable, str(BENCH / "bench_summary.py"), "--quick", "--out", str(tmp_path)],
+                       capture_output=True, cwd=ROOT, timeout=120)
+    out = p.stdout.decode()
+    assert p.returncode == 0, p.stderr.decode() + out
+    assert "| stream | size | events |" in out and "summary/orjson" in out
+    rows = [line for line in out.splitlines() if line.startswith("| 2MB")]
+    assert len(rows) == 4 and all(row.rstrip().endswith("| ok |") for row in rows), out
