@@ -172,6 +172,9 @@ class CursorWatchApp(App):
             live.idle_s = now - self._last_event_at
         else:
             live.state = "streaming"
+        progress = self.source.progress() if isinstance(self.source, FileSource) else None
+        if progress is not None and not self.ended and live.state in ("streaming", "idle"):
+            live.state, live.progress = "reading", progress
         if s.result is not None and s.result.duration_ms is not None:
             live.elapsed_ms = s.result.duration_ms
         elif isinstance(self.source, FileSource) and not self.source.follow and s.first_ts_ms is not None:

@@ -249,10 +249,19 @@ class FileSource(Source):
         self.follow = follow
         self.kind = "follow" if follow else "file"
         self._fd: int | None = None
+        self.size_at_start = 0
+        self.bytes_read = 0
 
     async def start(self) -> None:
         self._fd = _open_input(self.path)
+        self.size_at_start = os.fstat(self._fd).st_size
         await super().start()
+
+    def progress(self) -> float | None:
+        """Fraction of the file read so far (replay only; None when following)."""
+        if self.follow or not self.size_at_start:
+            return None
+        return min(1.0, self.bytes_read / self.size_at_start)
 
     def precheck(self) -> None:
         os.close(_open_input(self.path))
@@ -276,6 +285,7 @@ class FileSource(Source):
                 chunk = await asyncio.to_thread(os.read, fd, CHUNK)
                 if chunk:
                     pos += len(chunk)
+                    self.bytes_read += len(chunk)
                     await self._put(chunk)
                     continue
                 if not self.follow:

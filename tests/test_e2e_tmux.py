@@ -113,3 +113,27 @@ def test_quit_terminates_a_running_child(tmux_factory, tmp_path):
     time.sleep(0.3)
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)
+
+
+@pytest.mark.parametrize("sig, code", [("TERM", 143), ("HUP", 129), ("INT", 130)])
+def test_signal_to_the_tui_terminates_the_child_and_restores_the_terminal(tmux_factory, tmp_path, sig, code):
+    pidfile, saved = tmp_path / "pid", tmp_path / "saved.jsonl"
+    sample = SAMPLES / "failed-no-result.jsonl"
+    child = f"sh -c 'echo $$ > {shlex.quote(str(pidfile))}; head -n 12 {shlex.quote(str(sample))}; exec sleep 120'"
+    t = tmux_factory(f"{PY} -m cursor_watch --save {shlex.quote(str(saved))} -- {child}")
+    t.wait_for("running: shell alembic")
+    watcher = subprocess.run(["pgrep", "-f", f"cursor_watch --save {saved}"], capture_output=True, text=True)
+    # only the Python process (tmux and the shell carry the same words in their command lines)
+    pids = [int(p) for p in watcher.stdout.split()
+            if os.path.basename(open(f"/proc/{p}/cmdline", "rb").read().split(b"\0")[0]).startswith(b"python")]
+    assert len(pids) == 1, "cursor-watch process not found"
+    for pid in pids:
+        os.kill(pid, getattr(__import__("signal"), f"SIG{sig}"))
+    t.wait_for(f"EXIT={code}")
+    assert not t.alternate_screen()
+    child_pid = int(pidfile.read_text())
+    time.sleep(0.3)
+    with pytest.raises(ProcessLookupError):
+        os.kill(child_pid, 0)
+    head = b"".join(sample.read_bytes().splitlines(keepends=True)[:12])
+    assert saved.read_bytes() == head

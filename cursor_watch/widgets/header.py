@@ -15,6 +15,7 @@ from ..tools import STATUS_FAILURE, STATUS_INCOMPLETE, STATUS_REJECTED, STATUS_R
 
 STATE_STYLE = {
     "connecting": "bold black on grey70",
+    "reading": "bold black on dodger_blue1",
     "streaming": "bold black on dodger_blue1",
     "idle": "bold black on yellow",
     "paused": "bold black on yellow",
@@ -35,6 +36,7 @@ class LiveState:
         source: what is being watched (a path, ``stdin``, the command).
         exit_status: the spawned command's exit status, if any.
         following: transcript follows new output; new_entries: entries added while paused.
+        progress: fraction of a replayed file read so far (None when not replaying).
     """
 
     state: str = "connecting"
@@ -44,6 +46,7 @@ class LiveState:
     exit_status: int | None = None
     following: bool = True
     new_entries: int = 0
+    progress: float | None = None
 
 
 class SessionHeader(Static):
@@ -92,7 +95,9 @@ def _session_line(s: Session, live: LiveState) -> Text:
 def _state_line(s: Session, live: LiveState) -> Text:
     t = Text(no_wrap=True, overflow="ellipsis")
     label = live.state
-    if live.state == "idle":
+    if live.state == "reading" and live.progress is not None:
+        label = f"reading {live.progress:.0%}"
+    elif live.state == "idle":
         label = f"idle for {int(live.idle_s)} s"
     elif live.exit_status is not None and live.state in ("success", "error", "incomplete"):
         label = f"{live.state} · exit {live.exit_status}"
