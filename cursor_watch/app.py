@@ -207,7 +207,7 @@ class CursorWatchApp(App):
             return
         now_ms = self.stream_now_ms()
         with self.batch_update():
-            if changes:
+            if changes or transcript.behind(s):
                 changes = list(dict.fromkeys(changes))
                 transcript.sync(s, changes)
                 lines = []

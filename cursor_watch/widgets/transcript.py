@@ -5,9 +5,10 @@ holding a Rich ``Markdown`` renderable, re-rendered at most once per tick while 
 streams: Textual's ``Markdown`` widget mounts a widget per paragraph, and at
 firehose rates the mount/prune churn of those outran the event loop (RSS grew
 ~2 MB/s at 2,000 events/s with removed widgets waiting to be pruned). Only the
-newest ``MAX_BLOCKS`` entries stay mounted, and at most ``MAX_MOUNT_PER_TICK``
-new ones per tick (entries skipped in a burst are marked where they were): the
-model keeps everything, the screen keeps what a person can scroll through.
+newest ``MAX_BLOCKS`` entries stay mounted, and a burst of more than
+``MAX_MOUNT_PER_TICK`` new ones in a tick replaces the screen with the newest
+(the screen always holds a contiguous tail, under a marker counting the rest):
+the model keeps everything, the screen keeps what a person can scroll through.
 Sticky follow uses ``Widget.anchor()``: scrolling up releases it, End restores it.
 """
 
@@ -153,7 +154,6 @@ class Transcript(VerticalScroll):
         super().__init__(**kwargs)
         self._done = 0  # timeline entries handled
         self._skipped = 0  # entries never mounted or pruned (counted in the top marker)
-        self._skipped_burst = 0  # entries skipped in bursts (marked where they were)
         self._segments: dict[int, SegmentBlock] = {}
         self._thinking: dict[int, ThinkingBlock] = {}
         self._markers: dict[str, ToolMarker] = {}
@@ -190,9 +190,19 @@ class Transcript(VerticalScroll):
             self.anchor(False)
             self.scroll_to(y=0, animate=False, immediate=True)
 
+    def behind(self, session: Session) -> bool:
+        """True when timeline entries are waiting to be mounted (e.g. after a pause)."""
+        return self._done != len(session.timeline)
+
     def sync(self, session: Session, changes: list[tuple[str, Any]]) -> int:
         """Mount new timeline entries and update changed ones; returns entries added."""
-        added = self._mount_new(session)
+        if not self.following and self._done:
+            # paused: the screen holds still while the user reads; new entries are
+            # counted and mounted when following resumes
+            self.new_while_paused = len(session.timeline) - self._done
+            added = 0
+        else:
+            added = self._mount_new(session)
         for kind, key in changes:
             if kind in (m.CHANGE_SEGMENT, m.CHANGE_SEGMENT_CLOSED):
                 block = self._segments.get(key)
@@ -208,8 +218,6 @@ class Transcript(VerticalScroll):
                     marker.update(marker_text(session.tool_calls[key]))
             elif kind == m.CHANGE_PROMPT:
                 pass
-        if added and not self.following:
-            self.new_while_paused += added
         self._update_anchor()
         return added
 
@@ -226,17 +234,17 @@ class Transcript(VerticalScroll):
             return 0
         start = self._done
         limit = MAX_BLOCKS if self._done == 0 else MAX_MOUNT_PER_TICK  # a replay opens on its tail
-        widgets = []
         if total - start > limit:
-            skipped = total - limit - start
-            self._skipped_burst += skipped
+            # a burst: what is on screen would be scrolled past at once; show the newest
+            # entries only, so the screen always holds a contiguous tail of the timeline
+            gone = [c for c in self.children if c is not self._earlier]
+            for w in gone:
+                self._forget(w)
+            if gone:
+                self.remove_children(gone)
+            self._skipped += len(gone) + (total - limit - start)
             start = total - limit
-            if self._done:
-                widgets.append(EarlierMarker(Text(f"… {skipped:,} entries arrived too fast to show here "
-                                                  "(the summary has them all)")))
-            else:
-                self._skipped += skipped
-        widgets += [self._make(session, kind, key) for kind, key in timeline[start:total]]
+        widgets = [self._make(session, kind, key) for kind, key in timeline[start:total]]
         self._done = total
         widgets = [w for w in widgets if w is not None]
         if widgets:
@@ -253,7 +261,7 @@ class Transcript(VerticalScroll):
             for w in gone:
                 self._forget(w)
             self.remove_children(gone)  # one prune for the lot
-            self._skipped += sum(1 for w in gone if not isinstance(w, EarlierMarker))
+            self._skipped += len(gone)
         if self._skipped:
             text = Text(f"… {self._skipped:,} earlier entries not shown (the summary has them all)")
             if self._earlier is None:
