@@ -178,11 +178,15 @@ def write_json_out(opts: Options, watch: Watch) -> None:
         return
     from .plain import dumps_json, summary_json
 
-    try:
-        fd = os.open(opts.json_out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    tmp = f"{opts.json_out}.{os.getpid()}.tmp"
+    try:  # written whole, then renamed: a reader never sees half a file
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "wb") as f:
             f.write(dumps_json(summary_json(watch.monitor.session, watch.stderr_tail)))
+        os.replace(tmp, opts.json_out)
     except OSError as err:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
         _error(f"cannot write --json-out {opts.json_out}: {err.strerror or err}")
 
 
