@@ -154,7 +154,7 @@ class StreamParser:
     def feed_line(self, raw: RawLine) -> list[Item]:
         """Parse one line; returns the items it completes (possibly none)."""
         data = raw.data
-        if data[0] in b" \t" and data.isspace():
+        if data[0] in b" \t\r\x0b\x0c" and data.isspace():  # whitespace-only: a blank line
             return []
         value, err, other = _loads(data)
         if value is not None:

@@ -434,7 +434,7 @@ class Session:
         """Apply one parsed item; returns the changes as ``(kind, key)`` tuples. Never raises."""
         if isinstance(item, Invalid):
             self.invalid_lines += 1
-            changes = self._settle_tentative(resend=True)
+            changes = self._settle_tentative(resend=False)
             if len(self.diagnostics) < LIST_CAP:
                 self.diagnostics.append(Diagnostic(item.line, item.offset, item.size, item.message))
                 changes.append((CHANGE_DIAGNOSTIC, len(self.diagnostics) - 1))
@@ -466,7 +466,7 @@ class Session:
 
     def finish(self, exit_status: int | None = None) -> list[tuple[str, Any]]:
         """End of input: settle pending text, mark running calls ``incomplete``."""
-        changes = self._settle_tentative(resend=True)
+        changes = self._settle_tentative(resend=False)
         changes += self._close_segment()
         if self._thinking_open is not None:
             self._thinking_open = None
@@ -491,7 +491,7 @@ class Session:
         return [(CHANGE_UNKNOWN, len(self.unknown) - 1)]
 
     def _system(self, item: Event, data: dict, ts: int | None) -> list[tuple[str, Any]]:
-        changes = self._settle_tentative(resend=True)
+        changes = self._settle_tentative(resend=False)
         if item.subtype == "init":
             sid = data.get("session_id")
             if self.session_id is not None and sid != self.session_id:
@@ -517,7 +517,7 @@ class Session:
         return changes + self._note("system", item.subtype, text, item, ts)
 
     def _user(self, item: Event, data: dict, ts: int | None) -> list[tuple[str, Any]]:
-        changes = self._settle_tentative(resend=True)
+        changes = self._settle_tentative(resend=False)
         text = _text_of(data.get("message"))
         if self.prompt is None:
             self.prompt = text
@@ -589,20 +589,27 @@ class Session:
         """A non-assistant event arrived while a delta equal to the open text was held.
 
         The CLI re-sends the buffered text (shape A) right before an
-        ``interaction_query`` or a ``retry`` (maestro-06), so the held text was a
-        re-send: drop it and close the segment (its later flush is a duplicate).
+        ``interaction_query`` or a ``retry`` (maestro-06; maestro's reading of the
+        bundle names those two flush sites for shape A), so there (``resend``) the
+        held text was a re-send: drop it and close the segment (its later flush is a
+        duplicate). Before any other event it was a real delta that happened to
+        repeat the text so far ("ha", "ha"): keep it.
         """
-        if self._tentative is None:
+        tent = self._tentative
+        if tent is None:
             return []
         self._tentative = None
         seg = self._open
+        if not resend and seg is not None:
+            seg.append(tent)
+            return [(CHANGE_SEGMENT, seg.index)]
         changes = self._close_segment()
         self._resent = seg
         return changes
 
-    def _boundary(self) -> list[tuple[str, Any]]:
+    def _boundary(self, resend: bool = False) -> list[tuple[str, Any]]:
         """A tool call or query ends the open segment (text between tool calls)."""
-        changes = self._settle_tentative(resend=True)
+        changes = self._settle_tentative(resend)
         seg = self._open
         changes += self._close_segment()
         if seg is not None:
@@ -610,7 +617,7 @@ class Session:
         return changes
 
     def _thinking(self, item: Event, data: dict, ts: int | None) -> list[tuple[str, Any]]:
-        changes = self._settle_tentative(resend=True)
+        changes = self._settle_tentative(resend=False)
         block = self._thinking_open
         if block is None:
             block = ThinkingBlock(len(self.thinking), item.line, ts)
@@ -699,7 +706,7 @@ class Session:
         return changes
 
     def _interaction_query(self, item: Event, data: dict, ts: int | None) -> list[tuple[str, Any]]:
-        changes = self._boundary()
+        changes = self._boundary(resend=True)
         qtype = data.get("query_type") if isinstance(data.get("query_type"), str) else "query"
         kind = qtype.replace("RequestQuery", "").replace("InteractionQuery", "").replace("Query", "") or qtype
         call_id = ""
@@ -751,7 +758,11 @@ class Session:
         return self._note("connection", item.subtype, ", ".join(bits), item, ts)
 
     def _result(self, item: Event, data: dict, ts: int | None) -> list[tuple[str, Any]]:
-        changes = self._settle_tentative(resend=True)
+        # a held delta right before the result: the result's text tells which it was
+        text = data.get("result")
+        resend = not (self._tentative is not None and isinstance(text, str)
+                      and text == self.assistant_text + self._tentative)
+        changes = self._settle_tentative(resend)
         changes += self._close_segment()
         self.result = ResultInfo(data, item.line)
         changes.append((CHANGE_RESULT, None))

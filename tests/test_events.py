@@ -75,3 +75,8 @@ def test_any_chunking_gives_the_same_items():
 def test_never_raises_on_odd_bytes():
     for data in (b"\x00\x00\n", b"{" * 10000 + b"\n", b"\n\n\n", b'{"type":5}\n', b"\xef\xbb\xbf\n", b"nul\x00byte\n"):
         decode_all([data])
+
+
+def test_whitespace_only_lines_are_blank_not_diagnostics():
+    items = decode_all([b'{"type":"a"}\n\r\r\n \t\n\x0c\n{"type":"b"}\n'])
+    assert [(type(i).__name__, i.line) for i in items] == [("Event", 1), ("Event", 5)]

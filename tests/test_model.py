@@ -316,3 +316,20 @@ def test_second_session_in_one_stream_is_a_note():
             + ev(type="system", subtype="init", model="B", session_id="two"))
     s = run_bytes(data).session
     assert s.session_id == "one" and "new session two" in s.notes[0].text
+
+
+def test_delta_equal_to_pending_before_thinking_is_kept():
+    thinking = ev(type="thinking", subtype="delta", text="hm", timestamp_ms=3)
+    data = asst("ha", 1) + asst("ha", 2) + thinking + asst("haha") + result("haha")
+    assert run_bytes(data).session.assistant_text == "haha"
+
+
+def test_delta_equal_to_pending_right_before_result_is_decided_by_the_result():
+    assert run_bytes(asst("ab", 1) + asst("ab", 2) + result("abab")).session.assistant_text == "abab"
+    assert run_bytes(asst("ab", 1) + asst("ab", 2) + result("ab")).session.assistant_text == "ab"
+
+
+def test_resend_before_retry_is_dropped():
+    retry = ev(type="retry", subtype="starting", attempt=1, is_resume=False, timestamp_ms=4)
+    data = asst("Work", 1) + asst("ing.", 2) + asst("Working.", 3) + retry + asst("Working.") + result("Working.")
+    assert run_bytes(data).session.assistant_text == "Working."
