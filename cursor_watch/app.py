@@ -21,7 +21,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Footer
 
 from . import model as m
-from .runner import RESULT_EXIT_GRACE_S, Watch
+from .runner import RESULT_EXIT_GRACE_S, Monitor, Watch
 from .screens.detail import ToolDetailScreen
 from .screens.help import HelpScreen
 from .sources import FileSource, Source, SourceError, open_source
@@ -31,6 +31,8 @@ from .widgets.tool_table import ToolTable, ToolTableHeader
 from .widgets.transcript import ToolMarker, Transcript
 
 TICK_HZ = 15
+PREVIEW_MIN_BYTES = 8 << 20  # files this big open on a preview of their tail
+PREVIEW_BYTES = (256 << 10, 1 << 20, 4 << 20)  # tail sizes tried, in turn
 IDLE_AFTER_S = 5.0  # no event for this long: the header says "idle for N s"
 
 
@@ -104,6 +106,7 @@ class CursorWatchApp(App):
         yield Footer()
 
     def on_mount(self) -> None:
+        self.show_tail_preview()
         self.query_one(ToolTable).focus()
         self.set_interval(1 / TICK_HZ, self.refresh_view)
         self.run_worker(self._run_watch(), name="watch", exit_on_error=False)
@@ -118,7 +121,36 @@ class CursorWatchApp(App):
         finally:
             self.ended = True
             self._watch_done.set()
+            self.query_one(Transcript).end_preview()
             self.refresh_view()
+
+    def show_tail_preview(self) -> None:
+        """A big file opens on its tail at once (toolong's trick, adapted).
+
+        The model needs every event in order, so the whole file is replayed; until
+        it is, the transcript shows a model of the file's last few hundred KB to 4 MB
+        (from its first whole line) instead of replay bursts.
+        """
+        src = self.source
+        if not isinstance(src, FileSource) or src.follow:
+            return
+        try:
+            size = os.path.getsize(src.path)
+            if size < PREVIEW_MIN_BYTES:
+                return
+            with open(src.path, "rb") as f:
+                for want in PREVIEW_BYTES:  # lines can be MBs long: widen until there is a tail
+                    f.seek(max(0, size - want))
+                    tail = f.read(want)
+                    preview = Monitor(self._clock)
+                    preview.feed(tail[tail.find(b"\n") + 1 :])
+                    if len(preview.session.timeline) >= 10:
+                        break
+        except OSError:
+            return
+        note = (f"… the end of a {size / 1e6:,.0f} MB file, shown while it is read "
+                "(the header says how far); the full transcript tail replaces it when done")
+        self.query_one(Transcript).show_preview(preview.session, note)
 
     # -- data in -------------------------------------------------------------------
 

@@ -271,3 +271,37 @@ async def test_escape_sequences_are_shown_escaped():
         text = screen_text(app.screen) + header(app) + "".join(app.query_one(DiagnosticsPane).lines)
         assert "\x1b" not in text and "\x07" not in text and "\x9b" not in text
         assert "\x1b" not in svg
+
+
+async def test_big_file_opens_on_a_preview_of_its_tail(tmp_path):
+    import asyncio
+
+    from cursor_watch.widgets.transcript import EarlierMarker
+
+    lines = (SAMPLES / "plain-tools.jsonl").read_bytes().splitlines(keepends=True)
+    body = [l for l in lines[2:] if b'"type":"result"' not in l]
+    parts = lines[:2] + [l.replace(b'"call-', b'"call-%d-' % k) for k in range(400) for l in body] + lines[-1:]
+    big = tmp_path / "big.jsonl"
+    big.write_bytes(b"".join(parts))
+    assert big.stat().st_size > 8 << 20
+    gate = asyncio.Event()
+
+    class GatedFile(FileSource):
+        async def _read(self):
+            await gate.wait()  # hold the replay so the preview can be seen
+            await super()._read()
+
+    app = make_app(GatedFile(str(big)))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause(0.3)
+        transcript = app.query_one(Transcript)
+        markers = [text_of(w) for w in transcript.query(EarlierMarker)]
+        assert any("the end of a" in m for m in markers)
+        assert len(transcript.query(SegmentBlock)) > 0  # the tail's text is on screen already
+        assert app.session.events == 0
+        gate.set()
+        await wait_until(pilot, lambda: app.ended, 60)
+        markers = [text_of(w) for w in transcript.query(EarlierMarker)]
+        assert not any("the end of a" in m for m in markers)
+        assert any("earlier entries not shown" in m for m in markers)
+        assert "regression test for 0% and 100% discounts" in screen_text(app.screen)

@@ -159,6 +159,7 @@ class Transcript(VerticalScroll):
         self._markers: dict[str, ToolMarker] = {}
         self._earlier: EarlierMarker | None = None
         self._follow = True
+        self._preview = False
         self.new_while_paused = 0
 
     @property
@@ -194,8 +195,31 @@ class Transcript(VerticalScroll):
         """True when timeline entries are waiting to be mounted (e.g. after a pause)."""
         return self._done != len(session.timeline)
 
+    def show_preview(self, preview: Session, note: str) -> None:
+        """Show the tail of a big file (a separate model of its last bytes) while the
+        whole file is replayed; :meth:`end_preview` replaces it with the real tail."""
+        self._preview = True
+        widgets = [EarlierMarker(Text(note))]
+        timeline = preview.timeline[-MAX_MOUNT_PER_TICK:]
+        widgets += [w for w in (self._make(preview, kind, key) for kind, key in timeline) if w is not None]
+        self._segments.clear()
+        self._thinking.clear()
+        self._markers.clear()
+        self.mount_all(widgets)
+
+    def end_preview(self) -> None:
+        """The replay is done: drop the preview; the next sync mounts the real tail."""
+        if self._preview:
+            self._preview = False
+            self._segments.clear()
+            self._thinking.clear()
+            self._markers.clear()
+            self.remove_children()
+
     def sync(self, session: Session, changes: list[tuple[str, Any]]) -> int:
         """Mount new timeline entries and update changed ones; returns entries added."""
+        if self._preview:
+            return 0  # a big file is being replayed: its tail is shown from the preview
         if not self.following and self._done:
             # paused: the screen holds still while the user reads; new entries are
             # counted and mounted when following resumes
