@@ -187,7 +187,8 @@ class ToolTable(ScrollView, can_focus=True):
             return Strip.blank(width, self.rich_style)
         cid = self._order[index]
         selected = index == self.cursor_row
-        key = (self._version.get(cid, 0), width, selected, index % 2, self.has_focus)
+        # focus only changes the cursor row's style: a focus change re-renders one row, not the page
+        key = (self._version.get(cid, 0), width, selected, index % 2, selected and self.has_focus)
         cached = self._strips.get(cid)
         if cached is not None and cached[0] == key:
             strip = cached[1]
@@ -248,7 +249,7 @@ class ToolTable(ScrollView, can_focus=True):
                 self.move_cursor(row)
 
     def on_focus(self) -> None:
-        self.refresh()
+        self._refresh_row(self.cursor_row)
 
     def on_blur(self) -> None:
-        self.refresh()
+        self._refresh_row(self.cursor_row)

@@ -142,7 +142,6 @@ class Transcript(VerticalScroll):
 
     DEFAULT_CSS = """
     Transcript { height: 1fr; }
-    Transcript.-hide-thinking ThinkingBlock { display: none; }
     """
     BINDINGS = [
         Binding("enter", "app.open_detail", "Detail"),
@@ -150,8 +149,9 @@ class Transcript(VerticalScroll):
         Binding("tab", "app.focus_next", "Pane"),
     ]
 
-    def __init__(self, **kwargs: Any) -> None:
+    def __init__(self, show_thinking: bool = True, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        self.show_thinking = show_thinking
         self._done = 0  # timeline entries handled
         self._skipped = 0  # entries never mounted or pruned (counted in the top marker)
         self._segments: dict[int, SegmentBlock] = {}
@@ -190,6 +190,16 @@ class Transcript(VerticalScroll):
         elif not overflow and self.is_anchored:
             self.anchor(False)
             self.scroll_to(y=0, animate=False, immediate=True)
+
+    def set_thinking(self, shown: bool) -> None:
+        """Show or hide thinking blocks.
+
+        Each block's own ``display`` is set: a class on the transcript would make
+        Textual restyle every mounted widget (measured: 16 ms of a 30 ms key press).
+        """
+        self.show_thinking = shown
+        for tb in self.query_children(ThinkingBlock):
+            tb.display = shown
 
     def behind(self, session: Session) -> bool:
         """True when timeline entries are waiting to be mounted (e.g. after a pause)."""
@@ -317,6 +327,7 @@ class Transcript(VerticalScroll):
             return block
         if kind == "thinking":
             tb = ThinkingBlock(thinking_text(session.thinking[key].text))
+            tb.display = self.show_thinking
             self._thinking[key] = tb
             return tb
         if kind == "tool":
