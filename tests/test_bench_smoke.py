@@ -2,8 +2,8 @@
 
 A ~1 MB generated stream must summarize to exactly what the generator wrote
 (assistant text equal to ``result.text``, same tool calls and statuses), the
-generator must be deterministic, and ``bench_summary.py --quick`` must run and print
-its table.
+generator must be deterministic, and ``bench_summary.py --quick`` and
+``bench_tui.py --quick`` must run and print their tables.
 """
 
 from __future__ import annotations
@@ -76,3 +76,16 @@ def test_bench_quick_prints_a_table(tmp_path):
     assert "| stream | size | events |" in out and "summary/orjson" in out
     rows = [line for line in out.splitlines() if line.startswith("| 2MB")]
     assert len(rows) == 4 and all(row.rstrip().endswith("| ok |") for row in rows), out
+
+
+def test_bench_tui_quick_prints_its_table(tmp_path):
+    report = tmp_path / "report.md"
+    p = subprocess.run([sys.executable, str(BENCH / "bench_tui.py"), "--quick", "--cache", str(tmp_path),
+                        "--out", str(report)], capture_output=True, cwd=ROOT, timeout=300)
+    out = p.stdout.decode()
+    assert p.returncode == 0, p.stderr.decode()[-3000:] + out
+    for header in ("| stream | size | events | tool calls | summary s | TUI final s | TUI/summary |",
+                   "| scenario | keys | n | latency median |", "| rate ev/s | achieved ev/s | max lag s |"):
+        assert header in out, out
+    assert [line for line in out.splitlines() if line.startswith("| 2MB")][-1].rstrip().endswith("| ok |"), out
+    assert report.read_text() == out
