@@ -585,15 +585,12 @@ def produce(template: Path, rate: float, seconds: float, counter_path: Path) -> 
     unique per loop (as ``soak.py`` does), and a ``result`` ends it. Progress goes to
     ``counter_path`` (mmap) after every write, for the consumer's lag.
     """
-    lines = template.read_bytes().splitlines(keepends=True)
-    head = lines[:2]
-    body = [ln for ln in lines[2:] if b'"type":"result"' not in ln]
-    result = next(ln for ln in lines if b'"type":"result"' in ln)
+    from gen_stream import looped
+
+    head, body, result = looped(template.read_bytes())
     fd = os.open(counter_path, os.O_RDWR)
     mm = mmap.mmap(fd, COUNTER.size)
     out = sys.stdout.buffer
-    sent = 0
-    loop = i = 0
     t0 = time.monotonic()
     mm[:] = COUNTER.pack(t0, 0, 0.0)
     out.write(b"".join(head))
@@ -606,18 +603,9 @@ def produce(template: Path, rate: float, seconds: float, counter_path: Path) -> 
                 break
             due = int(elapsed * rate) + len(head) - sent
             if due > 0:
-                batch = []
-                for _ in range(due):
-                    line = body[i]
-                    if loop:
-                        line = line.replace(b'"call-', b'"call-%d-' % loop)
-                    batch.append(line)
-                    i += 1
-                    if i == len(body):
-                        i, loop = 0, loop + 1
-                out.write(b"".join(batch))
+                out.write(b"".join(next(body) for _ in range(due)))
                 out.flush()
-                sent += len(batch)
+                sent += due
                 mm[:] = COUNTER.pack(t0, sent, 0.0)
             time.sleep(0.002)
         out.write(result)

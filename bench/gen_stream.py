@@ -41,12 +41,14 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import itertools
 import math
 import os
 import random
 import re
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import orjson
@@ -583,6 +585,27 @@ def generate(out_path: str | os.PathLike, size: int | None = None, partial: bool
     Path(str(out_path) + ".meta.json").write_bytes(orjson.dumps(meta, option=orjson.OPT_INDENT_2 | _NL))
     return meta
 
+
+
+def looped(template: bytes) -> tuple[list[bytes], Iterator[bytes], bytes]:
+    """A generated stream as an endless live source (for ``soak.py`` and ``bench_tui.py``).
+
+    Returns ``(head, body, result)``: the ``init`` and prompt lines, an endless iterator
+    over the other lines in order (every ``call_id`` made unique per loop, so each loop
+    adds new tool calls), and the ``result`` line that ends the stream.
+    """
+    lines = template.splitlines(keepends=True)
+    body = [ln for ln in lines[2:] if b'"type":"result"' not in ln]
+    result = next(ln for ln in lines if b'"type":"result"' in ln)
+
+    def loop() -> Iterator[bytes]:
+        yield from body
+        for k in itertools.count(1):
+            marker = b'"call-%d-' % k
+            for ln in body:
+                yield ln.replace(b'"call-', marker)
+
+    return lines[:2], loop(), result
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],

@@ -40,37 +40,23 @@ sys.path.insert(0, str(HERE))
 
 def produce(template: Path, rate: float, seconds: float, count_file: Path) -> None:
     """Write events to stdout at ``rate`` per second for ``seconds``; record the count."""
-    lines = template.read_bytes().splitlines(keepends=True)
-    head = [l for l in lines[:2]]  # system/init, user
-    body = [l for l in lines[2:] if b'"type":"result"' not in l]
-    result = next(l for l in lines if b'"type":"result"' in l)
+    from gen_stream import looped
+
+    head, body, result = looped(template.read_bytes())
     out = sys.stdout.buffer
-    sent = 0
-    for l in head:
-        out.write(l)
-        sent += 1
+    out.write(b"".join(head))
+    sent = len(head)
     t0 = time.monotonic()
-    loop = 0
-    i = 0
     try:
         while True:
             elapsed = time.monotonic() - t0
             if elapsed >= seconds:
                 break
-            due = int(elapsed * rate) + 2 - sent
-            batch = []
-            for _ in range(max(0, due)):
-                line = body[i]
-                if loop:
-                    line = line.replace(b'"call-', b'"call-%d-' % loop)
-                batch.append(line)
-                i += 1
-                if i == len(body):
-                    i, loop = 0, loop + 1
-            if batch:
-                out.write(b"".join(batch))
+            due = int(elapsed * rate) + len(head) - sent
+            if due > 0:
+                out.write(b"".join(next(body) for _ in range(due)))
                 out.flush()
-                sent += len(batch)
+                sent += due
             time.sleep(0.01)
         out.write(result)
         out.flush()
