@@ -585,7 +585,7 @@ def produce(template: Path, rate: float, seconds: float, counter_path: Path) -> 
     unique per loop (as ``soak.py`` does), and a ``result`` ends it. Progress goes to
     ``counter_path`` (mmap) after every write, for the consumer's lag.
     """
-    from gen_stream import looped
+    from gen_stream import looped, pace
 
     head, body, result = looped(template.read_bytes())
     fd = os.open(counter_path, os.O_RDWR)
@@ -593,21 +593,15 @@ def produce(template: Path, rate: float, seconds: float, counter_path: Path) -> 
     out = sys.stdout.buffer
     t0 = time.monotonic()
     mm[:] = COUNTER.pack(t0, 0, 0.0)
-    out.write(b"".join(head))
-    out.flush()
-    sent = len(head)
+    sent = 0
+
+    def progress(n: int) -> None:
+        nonlocal sent
+        sent = n
+        mm[:] = COUNTER.pack(t0, n, 0.0)
+
     try:
-        while True:
-            elapsed = time.monotonic() - t0
-            if elapsed >= seconds:
-                break
-            due = int(elapsed * rate) + len(head) - sent
-            if due > 0:
-                out.write(b"".join(next(body) for _ in range(due)))
-                out.flush()
-                sent += due
-                mm[:] = COUNTER.pack(t0, sent, 0.0)
-            time.sleep(0.002)
+        sent = pace(out, head, body, rate, seconds, on_write=progress, nap=0.002)
         out.write(result)
         out.flush()
         sent += 1

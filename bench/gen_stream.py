@@ -48,7 +48,7 @@ import random
 import re
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import orjson
@@ -606,6 +606,29 @@ def looped(template: bytes) -> tuple[list[bytes], Iterator[bytes], bytes]:
                 yield ln.replace(b'"call-', marker)
 
     return lines[:2], loop(), result
+
+
+def pace(out, head: list[bytes], body: Iterator[bytes], rate: float, seconds: float,
+         on_write: Callable[[int], None] | None = None, nap: float = 0.005) -> int:
+    """Write ``head``, then ``body`` lines at ``rate`` per second for ``seconds``.
+
+    ``out`` is a binary file; ``on_write(sent)`` runs after every write. Returns the
+    number of lines written (the caller writes the ``result`` line after).
+    """
+    out.write(b"".join(head))
+    out.flush()
+    sent = len(head)
+    t0 = time.monotonic()
+    while (elapsed := time.monotonic() - t0) < seconds:
+        due = int(elapsed * rate) + len(head) - sent
+        if due > 0:
+            out.write(b"".join(next(body) for _ in range(due)))
+            out.flush()
+            sent += due
+            if on_write is not None:
+                on_write(sent)
+        time.sleep(nap)
+    return sent
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],

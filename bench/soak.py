@@ -40,24 +40,13 @@ sys.path.insert(0, str(HERE))
 
 def produce(template: Path, rate: float, seconds: float, count_file: Path) -> None:
     """Write events to stdout at ``rate`` per second for ``seconds``; record the count."""
-    from gen_stream import looped
+    from gen_stream import looped, pace
 
     head, body, result = looped(template.read_bytes())
     out = sys.stdout.buffer
-    out.write(b"".join(head))
-    sent = len(head)
-    t0 = time.monotonic()
+    sent = 0
     try:
-        while True:
-            elapsed = time.monotonic() - t0
-            if elapsed >= seconds:
-                break
-            due = int(elapsed * rate) + len(head) - sent
-            if due > 0:
-                out.write(b"".join(next(body) for _ in range(due)))
-                out.flush()
-                sent += due
-            time.sleep(0.01)
+        sent = pace(out, head, body, rate, seconds, nap=0.01)
         out.write(result)
         out.flush()
         sent += 1
