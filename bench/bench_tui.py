@@ -735,7 +735,6 @@ def main(argv: list[str] | None = None) -> int:
     if argv[:1] == ["--produce"]:
         return produce(Path(argv[1]), float(argv[2]), float(argv[3]), Path(argv[4]))
 
-    import subprocess
     import tempfile
 
     sys.path.insert(0, str(HERE))
