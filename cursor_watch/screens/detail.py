@@ -168,7 +168,8 @@ class ToolDetailScreen(Screen):
     def compose(self) -> ComposeResult:
         call = self.call
         symbol, style = STATUS_STYLE.get(call.status, ("?", ""))
-        title = Text(f"{symbol} [{call.index}] {visible_line(call.tool)}  ", style=style)
+        title = Text()
+        title.append(f"{symbol} [{call.index}] {visible_line(call.tool)}  ", style=style)
         title.append(visible_line(call.summary)[:120], style="bold")
         title.append("   Esc back", style="dim")
         yield Static(title, classes="title")
