@@ -183,10 +183,12 @@ class CursorWatchApp(App):
         self.call_later(self._exit_when_done)
 
     async def _exit_when_done(self) -> None:
+        """Exit once the watch has stopped (a child terminated), with its exit status."""
         try:
             await asyncio.wait_for(self._watch_done.wait(), self.watch.source_grace + 2)
         except TimeoutError:
             pass
+        self._quitting = True
         self.exit(return_code=self.watch.exit_code if self.watch.exit_code is not None else 1)
 
     # -- view ------------------------------------------------------------------------
@@ -337,12 +339,7 @@ class CursorWatchApp(App):
     async def action_quit(self) -> None:
         """Quit: stop watching (a spawned command is terminated), then exit."""
         self.watch.request_stop()
-        try:
-            await asyncio.wait_for(self._watch_done.wait(), self.watch.source_grace + 2)
-        except TimeoutError:
-            pass
-        self._quitting = True
-        self.exit(return_code=self.watch.exit_code if self.watch.exit_code is not None else 1)
+        await self._exit_when_done()
 
 
 def run_tui(opts) -> int:
