@@ -23,11 +23,9 @@ from dataclasses import dataclass, field
 
 from . import __version__
 from .samples import DEFAULT_SAMPLE, list_samples, sample_path
-from .runner import RESULT_EXIT_GRACE_S, Watch
+from .runner import EXIT_OK, RESULT_EXIT_GRACE_S, Watch
 from .sources import SourceError, open_source
 
-EXIT_OK = 0
-EXIT_FAILED = 1
 EXIT_USAGE = 2
 
 
