@@ -263,9 +263,10 @@ class CursorWatchApp(App):
                 changes = list(dict.fromkeys(changes))
                 transcript.sync(s, changes)
                 lines = []
+                calls = []
                 for kind, key in changes:
-                    if kind in (m.CHANGE_TOOL_STARTED, m.CHANGE_TOOL_UPDATED):
-                        table.upsert(s.tool_calls[key], now_ms)
+                    if kind in (m.CHANGE_TOOL_STARTED, m.CHANGE_TOOL_UPDATED, m.CHANGE_TOOL_DONE):
+                        calls.append(key)
                     elif kind == m.CHANGE_DIAGNOSTIC:
                         d = s.diagnostics[key]
                         lines.append(f"line {d.line}: {d.message}")
@@ -274,6 +275,7 @@ class CursorWatchApp(App):
                         lines.append(f"line {u.line}: unknown event {u.type}/{u.subtype} ({u.preview})")
                     elif kind == m.CHANGE_NOTE and s.notes[key].kind == "source":
                         lines.append(f"source: {s.notes[key].text}")
+                table.update(s, calls, now_ms)
                 diagnostics.add(lines)
                 if transcript.following and table.row_count and not table.has_focus:
                     table.move_cursor(table.row_count - 1)
@@ -293,9 +295,10 @@ class CursorWatchApp(App):
 
     def open_detail(self, call_id: str | None) -> None:
         """Push the detail screen of ``call_id``."""
-        if call_id is None or call_id not in self.session.tool_calls:
+        call = self.session.tool_calls.get(call_id) if call_id is not None else None
+        if call is None:
             return
-        self.push_screen(ToolDetailScreen(self.session.tool_calls[call_id], self.source.reread))
+        self.push_screen(ToolDetailScreen(call, self.source.reread))
 
     def on_tool_table_selected(self, event: ToolTable.Selected) -> None:
         self.open_detail(event.call_id)

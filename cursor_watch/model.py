@@ -14,7 +14,10 @@ as ``(kind, key)`` tuples (see ``CHANGE_*``). Every format rule lives here:
 
 The model keeps summaries, not payloads: for each tool call it keeps the byte
 offsets and sizes of its ``started``/``completed`` lines so a view can re-read the
-full arguments and result from the source.
+full arguments and result from the source. Memory stays flat on long streams: the
+newest records of each kind are kept in memory and older, final ones are moved to
+a temporary file (:mod:`cursor_watch.spill`); the lists and the call table read
+them back on demand.
 """
 
 from __future__ import annotations
@@ -24,6 +27,8 @@ from collections.abc import Callable
 from typing import Any
 
 from .events import Event, Invalid
+from . import spill
+from .spill import SpillDict, SpillFile, SpillList
 from .tools import (
     STATUS_FAILURE,
     STATUS_INCOMPLETE,
@@ -44,6 +49,7 @@ CHANGE_THINKING = "thinking"  # key: thinking block index
 CHANGE_THINKING_CLOSED = "thinking_closed"  # key: thinking block index
 CHANGE_TOOL_STARTED = "tool_started"  # key: call_id; a new row
 CHANGE_TOOL_UPDATED = "tool_updated"  # key: call_id; status/times changed
+CHANGE_TOOL_DONE = "tool_done"  # key: call_id; it stopped running (once per call)
 CHANGE_NOTE = "note"  # key: note index
 CHANGE_DIAGNOSTIC = "diagnostic"  # key: diagnostic index
 CHANGE_UNKNOWN = "unknown"  # key: unknown event index
@@ -140,6 +146,18 @@ class Segment:
         self._text = text
         self.length = len(text)
 
+    def state(self) -> tuple:
+        """Everything as a plain tuple (see :mod:`cursor_watch.spill`)."""
+        return (self.index, self.line, self.closed, self.ts_ms, self.text)
+
+    @classmethod
+    def from_state(cls, state: tuple) -> Segment:
+        """The inverse of :meth:`state`."""
+        seg = cls(state[0], state[1], state[3])
+        seg.closed = state[2]
+        seg.replace(state[4])
+        return seg
+
 
 class ThinkingBlock:
     """One ``thinking`` delta...completed block (one per model call).
@@ -165,6 +183,19 @@ class ThinkingBlock:
         if len(self._parts) > 1:
             self._parts = ["".join(self._parts)]
         return self._parts[0] if self._parts else ""
+
+    def state(self) -> tuple:
+        """Everything as a plain tuple (see :mod:`cursor_watch.spill`)."""
+        return (self.index, self.line, self.completed, self.ts_ms, self.end_ms, self.text)
+
+    @classmethod
+    def from_state(cls, state: tuple) -> ThinkingBlock:
+        """The inverse of :meth:`state`."""
+        block = cls(state[0], state[1], state[3])
+        block.completed, block.end_ms = state[2], state[4]
+        if state[5]:
+            block._parts = [state[5]]
+        return block
 
 
 class ToolCall:
@@ -217,6 +248,18 @@ class ToolCall:
         self.interaction = ""
         self.model_call_id = ""
 
+    def state(self) -> tuple:
+        """Every slot as a plain tuple (see :mod:`cursor_watch.spill`)."""
+        return tuple(getattr(self, name) for name in self.__slots__)
+
+    @classmethod
+    def from_state(cls, state: tuple) -> ToolCall:
+        """The inverse of :meth:`state`."""
+        call = cls.__new__(cls)
+        for name, value in zip(cls.__slots__, state, strict=True):
+            setattr(call, name, value)
+        return call
+
     @property
     def duration_ms(self) -> int | None:
         """Milliseconds from start to completion, or None."""
@@ -265,6 +308,10 @@ class Note:
         self.ts_ms = ts_ms
         self.call_id = call_id
 
+    def state(self) -> tuple:
+        """Every field as a plain tuple (see :mod:`cursor_watch.spill`)."""
+        return (self.kind, self.subtype, self.text, self.line, self.ts_ms, self.call_id)
+
 
 class Diagnostic:
     """A line that was not an event. ``line`` 1-based; ``offset``/``size`` bytes."""
@@ -276,6 +323,10 @@ class Diagnostic:
         self.offset = offset
         self.size = size
         self.message = message
+
+    def state(self) -> tuple:
+        """Every field as a plain tuple (see :mod:`cursor_watch.spill`)."""
+        return (self.line, self.offset, self.size, self.message)
 
 
 class UnknownEvent:
@@ -290,6 +341,10 @@ class UnknownEvent:
         self.type = type_
         self.subtype = subtype
         self.preview = preview
+
+    def state(self) -> tuple:
+        """Every field as a plain tuple (see :mod:`cursor_watch.spill`)."""
+        return (self.line, self.offset, self.size, self.type, self.subtype, self.preview)
 
 
 class ResultInfo:
@@ -346,31 +401,48 @@ class Session:
 
     Args:
         clock: returns "now" in epoch ms; used only when an event carries no time.
+        hot, batch: records of each kind kept in memory, and moved to the spill file
+            at a time; default :data:`cursor_watch.spill.HOT_RECORDS` and
+            :data:`~cursor_watch.spill.SPILL_BATCH`, read when the session is made
+            (tests make them tiny to exercise spilling).
 
     Attributes (header, from ``system/init`` and ``user``): ``session_id``, ``model``,
     ``cwd``, ``api_key_source``, ``permission_mode``, ``prompt`` (str or None).
-    ``segments``, ``thinking``: lists; ``tool_calls``: dict ``call_id -> ToolCall`` in
-    order of first appearance; ``notes``, ``diagnostics``, ``unknown``: lists;
+    ``segments``, ``thinking``: lists; ``tool_calls``: ``call_id -> ToolCall`` in
+    order of first appearance (a :class:`~cursor_watch.spill.SpillDict`: a dict, plus
+    ``at(index)``); ``notes``, ``diagnostics``, ``unknown``: lists;
     ``timeline``: ``(kind, key)`` in stream order, kinds ``prompt``, ``segment``,
     ``thinking``, ``tool``, ``note``; ``result``: :class:`ResultInfo` or None;
     ``ended``: input has ended; ``exit_status``: the spawned child's status or None.
+    The lists are :class:`~cursor_watch.spill.SpillList`: read-only lists for
+    views (``len``, index, slice, iterate); an old record read back is a copy.
     """
 
-    def __init__(self, clock: Callable[[], float] | None = None) -> None:
+    def __init__(self, clock: Callable[[], float] | None = None, hot: int | None = None,
+                 batch: int | None = None) -> None:
         self._clock = clock or (lambda: time.time() * 1000.0)
+        self.spill = SpillFile()
+        hot = spill.HOT_RECORDS if hot is None else hot
+        batch = spill.SPILL_BATCH if batch is None else batch
         self.session_id: str | None = None
         self.model: str | None = None
         self.cwd: str | None = None
         self.api_key_source: str | None = None
         self.permission_mode: str | None = None
         self.prompt: str | None = None
-        self.segments: list[Segment] = []
-        self.thinking: list[ThinkingBlock] = []
-        self.tool_calls: dict[str, ToolCall] = {}
-        self.notes: list[Note] = []
-        self.diagnostics: list[Diagnostic] = []
-        self.unknown: list[UnknownEvent] = []
-        self.timeline: list[tuple[str, Any]] = []
+        sp = self.spill
+
+        def spill_list(name: str, decode: Callable[[tuple], Any], encode: Callable[[Any], tuple] = _state) -> SpillList:
+            return SpillList(sp, name, encode, decode, hot, batch)
+
+        self.segments: SpillList[Segment] = spill_list("segments", Segment.from_state)
+        self.thinking: SpillList[ThinkingBlock] = spill_list("thinking", ThinkingBlock.from_state)
+        self.tool_calls: SpillDict[ToolCall] = SpillDict(
+            sp, _state, ToolCall.from_state, _call_id_of, _index_of, _done, hot, batch)
+        self.notes: SpillList[Note] = spill_list("notes", _from_args(Note))
+        self.diagnostics: SpillList[Diagnostic] = spill_list("diagnostics", _from_args(Diagnostic))
+        self.unknown: SpillList[UnknownEvent] = spill_list("unknown", _from_args(UnknownEvent))
+        self.timeline: SpillList[tuple[str, Any]] = spill_list("timeline", tuple, tuple)
         self.result: ResultInfo | None = None
         self.ended = False
         self.exit_status: int | None = None
@@ -385,6 +457,7 @@ class Session:
         self._tentative: str | None = None  # a delta equal to the open segment: delta or re-send?
         self._resent: Segment | None = None  # closed by a re-send; a later flush of it is a duplicate
         self._thinking_open: ThinkingBlock | None = None
+        self._requests: dict[str, str] = {}  # interaction_query kind -> call_id of its last request
 
     # -- derived ---------------------------------------------------------------
 
@@ -416,10 +489,13 @@ class Session:
         }
 
     def running_calls(self) -> list[ToolCall]:
-        """Tool calls still running, in order of appearance."""
+        """Tool calls still running, in order of appearance (never read from disk:
+        a running call is always in memory)."""
         if not self.tool_counts[STATUS_RUNNING]:
             return []
-        return [c for c in self.tool_calls.values() if c.status == STATUS_RUNNING]
+        running = [c for c in self.tool_calls.hot_values() if c.status == STATUS_RUNNING]
+        running.sort(key=_index_of)
+        return running
 
     def add_note(self, kind: str, subtype: str, text: str) -> list[tuple[str, Any]]:
         """Record a note that is not a stream event (a source notice, child stderr...)."""
@@ -453,6 +529,9 @@ class Session:
             sid = data.get("session_id")
             if isinstance(sid, str):
                 self.session_id = sid
+        if self.spill.error and not self.spill.reported:
+            self.spill.reported = True
+            self.add_note("session", "memory", self.spill.error)
         try:
             handler = _HANDLERS.get(item.type) if item.known else None
             if handler is None:
@@ -470,10 +549,9 @@ class Session:
         changes += self._close_segment()
         if self._thinking_open is not None:
             self._thinking_open = None
-        for call in self.tool_calls.values():
-            if call.status == STATUS_RUNNING:
-                self._set_status(call, STATUS_INCOMPLETE)
-                changes.append((CHANGE_TOOL_UPDATED, call.call_id))
+        for call in self.running_calls():
+            self._set_status(call, STATUS_INCOMPLETE)
+            changes.append((CHANGE_TOOL_DONE, call.call_id))
         self.ended = True
         if exit_status is not None:
             self.exit_status = exit_status
@@ -651,11 +729,11 @@ class Session:
             cid = tc.get("toolCallId") if isinstance(tc, dict) else None
             call_id = cid if isinstance(cid, str) and cid else f"(no call_id, line {item.line})"
         tool, body = find_variant(tc)
-        call = self.tool_calls.get(call_id)
+        call = self.tool_calls.revive(call_id)
         new = call is None
         if new:
             call = ToolCall(len(self.tool_calls) + 1, call_id)
-            self.tool_calls[call_id] = call
+            self.tool_calls.add(call)  # running: stays in memory while its fields are set
             self.tool_counts[STATUS_RUNNING] += 1
             self.timeline.append(("tool", call_id))
         if tool != "unknown" or call.tool == "unknown":
@@ -674,6 +752,7 @@ class Session:
             call.description = _short(desc, 300)
         siblings = tc if isinstance(tc, dict) else {}
         span = (item.offset, item.size)
+        done = False
         if item.subtype == "completed":
             call.completed_line = item.line
             call.end_span = span
@@ -693,6 +772,8 @@ class Session:
             if call.started_ms is None:
                 call.started_ms = call.completed_ms  # completed without started: zero duration
             if call.status != status:
+                if call.status == STATUS_RUNNING:
+                    done = True
                 self._set_status(call, status)
         else:
             # "started" (or an unknown subtype such as a 3P "progress"): the call runs
@@ -703,6 +784,8 @@ class Session:
             if call.started_ms is None:
                 call.started_ms = started if started is not None else (ts if ts is not None else int(self._clock()))
         changes.append((CHANGE_TOOL_STARTED if new else CHANGE_TOOL_UPDATED, call_id))
+        if done:
+            changes.append((CHANGE_TOOL_DONE, call_id))
         return changes
 
     def _interaction_query(self, item: Event, data: dict, ts: int | None) -> list[tuple[str, Any]]:
@@ -715,6 +798,7 @@ class Session:
             inner = next((v for k, v in query.items() if k != "id" and isinstance(v, dict)), {})
             args = inner.get("args") if isinstance(inner.get("args"), dict) else inner
             call_id = args.get("toolCallId") if isinstance(args.get("toolCallId"), str) else ""
+            self._requests[kind] = call_id
             what = summarize(kind, args) if args else ""
             text = f"{kind} request" + (f": {what}" if what and what != kind else "")
         else:
@@ -727,13 +811,10 @@ class Session:
             if isinstance(inner.get(answer), dict):
                 reason = str(inner[answer].get("reason") or "")
             text = f"{kind} {item.subtype or 'response'}: {answer}" + (f" ({_short(reason, 120)})" if reason else "")
-            # link to the call named by the matching request
-            for note in reversed(self.notes):
-                if note.kind == "interaction_query" and note.subtype == "request" and note.text.startswith(kind):
-                    call_id = note.call_id
-                    break
-        if call_id and call_id in self.tool_calls and item.subtype != "request":
-            call = self.tool_calls[call_id]
+            # link to the call named by the last request of the same kind
+            call_id = self._requests.get(kind, "")
+        call = self.tool_calls.revive(call_id) if call_id and item.subtype != "request" else None
+        if call is not None:
             call.interaction = text
             changes.append((CHANGE_TOOL_UPDATED, call_id))
         return changes + self._note("interaction_query", item.subtype, text, item, ts, call_id)
@@ -773,6 +854,26 @@ class Session:
         index = len(self.notes) - 1
         self.timeline.append(("note", index))
         return [(CHANGE_NOTE, index)]
+
+
+def _state(record: Any) -> tuple:
+    return record.state()
+
+
+def _from_args(cls: type) -> Callable[[tuple], Any]:
+    return lambda state: cls(*state)
+
+
+def _call_id_of(call: ToolCall) -> str:
+    return call.call_id
+
+
+def _index_of(call: ToolCall) -> int:
+    return call.index
+
+
+def _done(call: ToolCall) -> bool:
+    return call.status != STATUS_RUNNING
 
 
 def _small_args(args: dict) -> dict:

@@ -167,8 +167,7 @@ class PlainPrinter:
         self.console = console
         self.show_thinking = show_thinking
         self._header_done = False
-        self._printed_segments: set[int] = set()
-        self._printed_end: set[str] = set()
+        self._printed_upto = 0  # segments [0, n) printed (they close in order)
 
     def _print(self, renderable: Any) -> None:
         self.console.print(renderable)
@@ -196,14 +195,9 @@ class PlainPrinter:
                 if text.strip():
                     self._print(Text(_indent(visible(text), "  ~ "), style="dim italic"))
             elif kind == m.CHANGE_TOOL_STARTED:
-                call = s.tool_calls[key]
-                self._print(tool_line(call, "start"))
-                if call.done:
-                    self._tool_end(call)
-            elif kind == m.CHANGE_TOOL_UPDATED:
-                call = s.tool_calls[key]
-                if call.done:
-                    self._tool_end(call)
+                self._print(tool_line(s.tool_calls[key], "start"))
+            elif kind == m.CHANGE_TOOL_DONE:
+                self._print(tool_line(s.tool_calls[key], "end"))
             elif kind == m.CHANGE_NOTE:
                 note = s.notes[key]
                 self._print(Text(f"· {visible_line(note.text)}", style="yellow" if note.kind != "connection" else "dim"))
@@ -214,23 +208,17 @@ class PlainPrinter:
                 u = s.unknown[key]
                 self._print(Text(f"? line {u.line}: unknown event {visible_line(u.type)}/{visible_line(u.subtype)}", style="magenta"))
             elif kind == m.CHANGE_END:
-                for seg in s.segments:
-                    self._segment(seg.index)
+                for index in range(self._printed_upto, len(s.segments)):
+                    self._segment(index)
                 self._print(outcome_text(s))
 
     def _segment(self, index: int) -> None:
-        if index in self._printed_segments:
+        if index < self._printed_upto:
             return
-        self._printed_segments.add(index)
+        self._printed_upto = index + 1
         text = self.session.segments[index].text
         if text.strip():
             self._print(Text(_indent(visible(text.strip("\n")), "  ")))
-
-    def _tool_end(self, call: ToolCall) -> None:
-        if call.call_id in self._printed_end:
-            return
-        self._printed_end.add(call.call_id)
-        self._print(tool_line(call, "end"))
 
     def stderr(self, line: str) -> None:
         """Print a line of the child's stderr, marked."""

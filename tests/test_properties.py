@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 from conftest import ROOT, SAMPLES, real_captures, run_bytes
 from cursor_watch.events import Event, Invalid, decode_all
 from cursor_watch.plain import PlainPrinter, dumps_json, make_console, print_summary, summary_json
+from cursor_watch.model import Session
 from cursor_watch.runner import Monitor
 from cursor_watch.safe import visible, visible_line
 
@@ -410,6 +411,41 @@ def test_any_chunking_gives_the_same_model(data):
         mon.feed(chunk)
     mon.finish()
     assert snapshot(mon) == snapshot(one)
+
+
+def run_spilling(data: bytes, hot: int, batch: int, chunk: int | None = None) -> Monitor:
+    """:func:`run_bytes` with a session that keeps only ``hot`` records of each kind in memory."""
+    mon = Monitor(clock=lambda: CLOCK_MS)
+    mon.session = Session(clock=lambda: CLOCK_MS, hot=hot, batch=batch)
+    for i in range(0, len(data), chunk or max(1, len(data))):
+        mon.feed(data[i : i + (chunk or len(data))])
+    mon.finish()
+    return mon
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(st.data())
+def test_spilling_old_records_to_disk_changes_nothing(data):
+    # the same stream, with every record kept in memory and with almost all of them on disk
+    whole = data.draw(stream(), label="stream")
+    hot = data.draw(st.integers(0, 3), label="hot")
+    batch = data.draw(st.integers(1, 3), label="batch")
+    chunk = data.draw(st.sampled_from([None, 1, 13, 512]), label="chunk")
+    one = run_bytes(whole)
+    mon = run_spilling(whole, hot, batch, chunk)
+    assert not one.session.spill.open  # the default keeps a short stream in memory
+    if len(one.session.timeline) >= max(1, hot) + batch:
+        assert mon.session.spill.open  # ... and this one really went to disk
+    assert snapshot(mon) == snapshot(one)
+    s = mon.session
+    assert [c.state() for c in s.tool_calls.values()] == [c.state() for c in one.session.tool_calls.values()]
+    assert summary_json(s) == summary_json(one.session)
+    for i, call in enumerate(one.session.tool_calls.values(), 1):
+        assert s.tool_calls.at(i).state() == call.state() == s.tool_calls[call.call_id].state()
+    assert s.timeline[-3:] == one.session.timeline[-3:]
+    assert [g.text for g in s.segments[1:4]] == [g.text for g in one.session.segments[1:4]]
+    if len(s.notes):
+        assert s.notes[-1].state() == one.session.notes[-1].state() and s.notes[0].state() == one.session.notes[0].state()
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

@@ -3,7 +3,9 @@
 A ``DataTable`` costs more than 10 ms per frame past ~10k rows (``design.md``), and
 long agent runs reach 100k tool calls, so this is a Line-API view: only the rows on
 screen are rendered, each row's strip is cached until its call changes, and an
-update or a new row costs the same with 10 rows or 100,000.
+update or a new row costs the same with 10 rows or 100,000. The table keeps nothing
+per row: row ``i`` is ``session.tool_calls.at(i + 1)``, so its memory does not grow
+with the stream (old calls are read back from the session's spill file).
 """
 
 from __future__ import annotations
@@ -85,10 +87,11 @@ class ToolTableHeader(Static):
 
 
 class ToolTable(ScrollView, can_focus=True):
-    """Rows keyed by ``call_id``, in order of first appearance, with a row cursor.
+    """One row per tool call, in order of first appearance, with a row cursor.
 
-    ``upsert`` adds or updates a row; ``tick`` refreshes running calls' elapsed
-    time. Enter (or a click on the highlighted row) posts :class:`Selected`.
+    :meth:`update` takes the session and the ``call_id`` of each call that
+    changed (new rows or updates); :meth:`tick` refreshes running calls' elapsed time. Enter (or a
+    click on the highlighted row) posts :class:`Selected`.
     """
 
     DEFAULT_CSS = """
@@ -118,10 +121,9 @@ class ToolTable(ScrollView, can_focus=True):
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
-        self._order: list[str] = []
-        self._calls: dict[str, ToolCall] = {}
-        self._version: dict[str, int] = {}
-        self._strips: dict[str, tuple[tuple, Strip]] = {}
+        self._session: Session | None = None
+        self._rows = 0
+        self._strips: dict[int, tuple[tuple, Strip]] = {}  # row -> (key, strip), a few screens' worth
         self._now_ms = 0.0
         self.cursor_row = 0
 
@@ -130,34 +132,32 @@ class ToolTable(ScrollView, can_focus=True):
     @property
     def row_count(self) -> int:
         """Number of rows."""
-        return len(self._order)
+        return self._rows
 
-    def upsert(self, call: ToolCall, now_ms: float) -> None:
-        """Add the call's row, or mark it changed."""
+    def update(self, session: Session, call_ids: list[str], now_ms: float) -> None:
+        """New rows up to ``len(session.tool_calls)``; re-render the rows of ``call_ids``."""
+        self._session = session
         self._now_ms = now_ms
-        cid = call.call_id
-        if cid not in self._calls:
-            self._calls[cid] = call
-            self._order.append(cid)
-            self.virtual_size = Size(sum(w + GAP for _, w, _ in COLUMNS), len(self._order))
-        self._version[cid] = self._version.get(cid, 0) + 1
-        self._refresh_row(self._order_index(cid))
+        if len(session.tool_calls) != self._rows:
+            self._rows = len(session.tool_calls)
+            self.virtual_size = Size(sum(w + GAP for _, w, _ in COLUMNS), self._rows)
+        for cid in call_ids:
+            call = session.tool_calls.peek(cid)  # an update is to a recent call, in memory
+            self._changed(call.index - 1 if call is not None else None)
 
     def tick(self, session: Session, now_ms: float) -> None:
         """Refresh the elapsed time of running calls."""
         self._now_ms = now_ms
         for call in session.running_calls():
-            if call.call_id in self._calls:
-                self._version[call.call_id] += 1
-                self._refresh_row(self._order_index(call.call_id))
+            if call.index <= self._rows:
+                self._changed(call.index - 1)
 
-    def _order_index(self, call_id: str) -> int | None:
-        # rows update mostly near the end (the newest calls): search from there
-        order = self._order
-        for i in range(len(order) - 1, max(-1, len(order) - 200), -1):
-            if order[i] == call_id:
-                return i
-        return None  # an old row: refresh() covers it if visible
+    def _changed(self, row: int | None) -> None:
+        if row is None:  # an old call changed (read back from disk): drop every cached row
+            self._strips.clear()
+        else:
+            self._strips.pop(row, None)
+        self._refresh_row(row)
 
     def _refresh_row(self, index: int | None) -> None:
         top = int(self.scroll_offset.y)
@@ -167,15 +167,22 @@ class ToolTable(ScrollView, can_focus=True):
         elif top <= index < top + max(height, 1):
             self.refresh(Region(0, index - top, self.size.width, 1))
 
+    def _call(self, row: int) -> ToolCall | None:
+        if self._session is None or not 0 <= row < self._rows:
+            return None
+        return self._session.tool_calls.at(row + 1)
+
     def selected_call_id(self) -> str | None:
         """``call_id`` of the row under the cursor, or None when empty."""
-        if not self._order:
-            return None
-        return self._order[min(self.cursor_row, len(self._order) - 1)]
+        call = self._call(min(self.cursor_row, self._rows - 1))
+        return call.call_id if call is not None else None
 
     def row_plain(self, index: int) -> list[str]:
         """Plain text of row ``index``'s cells (for tests and exports)."""
-        return [cell.plain for cell in row_cells(self._calls[self._order[index]], self._now_ms)]
+        call = self._call(index)
+        if call is None:
+            raise IndexError(index)
+        return [cell.plain for cell in row_cells(call, self._now_ms)]
 
     # -- rendering ---------------------------------------------------------------------
 
@@ -183,17 +190,17 @@ class ToolTable(ScrollView, can_focus=True):
         scroll_x, scroll_y = self.scroll_offset
         index = int(scroll_y) + y
         width = self.scrollable_content_region.width
-        if index >= len(self._order):
-            return Strip.blank(width, self.rich_style)
-        cid = self._order[index]
         selected = index == self.cursor_row
         # focus only changes the cursor row's style: a focus change re-renders one row, not the page
-        key = (self._version.get(cid, 0), width, selected, index % 2, selected and self.has_focus)
-        cached = self._strips.get(cid)
+        key = (width, selected, selected and self.has_focus)
+        cached = self._strips.get(index)
         if cached is not None and cached[0] == key:
             strip = cached[1]
         else:
-            line = _layout(row_cells(self._calls[cid], self._now_ms))
+            call = self._call(index)
+            if call is None:
+                return Strip.blank(width, self.rich_style)
+            line = _layout(row_cells(call, self._now_ms))
             if selected:
                 base = self.get_component_rich_style("tool-table--cursor")
             elif index % 2:
@@ -203,7 +210,7 @@ class ToolTable(ScrollView, can_focus=True):
             segments = [Segment(s.text, base + s.style if s.style else base) if not selected else
                         Segment(s.text, (s.style or Style()) + base) for s in line.render(self.app.console)]
             strip = Strip(segments).adjust_cell_length(max(width, line.cell_len), base)
-            self._strips[cid] = (key, strip)
+            self._strips[index] = (key, strip)
             if len(self._strips) > 2000:  # keep the cache about a few screens' worth
                 for old in list(self._strips)[:1000]:
                     del self._strips[old]
@@ -213,10 +220,10 @@ class ToolTable(ScrollView, can_focus=True):
 
     def move_cursor(self, row: int) -> None:
         """Put the cursor on ``row`` (clamped) and scroll it into view."""
-        if not self._order:
+        if not self._rows:
             return
         old = self.cursor_row
-        self.cursor_row = max(0, min(row, len(self._order) - 1))
+        self.cursor_row = max(0, min(row, self._rows - 1))
         self._refresh_row(old)
         self._refresh_row(self.cursor_row)
         top = int(self.scroll_offset.y)
@@ -242,7 +249,7 @@ class ToolTable(ScrollView, can_focus=True):
 
     def on_click(self, event: events.Click) -> None:
         row = int(self.scroll_offset.y) + event.y
-        if 0 <= row < len(self._order):
+        if 0 <= row < self._rows:
             if row == self.cursor_row:
                 self.action_select()
             else:

@@ -47,10 +47,11 @@ class SegmentBlock(Static):
     SegmentBlock { margin: 0 0 1 0; padding: 0 1; }
     """
 
-    def __init__(self, text: str, index: int) -> None:
+    def __init__(self, text: str, index: int, closed: bool = False) -> None:
         super().__init__(markdown(text))
         self.index = index
         self.shown = text  # the raw text rendered
+        self.closed = closed  # the segment's text is final: no need to look again
 
     def show(self, text: str) -> None:
         """Re-render with ``text`` if it changed."""
@@ -240,13 +241,14 @@ class Transcript(VerticalScroll):
         for kind, key in changes:
             if kind in (m.CHANGE_SEGMENT, m.CHANGE_SEGMENT_CLOSED):
                 block = self._segments.get(key)
-                if block is not None:
+                if block is not None and not block.closed:
                     block.show(session.segments[key].text)
+                    block.closed = kind == m.CHANGE_SEGMENT_CLOSED
             elif kind in (m.CHANGE_THINKING, m.CHANGE_THINKING_CLOSED):
                 tb = self._thinking.get(key)
                 if tb is not None:
                     tb.update(thinking_text(session.thinking[key].text))
-            elif kind in (m.CHANGE_TOOL_UPDATED, m.CHANGE_TOOL_STARTED):
+            elif kind in (m.CHANGE_TOOL_UPDATED, m.CHANGE_TOOL_STARTED, m.CHANGE_TOOL_DONE):
                 marker = self._markers.get(key)
                 if marker is not None:
                     marker.update(marker_text(session.tool_calls[key]))
@@ -256,9 +258,10 @@ class Transcript(VerticalScroll):
         return added
 
     def flush_streams(self, session: Session) -> None:
-        """Re-render open segments whose text changed (once per tick at most)."""
+        """Re-render the open segment if its text changed (once per tick at most)."""
         for index, block in self._segments.items():
-            block.show(session.segments[index].text)
+            if not block.closed:
+                block.show(session.segments[index].text)
         self._update_anchor()
 
     def _mount_new(self, session: Session) -> int:
@@ -322,7 +325,7 @@ class Transcript(VerticalScroll):
             return PromptBlock(t)
         if kind == "segment":
             seg = session.segments[key]
-            block = SegmentBlock(seg.text, key)
+            block = SegmentBlock(seg.text, key, seg.closed)
             self._segments[key] = block
             return block
         if kind == "thinking":
