@@ -22,6 +22,7 @@ them back on demand.
 
 from __future__ import annotations
 
+import operator
 import time
 from collections.abc import Callable
 from typing import Any
@@ -250,7 +251,7 @@ class ToolCall:
 
     def state(self) -> tuple:
         """Every slot as a plain tuple (see :mod:`cursor_watch.spill`)."""
-        return tuple(getattr(self, name) for name in self.__slots__)
+        return _CALL_STATE(self)
 
     @classmethod
     def from_state(cls, state: tuple) -> ToolCall:
@@ -287,6 +288,9 @@ class ToolCall:
             "detail": self.detail,
             "line": self.started_line or self.completed_line,
         }
+
+
+_CALL_STATE = operator.attrgetter(*ToolCall.__slots__)
 
 
 class Note:

@@ -29,6 +29,7 @@ HOT_RECORDS = 1_000  # records of each kind kept in memory (the newest)
 SPILL_BATCH = 250  # records moved to disk at a time
 CACHE_KIB = 1_024  # SQLite page cache, KiB
 PAGE_ROWS = 1_000  # rows fetched per query when iterating
+KEY_FILTER_BITS = 1 << 23  # 1 MiB bitmap of hash(key) for keys on disk (see SpillDict)
 
 
 class SpillFile:
@@ -64,8 +65,10 @@ class SpillFile:
                 for pragma in ("journal_mode=OFF", "synchronous=OFF", f"cache_size=-{CACHE_KIB}", "temp_store=FILE"):
                     db.execute(f"PRAGMA {pragma}")
                 db.execute("CREATE TABLE items (list TEXT, idx INTEGER, data BLOB, PRIMARY KEY (list, idx)) WITHOUT ROWID")
-                db.execute("CREATE TABLE calls (idx INTEGER PRIMARY KEY, call_id TEXT, data BLOB)")
-                db.execute("CREATE INDEX calls_by_id ON calls (call_id)")
+                # keyed by hash(call_id) (an int index is cheaper to keep than one on long
+                # strings); a lookup checks the call_id of each row it finds
+                db.execute("CREATE TABLE calls (idx INTEGER PRIMARY KEY, key_hash INTEGER, data BLOB)")
+                db.execute("CREATE INDEX calls_by_key ON calls (key_hash)")
             except sqlite3.Error as err:
                 self.fail(err)
                 return None
@@ -251,6 +254,9 @@ class SpillDict(Generic[T]):
         self._count = 0
         self._spilled = 0  # items written to disk at least once
         self._next_try = hot + self._batch
+        # one bit per hash(key) of the keys on disk: a clear bit means "not on disk", so a
+        # new key (every new tool call) costs no query; a fixed 1 MiB, made at the first spill
+        self._on_disk: bytearray | None = None
 
     def __len__(self) -> int:
         return self._count
@@ -275,12 +281,25 @@ class SpillDict(Generic[T]):
         old = [x for x in self._by_key.values() if position_of(x) <= limit and final(x)]
         if not old:
             return
-        rows = [(position_of(x), self._key_of(x), dump(self._encode(x))) for x in old]
+        rows = [(position_of(x), hash(self._key_of(x)), dump(self._encode(x))) for x in old]
         if self._spill.write("INSERT OR REPLACE INTO calls VALUES (?, ?, ?)", rows):
+            if self._on_disk is None:
+                self._on_disk = bytearray(KEY_FILTER_BITS // 8)
+            bits = self._on_disk
             for x in old:
-                del self._by_key[self._key_of(x)]
+                key = self._key_of(x)
+                h = hash(key) % KEY_FILTER_BITS
+                bits[h >> 3] |= 1 << (h & 7)
+                del self._by_key[key]
                 del self._by_position[position_of(x)]
             self._spilled += len(old)
+
+    def _maybe_on_disk(self, key: str) -> bool:
+        bits = self._on_disk
+        if bits is None:
+            return False
+        h = hash(key) % KEY_FILTER_BITS
+        return bool(bits[h >> 3] & (1 << (h & 7)))
 
     def peek(self, key: str) -> T | None:
         """The item if it is in memory (never reads the disk)."""
@@ -291,16 +310,17 @@ class SpillDict(Generic[T]):
         item = self._by_key.get(key)
         if item is not None:
             return item
-        if self._spilled:
-            rows = self._spill.query("SELECT data FROM calls WHERE call_id = ?", (key,))
-            if rows:
-                return self._decode(pickle.loads(rows[0][0]))
+        if self._maybe_on_disk(key):
+            for (data,) in self._spill.query("SELECT data FROM calls WHERE key_hash = ?", (hash(key),)):
+                item = self._decode(pickle.loads(data))
+                if self._key_of(item) == key:
+                    return item
         return default
 
     def revive(self, key: str) -> T | None:
         """The item for ``key``, kept in memory from now on (for changing it)."""
         item = self._by_key.get(key)
-        if item is None and self._spilled:
+        if item is None and self._maybe_on_disk(key):
             item = self.get(key)
             if item is not None:
                 self._by_key[key] = item
