@@ -174,13 +174,13 @@ def write_json_out(opts: Options, watch: Watch) -> None:
     """``--json-out PATH``: the summary object, written when the watch ends (mode 0600)."""
     if not opts.json_out:
         return
-    from .plain import dumps_json, summary_json
+    from .plain import write_summary_json
 
     tmp = f"{opts.json_out}.{os.getpid()}.tmp"
     try:  # written whole, then renamed: a reader never sees half a file
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "wb") as f:
-            f.write(dumps_json(summary_json(watch.monitor.session, watch.stderr_tail)))
+            write_summary_json(watch.monitor.session, f.write, watch.stderr_tail)
         os.replace(tmp, opts.json_out)
     except OSError as err:
         with contextlib.suppress(OSError):
@@ -188,9 +188,15 @@ def write_json_out(opts: Options, watch: Watch) -> None:
         _error(f"cannot write --json-out {opts.json_out}: {err.strerror or err}")
 
 
+def _stdout_closed() -> None:
+    """Point stdout at /dev/null so the interpreter's last flush can't fail loudly."""
+    with contextlib.suppress(OSError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
 async def run_headless(opts: Options) -> int:
     """``--plain`` (the default off a terminal) and ``--summary``."""
-    from .plain import OutputClosed, PlainPrinter, dumps_json, make_console, print_summary, summary_json
+    from .plain import OutputClosed, PlainPrinter, make_console, print_summary, write_summary_json
 
     source = open_source(opts.file, opts.command or None, follow=opts.follow, save_path=opts.save)
     if opts.summary:
@@ -198,11 +204,15 @@ async def run_headless(opts: Options) -> int:
         code = await watch.run(lambda changes: None)
         write_json_out(opts, watch)
         session = watch.monitor.session
-        if opts.json:
-            sys.stdout.buffer.write(dumps_json(summary_json(session, watch.stderr_tail)))
-            sys.stdout.flush()
-        else:
-            print_summary(session, make_console(), watch.stderr_tail)
+        try:
+            if opts.json:
+                write_summary_json(session, sys.stdout.buffer.write, watch.stderr_tail)
+                sys.stdout.flush()
+            else:
+                print_summary(session, make_console(), watch.stderr_tail)
+        except (BrokenPipeError, OutputClosed):
+            _stdout_closed()  # the reader went away (`| head`): quiet, as --plain
+            return 128 + signal.SIGPIPE
         return code
 
     console = make_console()
@@ -218,8 +228,7 @@ async def run_headless(opts: Options) -> int:
         code = await watch.run(printer.handle)
     except OutputClosed:
         # the reader went away (`| head`): the watch is stopped, a child terminated
-        with contextlib.suppress(OSError):
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        _stdout_closed()
         write_json_out(opts, watch)
         return 128 + signal.SIGPIPE
     write_json_out(opts, watch)

@@ -8,6 +8,7 @@ stream text is passed through :func:`cursor_watch.safe.visible` before printing.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import IO, Any
 
 import orjson
@@ -227,30 +228,57 @@ class PlainPrinter:
         self._print(t)
 
 
+class _Items:
+    """A list in the summary written item by item (see :func:`write_summary_json`)."""
+
+    def __init__(self, items: Any) -> None:
+        self.items = items
+
+
+class _Joined:
+    """A string in the summary written piece by piece (pieces of one string)."""
+
+    def __init__(self, pieces: Any) -> None:
+        self.pieces = pieces
+
+
+def _summary_fields(session: Session, stderr_tail: list[str] | None) -> list[tuple[str, Any]]:
+    """The summary's keys in order; the long values are lazy (``_Items``, ``_Joined``)."""
+    s = session
+    return [
+        ("session", {
+            "session_id": s.session_id,
+            "model": s.model,
+            "cwd": s.cwd,
+            "api_key_source": s.api_key_source,
+            "permission_mode": s.permission_mode,
+            "prompt": s.prompt,
+        }),
+        ("status", s.status if s.status != "running" else "incomplete"),
+        ("result", s.result.to_json() if s.result else None),
+        ("assistant_text", _Joined(seg.text for seg in s.segments)),
+        ("segments", _Items(seg.text for seg in s.segments)),
+        ("thinking_text", _Joined(b.text for b in s.thinking)),
+        ("tool_calls", _Items(c.to_json() for c in s.tool_calls.values())),
+        ("notes", _Items({"line": n.line, "kind": n.kind, "subtype": n.subtype, "text": n.text} for n in s.notes)),
+        ("counts", s.counts()),
+        ("diagnostics", _Items({"line": d.line, "message": d.message} for d in s.diagnostics)),
+        ("unknown_events", _Items({"line": u.line, "type": u.type, "subtype": u.subtype} for u in s.unknown)),
+        ("stderr", stderr_tail or []),
+        ("exit_status", s.exit_status),
+    ]
+
+
 def summary_json(session: Session, stderr_tail: list[str] | None = None) -> dict:
     """The ``--summary --json`` object (keys documented in the README)."""
-    return {
-        "session": {
-            "session_id": session.session_id,
-            "model": session.model,
-            "cwd": session.cwd,
-            "api_key_source": session.api_key_source,
-            "permission_mode": session.permission_mode,
-            "prompt": session.prompt,
-        },
-        "status": session.status if session.status != "running" else "incomplete",
-        "result": session.result.to_json() if session.result else None,
-        "assistant_text": session.assistant_text,
-        "segments": [seg.text for seg in session.segments],
-        "thinking_text": session.thinking_text,
-        "tool_calls": [c.to_json() for c in session.tool_calls.values()],
-        "notes": [{"line": n.line, "kind": n.kind, "subtype": n.subtype, "text": n.text} for n in session.notes],
-        "counts": session.counts(),
-        "diagnostics": [{"line": d.line, "message": d.message} for d in session.diagnostics],
-        "unknown_events": [{"line": u.line, "type": u.type, "subtype": u.subtype} for u in session.unknown],
-        "stderr": stderr_tail or [],
-        "exit_status": session.exit_status,
-    }
+    out: dict = {}
+    for key, value in _summary_fields(session, stderr_tail):
+        if isinstance(value, _Items):
+            value = list(value.items)
+        elif isinstance(value, _Joined):
+            value = "".join(value.pieces)
+        out[key] = value
+    return out
 
 
 # orjson escapes C0 controls but writes DEL, C1 controls (U+0080-U+009F, e.g. the 8-bit
@@ -258,10 +286,50 @@ def summary_json(session: Session, stderr_tail: list[str] | None = None) -> dict
 _RAW_UNSAFE_UTF8 = re.compile(rb"\x7f|\xc2[\x80-\x9f]|\xe2\x80[\xaa-\xae]|\xe2\x81[\xa6-\xa9]")
 
 
+def _escape_raw(out: bytes) -> bytes:
+    return _RAW_UNSAFE_UTF8.sub(lambda mt: f"\\u{ord(mt.group().decode()):04x}".encode(), out)
+
+
 def dumps_json(obj: Any) -> bytes:
     """orjson, indented, newline-terminated; every control character comes out escaped."""
-    out = orjson.dumps(obj, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
-    return _RAW_UNSAFE_UTF8.sub(lambda mt: f"\\u{ord(mt.group().decode()):04x}".encode(), out)
+    return _escape_raw(orjson.dumps(obj, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE))
+
+
+def _indented(value: Any, prefix: bytes) -> bytes:
+    # orjson's indented form of a value nested under ``prefix``: every line after the first
+    # moves right (JSON output breaks lines only between tokens, never inside a string)
+    return orjson.dumps(value, option=orjson.OPT_INDENT_2).replace(b"\n", b"\n" + prefix)
+
+
+def write_summary_json(session: Session, write: Callable[[bytes], Any], stderr_tail: list[str] | None = None) -> None:
+    """Write exactly ``dumps_json(summary_json(session, stderr_tail))``, piece by piece.
+
+    The long lists and texts of a long session (read back from the spill file) are
+    never all in memory at once: memory stays flat at the end of a run too.
+
+    Args:
+        write: called with each piece (bytes); an ``OSError`` it raises propagates.
+    """
+    write(b"{\n")
+    fields = _summary_fields(session, stderr_tail)
+    for n, (key, value) in enumerate(fields):
+        write(b"  " + orjson.dumps(key) + b": ")
+        if isinstance(value, _Joined):
+            write(b'"')
+            for piece in value.pieces:
+                if piece:
+                    write(_escape_raw(orjson.dumps(piece)[1:-1]))
+            write(b'"')
+        elif isinstance(value, _Items):
+            first = True
+            for item in value.items:
+                write((b"[\n    " if first else b",\n    ") + _escape_raw(_indented(item, b"    ")))
+                first = False
+            write(b"[]" if first else b"\n  ]")
+        else:
+            write(_escape_raw(_indented(value, b"  ")))
+        write(b",\n" if n < len(fields) - 1 else b"\n")
+    write(b"}\n")
 
 
 def print_summary(session: Session, console: Console, stderr_tail: list[str] | None = None) -> None:

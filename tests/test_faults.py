@@ -536,12 +536,14 @@ def test_hostile_stderr_of_a_spawned_command_is_shown_inert(tmp_path):
     assert orjson.loads(p.stdout)["stderr"][-1] == "\ufffd\x1b]0;t\x07 no newline"
 
 
-def test_stdout_closed_early_is_quiet(tmp_path):
+@pytest.mark.parametrize("args", [["--plain"], ["--summary"], ["--summary", "--json"]])
+def test_stdout_closed_early_is_quiet(tmp_path, args):
     f = tmp_path / "garbage.jsonl"
     f.write_bytes(b"".join(b"garbage line %06d\n" % i for i in range(50_000)))
-    proc = subprocess.Popen(CMD + ["--plain", str(f)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV, cwd=ROOT)
+    proc = subprocess.Popen(CMD + [*args, str(f)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV, cwd=ROOT)
     proc.stdout.read(100)
     proc.stdout.close()
     err = proc.stderr.read()
     proc.wait(timeout=30)
     assert_no_traceback(err)
+    assert proc.returncode == 141  # 128 + SIGPIPE, as the README's exit-status table says

@@ -24,7 +24,8 @@ from hypothesis import strategies as st
 
 from conftest import ROOT, SAMPLES, real_captures, run_bytes
 from cursor_watch.events import Event, Invalid, decode_all
-from cursor_watch.plain import PlainPrinter, dumps_json, make_console, print_summary, summary_json
+from cursor_watch.plain import (PlainPrinter, dumps_json, make_console, print_summary, summary_json,
+                                write_summary_json)
 from cursor_watch.model import Session
 from cursor_watch.runner import Monitor
 from cursor_watch.safe import visible, visible_line
@@ -446,6 +447,18 @@ def test_spilling_old_records_to_disk_changes_nothing(data):
     assert [g.text for g in s.segments[1:4]] == [g.text for g in one.session.segments[1:4]]
     if len(s.notes):
         assert s.notes[-1].state() == one.session.notes[-1].state() and s.notes[0].state() == one.session.notes[0].state()
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(st.one_of(stream(), hostile_stream()), st.integers(1, 4))
+@example(EVIL_STREAM, 1)
+def test_the_summary_json_written_in_pieces_is_the_same_bytes(data, hot):
+    for mon in (run_bytes(data), run_spilling(data, hot, 1)):
+        pieces: list[bytes] = []
+        write_summary_json(mon.session, pieces.append, ["err \x1b[2J", "x"])
+        whole = dumps_json(summary_json(mon.session, ["err \x1b[2J", "x"]))
+        assert b"".join(pieces) == whole
+        assert orjson.loads(whole)["counts"] == mon.session.counts()
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
