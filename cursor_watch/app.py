@@ -275,10 +275,8 @@ class CursorWatchApp(App):
                         lines.append(f"line {u.line}: unknown event {u.type}/{u.subtype} ({u.preview})")
                     elif kind == m.CHANGE_NOTE and s.notes[key].kind == "source":
                         lines.append(f"source: {s.notes[key].text}")
-                table.update(s, calls, now_ms)
+                table.update(s, calls, now_ms, follow=transcript.following)
                 diagnostics.add(lines)
-                if transcript.following and table.row_count and not table.has_focus:
-                    table.move_cursor(table.row_count - 1)
             diagnostics.add([f"stderr: {line}" for line in stderr])
             transcript.flush_streams(s)
             if slow:

@@ -76,7 +76,7 @@ def test_pipe_into_the_tui(tmux_factory):
     screen = t.wait_for("regression test for 0% and 100% discounts")  # the final text, followed
     assert "Composer 2.5" in screen
     assert "pytest -q" in screen and "✖ failure" in screen
-    t.keys("Down", "Down", "Enter")  # the failing shell call
+    t.keys("Home", "Down", "Down", "Enter")  # the failing shell call (the cursor followed to the last row)
     screen = t.wait_for("command")
     assert "pytest -q" in screen and "exit code" in screen
     t.keys("Escape")

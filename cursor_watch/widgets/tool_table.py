@@ -134,16 +134,24 @@ class ToolTable(ScrollView, can_focus=True):
         """Number of rows."""
         return self._rows
 
-    def update(self, session: Session, call_ids: list[str], now_ms: float) -> None:
-        """New rows up to ``len(session.tool_calls)``; re-render the rows of ``call_ids``."""
+    def update(self, session: Session, call_ids: list[str], now_ms: float, follow: bool = True) -> None:
+        """New rows up to ``len(session.tool_calls)``; re-render the rows of ``call_ids``.
+
+        With ``follow``, a cursor on the last row moves on to the new last row (the
+        newest call stays in view, as the transcript follows); a cursor the user put
+        elsewhere stays where it is.
+        """
         self._session = session
         self._now_ms = now_ms
-        if len(session.tool_calls) != self._rows:
-            self._rows = len(session.tool_calls)
-            self.virtual_size = Size(sum(w + GAP for _, w, _ in COLUMNS), self._rows)
+        at_end = self.cursor_row >= self._rows - 1
         for cid in call_ids:
             call = session.tool_calls.peek(cid)  # an update is to a recent call, in memory
             self._changed(call.index - 1 if call is not None else None)
+        if len(session.tool_calls) != self._rows:
+            self._rows = len(session.tool_calls)
+            self.virtual_size = Size(sum(w + GAP for _, w, _ in COLUMNS), self._rows)
+            if follow and at_end:
+                self.move_cursor(self._rows - 1)
 
     def tick(self, session: Session, now_ms: float) -> None:
         """Refresh the elapsed time of running calls."""
