@@ -114,6 +114,28 @@ async def test_idle_names_the_running_tool():
         await src.end()
 
 
+async def test_table_cursor_follows_the_newest_call_until_the_user_moves_it():
+    src = QueueSource()
+    app = make_app(src)
+    async with app.run_test(size=SIZE) as pilot:
+        table = app.query_one(ToolTable)
+        await src.push(INIT + b"".join(started(f"c{i}", f"echo {i}", 1000 + i) for i in range(60)))
+        await wait_until(pilot, lambda: table.row_count == 60)
+        assert table.cursor_row == 59 and table.scroll_offset.y > 0  # the newest call is in view
+        await src.push(started("c60", "echo 60", 2000))
+        await wait_until(pilot, lambda: table.row_count == 61)
+        assert table.cursor_row == 60
+        await pilot.press("home", "down")  # the user reads an old row: it stays under the cursor
+        await src.push(started("c61", "echo 61", 2001))
+        await wait_until(pilot, lambda: table.row_count == 62)
+        assert table.cursor_row == 1 and table.selected_call_id() == "c1"
+        await pilot.press("end")  # End: back to the newest, and following again
+        await src.push(started("c62", "echo 62", 2002))
+        await wait_until(pilot, lambda: table.row_count == 63)
+        assert table.cursor_row == 62 and table.selected_call_id() == "c62"
+        await src.end()
+
+
 @pytest.mark.parametrize("sample, index, expected", [
     ("plain-tools", 3, ["command pytest -q", "exit code 1", "FAILED tests/test_pricing.py", "stdout"]),
     ("plain-tools", 1, ["content", "def apply_discount", "path /home/dev/projects/acme-api/app/pricing.py"]),

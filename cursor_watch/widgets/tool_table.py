@@ -234,12 +234,17 @@ class ToolTable(ScrollView, can_focus=True):
         self.cursor_row = max(0, min(row, self._rows - 1))
         self._refresh_row(old)
         self._refresh_row(self.cursor_row)
+        self._scroll_to_cursor()
+
+    def _scroll_to_cursor(self) -> None:
         top = int(self.scroll_offset.y)
         height = max(1, self.scrollable_content_region.height)
+        # force: right after new rows Textual has not yet enabled the scrollbar, and
+        # would ignore the scroll (the table then sat on row 1 while calls came in)
         if self.cursor_row < top:
-            self.scroll_to(y=self.cursor_row, animate=False, immediate=True)
+            self.scroll_to(y=self.cursor_row, animate=False, immediate=True, force=True)
         elif self.cursor_row >= top + height:
-            self.scroll_to(y=self.cursor_row - height + 1, animate=False, immediate=True)
+            self.scroll_to(y=self.cursor_row - height + 1, animate=False, immediate=True, force=True)
 
     def action_cursor(self, delta: int) -> None:
         self.move_cursor(self.cursor_row + delta)
