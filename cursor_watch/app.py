@@ -172,7 +172,7 @@ class CursorWatchApp(App):
 
     # -- data in -------------------------------------------------------------------
 
-    def _on_changes(self, changes: list[tuple[str, Any]]) -> None:
+    def _on_changes(self, run, changes: list[tuple[str, Any]]) -> None:
         self._pending.extend(changes)
         self._last_event_at = self._monotonic()
 
@@ -367,9 +367,9 @@ def run_tui(opts) -> int:
         app.run()
     finally:
         source.close()
-    from .cli import write_json_out
+    from .plain import write_json_out
 
-    write_json_out(opts, app.watch)
+    write_json_out(opts.json_out, app.watch.runs())
     if app.error:
         sys.stderr.write(f"cursor-watch: {app.error}\n")
         return 2

@@ -23,8 +23,9 @@ from dataclasses import dataclass, field
 
 from . import __version__
 from .samples import DEFAULT_SAMPLE, list_samples, sample_path
+from .output import error_line as _error
 from .runner import EXIT_OK, RESULT_EXIT_GRACE_S, Watch
-from .sources import SourceError, open_source
+from .sources import SourceError, open_sources
 
 EXIT_USAGE = 2
 
@@ -45,9 +46,13 @@ def build_parser() -> argparse.ArgumentParser:
         description="Live monitor for `cursor-agent -p ... --output-format stream-json` (NDJSON).",
         epilog="Spawn mode: cursor-watch [OPTIONS] -- cursor-agent -p 'task' --output-format stream-json",
     )
-    p.add_argument("file", nargs="?", help="stream file to replay; '-' or nothing reads piped stdin")
-    p.add_argument("-f", "--follow", action="store_true", help="keep reading FILE as it grows (like tail -f)")
-    p.add_argument("--save", metavar="PATH", help="append every raw line received to PATH, before parsing")
+    p.add_argument("files", nargs="*", metavar="FILE|DIR",
+                   help="stream files to replay, or directories of them (*.jsonl, *.ndjson, *.log); "
+                        "'-' or nothing reads piped stdin")
+    p.add_argument("-f", "--follow", action="store_true",
+                   help="keep reading the files as they grow (like tail -f); in a DIR, new files are picked up")
+    p.add_argument("--save", metavar="PATH",
+                   help="append every raw line received to PATH, before parsing (one source only)")
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--plain", action="store_true", help="print a live plain transcript (no TUI)")
     mode.add_argument("--summary", action="store_true", help="read to the end and print a summary")
@@ -71,7 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
 class Options:
     """Parsed command line."""
 
-    file: str | None = None
+    files: list[str] = field(default_factory=list)
     command: list[str] = field(default_factory=list)
     follow: bool = False
     save: str | None = None
@@ -82,6 +87,11 @@ class Options:
     thinking: bool = False
     result_grace: float = RESULT_EXIT_GRACE_S
     json_out: str | None = None
+
+    @property
+    def file(self) -> str | None:
+        """The one FILE given (None for stdin, a command, or several files)."""
+        return self.files[0] if len(self.files) == 1 else None
 
 
 def parse_args(argv: list[str]) -> Options | None:
@@ -104,26 +114,27 @@ def parse_args(argv: list[str]) -> Options | None:
         raise UsageError("--json goes with --summary")
     if ns.speed < 0 or ns.speed != ns.speed or ns.speed == float("inf"):
         raise UsageError("--speed must be a number >= 0")
-    file = ns.file
+    files = list(ns.files)
     if ns.sample is not None:
-        if file or command:
+        if files or command:
             raise UsageError("--sample replaces FILE and the command")
         try:
-            file = str(sample_path(ns.sample))
+            files = [str(sample_path(ns.sample))]
         except FileNotFoundError as err:
             raise UsageError(str(err)) from None
     if ns.result_grace < 0:
         raise UsageError("--result-grace must be >= 0")
-    if ns.speed and (command or file in (None, "-")):
-        raise UsageError("--speed replays a FILE")
-    return Options(file=file, command=command, follow=ns.follow, save=ns.save, plain=ns.plain,
+    if ns.speed and (command or len(files) != 1 or files[0] == "-" or os.path.isdir(files[0])):
+        raise UsageError("--speed replays one FILE")
+    if files and command:
+        raise UsageError("give either FILEs or a command after --, not both")
+    if len(files) > 1 and "-" in files:
+        raise UsageError("'-' (stdin) can't be read together with FILEs")
+    if ns.save and (len(files) > 1 or (files and os.path.isdir(files[0]))):
+        raise UsageError("--save takes one source: one FILE, stdin or a command")
+    return Options(files=files, command=command, follow=ns.follow, save=ns.save, plain=ns.plain,
                    summary=ns.summary, json=ns.json, speed=ns.speed, thinking=ns.thinking,
                    result_grace=ns.result_grace, json_out=ns.json_out)
-
-
-def _error(message: str) -> None:
-    sys.stderr.write(f"cursor-watch: {message}\n")
-    sys.stderr.flush()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -136,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE
     if opts is None:
         return EXIT_OK
-    if opts.file is None and not opts.command and sys.stdin.isatty():
+    if not opts.files and not opts.command and sys.stdin.isatty():
         _error("no input: give a FILE, pipe a stream in, or run a command after -- (see --help)")
         return EXIT_USAGE
     try:
@@ -170,68 +181,59 @@ def tui_possible() -> bool:
     return True
 
 
-def write_json_out(opts: Options, watch: Watch) -> None:
-    """``--json-out PATH``: the summary object, written when the watch ends (mode 0600)."""
-    if not opts.json_out:
-        return
-    from .plain import write_summary_json
-
-    tmp = f"{opts.json_out}.{os.getpid()}.tmp"
-    try:  # written whole, then renamed: a reader never sees half a file
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "wb") as f:
-            write_summary_json(watch.monitor.session, f.write, watch.stderr_tail)
-        os.replace(tmp, opts.json_out)
-    except OSError as err:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        _error(f"cannot write --json-out {opts.json_out}: {err.strerror or err}")
-
-
 def _stdout_closed() -> None:
     """Point stdout at /dev/null so the interpreter's last flush can't fail loudly."""
     with contextlib.suppress(OSError):
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
+def report_unreadable(watch: Watch) -> None:
+    """One line on stderr per source that could not be read (the others were watched)."""
+    if len(watch.feeds) > 1:
+        for feed in watch.feeds:
+            if feed.error:
+                _error(f"{feed.error} (skipped)")
+
+
 async def run_headless(opts: Options) -> int:
     """``--plain`` (the default off a terminal) and ``--summary``."""
-    from .plain import OutputClosed, PlainPrinter, make_console, print_summary, write_summary_json
+    from .plain import (OutputClosed, RunsPrinter, make_console, print_summaries, write_json_out,
+                        write_summaries)
 
-    source = open_source(opts.file, opts.command or None, follow=opts.follow, save_path=opts.save)
+    sources, directories = open_sources(opts.files, opts.command or None, follow=opts.follow, save_path=opts.save)
+    several = len(sources) > 1 or bool(directories)
     if opts.summary:
-        watch = Watch(source, speed=opts.speed, result_grace=opts.result_grace)
-        code = await watch.run(lambda changes: None)
-        write_json_out(opts, watch)
-        session = watch.monitor.session
+        watch = Watch(sources, speed=opts.speed, result_grace=opts.result_grace, directories=directories,
+                      follow=opts.follow)
+        code = await watch.run(lambda run, changes: None)
+        report_unreadable(watch)
+        runs = watch.runs()
+        write_json_out(opts.json_out, runs)
         try:
             if opts.json:
-                write_summary_json(session, sys.stdout.buffer.write, watch.stderr_tail)
+                write_summaries(runs, sys.stdout.buffer.write)
                 sys.stdout.flush()
             else:
-                print_summary(session, make_console(), watch.stderr_tail)
+                print_summaries(runs, make_console())
         except (BrokenPipeError, OutputClosed):
             _stdout_closed()  # the reader went away (`| head`): quiet, as --plain
             return 128 + signal.SIGPIPE
         return code
 
     console = make_console()
-    printer: PlainPrinter | None = None
-
-    def on_stderr(line: str) -> None:
-        if printer is not None:
-            printer.stderr(line)
-
-    watch = Watch(source, speed=opts.speed, result_grace=opts.result_grace, on_stderr=on_stderr)
-    printer = PlainPrinter(watch.monitor.session, console, show_thinking=opts.thinking)
+    printer = RunsPrinter(console, show_thinking=opts.thinking, several=several)
+    # one file at a time while catching up, so each file's runs print together
+    watch = Watch(sources, speed=opts.speed, result_grace=opts.result_grace, on_stderr=printer.stderr,
+                  directories=directories, follow=opts.follow, reading_at_once=1)
     try:
         code = await watch.run(printer.handle)
     except OutputClosed:
         # the reader went away (`| head`): the watch is stopped, a child terminated
         _stdout_closed()
-        write_json_out(opts, watch)
+        write_json_out(opts.json_out, watch.runs())
         return 128 + signal.SIGPIPE
-    write_json_out(opts, watch)
+    report_unreadable(watch)
+    write_json_out(opts.json_out, watch.runs())
     with contextlib.suppress(BrokenPipeError):
         sys.stdout.flush()
     return code

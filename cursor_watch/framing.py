@@ -5,7 +5,8 @@ Rules (Cursor's docs: "one JSON object per line"; the rest from real captures an
 
 * lines end with ``\\n``; a ``\\r`` before it (CRLF) is removed;
 * blank lines are skipped but still counted and numbered;
-* a UTF-8 byte-order mark at the start of the first line is removed;
+* a UTF-8 byte-order mark at the start of a line is removed (files saved with one
+  and concatenated, ``cat a.jsonl b.jsonl``, put it at the start of a later line);
 * there is no line-length cap: tool results carry whole files, and a 64 MB line
   must frame as one line.
 
@@ -43,13 +44,12 @@ class LineFramer:
     longest partial line held, never more.
     """
 
-    __slots__ = ("_parts", "_offset", "_number", "_bom_checked", "lines_seen", "bytes_seen")
+    __slots__ = ("_parts", "_offset", "_number", "lines_seen", "bytes_seen")
 
     def __init__(self, start_offset: int = 0, start_line: int = 0) -> None:
         self._parts: list[bytes] = []  # pieces of the current unfinished line
         self._offset = start_offset  # offset of the current line's first byte
         self._number = start_line
-        self._bom_checked = start_offset != 0
         self.lines_seen = start_line
         self.bytes_seen = start_offset
 
@@ -77,10 +77,8 @@ class LineFramer:
             number += 1
             size = len(piece) + 1
             data = piece
-            if not self._bom_checked:
-                self._bom_checked = True
-                if data.startswith(BOM):
-                    data = data[3:]
+            if data and data[0] == 0xEF and data.startswith(BOM):
+                data = data[3:]
             if data and data[-1] == 13:  # CR of a CRLF
                 data = data[:-1]
             if data:
@@ -100,10 +98,8 @@ class LineFramer:
         self._number += 1
         self.lines_seen = self._number
         size = len(data)
-        if not self._bom_checked:
-            self._bom_checked = True
-            if data.startswith(BOM):
-                data = data[3:]
+        if data.startswith(BOM):
+            data = data[3:]
         if data.endswith(b"\r"):
             data = data[:-1]
         line = RawLine(self._number, self._offset, size, data)
@@ -118,7 +114,6 @@ class LineFramer:
         self._parts = []
         self._offset = 0
         self.bytes_seen = 0
-        self._bom_checked = False
 
     @property
     def pending_bytes(self) -> int:

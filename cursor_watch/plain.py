@@ -18,6 +18,8 @@ from rich.text import Text
 
 from . import model as m
 from .model import Session, ToolCall
+from .output import error_line, write_private
+from .runs import Run
 from .safe import visible, visible_line
 from .tools import STATUS_FAILURE, STATUS_INCOMPLETE, STATUS_REJECTED, STATUS_RUNNING, STATUS_SUCCESS
 
@@ -169,8 +171,11 @@ class PlainPrinter:
         self.show_thinking = show_thinking
         self._header_done = False
         self._printed_upto = 0  # segments [0, n) printed (they close in order)
+        self.before_print: Callable[[], None] | None = None  # called before each line (see RunsPrinter)
 
     def _print(self, renderable: Any) -> None:
+        if self.before_print is not None:
+            self.before_print()
         self.console.print(renderable)
 
     def _header(self) -> None:
@@ -301,7 +306,8 @@ def _indented(value: Any, prefix: bytes) -> bytes:
     return orjson.dumps(value, option=orjson.OPT_INDENT_2).replace(b"\n", b"\n" + prefix)
 
 
-def write_summary_json(session: Session, write: Callable[[bytes], Any], stderr_tail: list[str] | None = None) -> None:
+def write_summary_json(session: Session, write: Callable[[bytes], Any], stderr_tail: list[str] | None = None,
+                       *, compact: bool = False, extra: dict | None = None) -> None:
     """Write exactly ``dumps_json(summary_json(session, stderr_tail))``, piece by piece.
 
     The long lists and texts of a long session (read back from the spill file) are
@@ -309,9 +315,30 @@ def write_summary_json(session: Session, write: Callable[[bytes], Any], stderr_t
 
     Args:
         write: called with each piece (bytes); an ``OSError`` it raises propagates.
+        compact: one line (a line of NDJSON) instead of the indented object.
+        extra: keys written first (``{"source": ..., "run": ...}`` for several runs).
     """
+    fields = list((extra or {}).items()) + _summary_fields(session, stderr_tail)
+    if compact:
+        for n, (key, value) in enumerate(fields):
+            write((b"{" if n == 0 else b",") + orjson.dumps(key) + b":")
+            if isinstance(value, _Joined):
+                write(b'"')
+                for piece in value.pieces:
+                    if piece:
+                        write(_escape_raw(orjson.dumps(piece)[1:-1]))
+                write(b'"')
+            elif isinstance(value, _Items):
+                first = True
+                for item in value.items:
+                    write((b"[" if first else b",") + _escape_raw(orjson.dumps(item)))
+                    first = False
+                write(b"[]" if first else b"]")
+            else:
+                write(_escape_raw(orjson.dumps(value)))
+        write(b"}\n")
+        return
     write(b"{\n")
-    fields = _summary_fields(session, stderr_tail)
     for n, (key, value) in enumerate(fields):
         write(b"  " + orjson.dumps(key) + b": ")
         if isinstance(value, _Joined):
@@ -330,6 +357,100 @@ def write_summary_json(session: Session, write: Callable[[bytes], Any], stderr_t
             write(_escape_raw(_indented(value, b"  ")))
         write(b",\n" if n < len(fields) - 1 else b"\n")
     write(b"}\n")
+
+
+def write_summaries(runs: list[Run], write: Callable[[bytes], Any]) -> None:
+    """``--summary --json`` for the runs of a watch (ordered by source path, then run).
+
+    One run: the indented object, exactly as for a single stream. Several: one compact
+    object per run and per line (NDJSON), each with ``"source"`` (the path, or ``-``)
+    and ``"run"`` (1-based within its source) added first.
+    """
+    if len(runs) == 1:
+        write_summary_json(runs[0].session, write, runs[0].stderr)
+        return
+    for run in runs:
+        write_summary_json(run.session, write, run.stderr, compact=True,
+                           extra={"source": run.source, "run": run.index})
+
+
+def write_json_out(path: str | None, runs: list[Run]) -> None:
+    """``--json-out PATH``: what ``--summary --json`` prints, written when the watch ends.
+
+    The file is private (0600) and written whole (see :func:`cursor_watch.output.write_private`);
+    a failure is one line on stderr, never an exit.
+    """
+    if not path:
+        return
+    try:
+        write_private(path, lambda f: write_summaries(runs, f.write))
+    except OSError as err:
+        error_line(f"cannot write --json-out {path}: {err.strerror or err}")
+
+
+def run_title(run: Run) -> str:
+    """How a run is named in plain output: ``a.jsonl (run 2)``, ``stdin (run 1)``."""
+    name = run.source if run.source != "-" else run.source_label
+    return f"{name} (run {run.index})"
+
+
+def separator_text(run: Run) -> Text:
+    """The line printed before a run's output when several are watched (``tail``'s style)."""
+    return Text(f"==> {visible_line(run_title(run))} <==", style="bold")
+
+
+class RunsPrinter:
+    """``--plain`` for several runs: a :class:`PlainPrinter` per run, and a separator line
+    naming the source and run whenever the output moves to another run.
+
+    The first run of a lone source gets no separator (its output is exactly that of a
+    single stream); with several sources (``several``) every run gets one.
+    """
+
+    def __init__(self, console: Console, show_thinking: bool = False, several: bool = False) -> None:
+        self.console = console
+        self.show_thinking = show_thinking
+        self.several = several
+        self._printers: dict[int, PlainPrinter] = {}
+        self._last: Run | None = None
+        self._current: Run | None = None
+
+    def _printer(self, run: Run) -> PlainPrinter:
+        printer = self._printers.get(id(run))
+        if printer is None:
+            printer = PlainPrinter(run.session, self.console, show_thinking=self.show_thinking)
+            printer.before_print = lambda: self._switch_to(run)
+            self._printers[id(run)] = printer
+        return printer
+
+    def _switch_to(self, run: Run) -> None:
+        if run is self._last:
+            return
+        if self._last is not None or self.several:
+            self.console.print(separator_text(run))
+        self._last = run
+
+    def handle(self, run: Run, changes: list[tuple[str, Any]]) -> None:
+        """Print what ``changes`` of ``run`` completed."""
+        self._current = run
+        self._printer(run).handle(changes)
+
+    def stderr(self, line: str) -> None:
+        """A stderr line of the spawned command, printed within the current run."""
+        if self._current is not None:
+            self._printer(self._current).stderr(line)
+        else:
+            t = Text("stderr: ", style="bold yellow")
+            t.append(visible_line(line), style="yellow")
+            self.console.print(t)
+
+
+def print_summaries(runs: list[Run], console: Console) -> None:
+    """The readable ``--summary`` of each run; with several, each after its separator line."""
+    for run in runs:
+        if len(runs) > 1:
+            console.print(separator_text(run))
+        print_summary(run.session, console, run.stderr)
 
 
 def print_summary(session: Session, console: Console, stderr_tail: list[str] | None = None) -> None:

@@ -1,9 +1,10 @@
-"""Drive a source through the decoder into the session model.
+"""Drive sources through the decoder into the session models, one per run.
 
 :class:`Monitor` is the synchronous heart (bytes in, model changes out) shared by
 every view; :func:`pump` is the async loop that reads a :class:`Source`, paces a
 replay (``--speed``), flushes a held broken line when the stream goes idle, and
-hands each batch of changes to a callback.
+hands each batch of changes to a callback; :class:`Watch` runs one or many sources
+(a :class:`Feed` each) to their end and decides the exit status.
 """
 
 from __future__ import annotations
@@ -18,33 +19,80 @@ from typing import Any
 
 from .events import Decoder, Event
 from .model import CHANGE_RESULT, Session
-from .sources import Notice, ProcessSource, Source
+from .runs import STDERR_TAIL, Run, RunSplitter, all_succeeded, source_name, split_changes
+from .sources import FileSource, Notice, ProcessSource, Source, SourceError, list_stream_files
 
 Changes = list[tuple[str, Any]]
 
 SLICE = 64 * 1024  # bytes parsed between yields to the event loop
 IDLE_FLUSH_S = 0.5  # a broken line held this long with no more input is a diagnostic
 RESULT_EXIT_GRACE_S = 10.0  # a spawned command that printed `result` gets this long to exit
-STDERR_TAIL = 200  # stderr lines of a spawned command kept for the summary
+DIR_POLL_S = 1.0  # a followed directory is checked this often for new stream files
 EXIT_OK = 0
 EXIT_FAILED = 1
 
 
 class Monitor:
-    """Bytes in, model changes out: :class:`Decoder` + :class:`Session`.
+    """Bytes in, model changes out: :class:`Decoder` + one Session per run.
+
+    A source may hold several runs (:mod:`cursor_watch.runs`): ``session`` is the current
+    (newest) run's model, ``runs`` all of them. Changes come back as one flat list; when
+    a new run begins in it, ``(runs.CHANGE_RUN, run)`` precedes that run's changes.
 
     Args:
         clock: epoch-ms clock for events without times (tests inject a fixed one).
+        source: the source's path, ``-`` (stdin) or command (the summary's ``"source"``).
+        source_label: its short name in views.
+        reread: ``(offset, size) -> bytes`` re-reading the source (payloads by offset).
+        make_session: builds each run's Session (default ``Session(clock)``).
     """
 
-    def __init__(self, clock: Callable[[], float] | None = None) -> None:
+    def __init__(self, clock: Callable[[], float] | None = None, source: str = "-", source_label: str = "stdin",
+                 reread: Callable[[int, int], bytes] | None = None,
+                 make_session: Callable[[], Session] | None = None) -> None:
         self.decoder = Decoder()
-        self.session = Session(clock)
+        self.splitter = RunSplitter(source, source_label, make_session or (lambda: Session(clock)),
+                                    reread or _no_reread)
+        self._last_run = self.splitter.current
+        self._switches = 0
+
+    @property
+    def session(self) -> Session:
+        """The current (newest) run's model."""
+        return self.splitter.current.session
+
+    @session.setter
+    def session(self, session: Session) -> None:
+        """Replace the current run's model (before anything is fed: tests set spill sizes so)."""
+        self.splitter.current.session = session
+
+    @property
+    def run(self) -> Run:
+        """The current (newest) run."""
+        return self.splitter.current
+
+    @property
+    def runs(self) -> list[Run]:
+        """Every run of the source so far, in order."""
+        return self.splitter.runs
+
+    def split(self, changes: Changes) -> list[tuple[Run, Changes]]:
+        """Tag the next batch of this monitor's changes with the run(s) they belong to.
+
+        Call it once per batch, in order: it remembers which run the last batch ended in.
+        """
+        start = self._last_run
+        self._last_run = self.splitter.current
+        if self.splitter.switches == self._switches:
+            return [(start, changes)]
+        self._switches = self.splitter.switches
+        return split_changes(start, changes)
 
     def feed(self, chunk: bytes) -> Changes:
         """Frame, parse and apply ``chunk`` (any size, any boundary)."""
         changes: Changes = []
-        apply = self.session.apply
+        splitter = self.splitter
+        apply = splitter.current.session.apply
         # No cyclic GC inside a chunk: orjson allocates a dict per JSON object, so at the
         # default threshold (700 allocations) the collector ran every few events and
         # re-walked everything the model holds. The chunk's survivors are examined once,
@@ -53,26 +101,34 @@ class Monitor:
         gc.disable()
         try:
             for item in self.decoder.feed(chunk):
-                c = apply(item)
+                if item.__class__ is Event and item.type == "system":
+                    c = splitter.apply(item)  # an init may begin a new run
+                    apply = splitter.current.session.apply
+                else:
+                    c = apply(item)
                 if c:
                     changes += c
         finally:
             if gc_was_enabled:
                 gc.enable()
-        self.session.lines = self.decoder.lines
+        splitter.count_lines(self.decoder.lines)
         return changes
 
     def items(self, chunk: bytes) -> list:
         """Frame and parse ``chunk`` without applying (for paced replay)."""
         items = self.decoder.feed(chunk)
-        self.session.lines = self.decoder.lines
+        self.splitter.count_lines(self.decoder.lines)
         return items
+
+    def apply(self, item: Any) -> Changes:
+        """Apply one parsed item (paced replay)."""
+        return self.splitter.apply(item)
 
     def flush(self) -> Changes:
         """Release a held broken line (the stream went idle)."""
         changes: Changes = []
         for item in self.decoder.flush():
-            changes.extend(self.session.apply(item))
+            changes.extend(self.splitter.apply(item))
         return changes
 
     def notice(self, notice: Notice) -> Changes:
@@ -80,19 +136,23 @@ class Monitor:
         changes = self.flush()
         if notice.kind in ("truncated", "rotated"):
             for item in self.decoder.finish():
-                changes.extend(self.session.apply(item))
+                changes.extend(self.splitter.apply(item))
             self.decoder.framer.restart()
         changes.extend(self.session.add_note("source", notice.kind, notice.text))
         return changes
 
     def finish(self, exit_status: int | None = None) -> Changes:
-        """End of input: last line, held lines, then the session's end."""
+        """End of input: last line, held lines, then the current run's end."""
         changes: Changes = []
         for item in self.decoder.finish():
-            changes.extend(self.session.apply(item))
-        self.session.lines = self.decoder.lines
+            changes.extend(self.splitter.apply(item))
+        self.splitter.count_lines(self.decoder.lines)
         changes.extend(self.session.finish(exit_status))
         return changes
+
+
+def _no_reread(offset: int, size: int) -> bytes:
+    return b""
 
 
 class Pacer:
@@ -129,14 +189,22 @@ async def pump(
     on_changes: Callable[[Changes], None],
     speed: float = 0.0,
     stop: asyncio.Event | None = None,
+    on_caught_up: Callable[[], None] | None = None,
 ) -> None:
     """Read ``source`` to its end, applying everything to ``monitor``.
 
     ``on_changes`` is called with each non-empty batch (one per chunk, or one per
     event when pacing). Returns at end of stream (without calling
     ``monitor.finish``: the caller decides the exit status) or when ``stop`` is set.
+    ``on_caught_up`` is called once when what a file held at the start has been applied
+    (a followed file then only grows slowly).
     """
     pacer = Pacer(speed) if speed else None
+    backlog = getattr(source, "size_at_start", None) if on_caught_up is not None else None
+    consumed = 0
+    if backlog is not None and backlog <= 0 and on_caught_up is not None:
+        on_caught_up()
+        backlog = None
     while stop is None or not stop.is_set():
         timeout = IDLE_FLUSH_S if monitor.decoder.parser._held else None
         try:
@@ -162,75 +230,176 @@ async def pump(
                     await asyncio.sleep(0)
                     if stop is not None and stop.is_set():
                         return
-            continue
-        for item in monitor.items(got):
-            delay = pacer.delay_for(item)
-            if delay > 0:
-                await asyncio.sleep(delay)
-                if stop is not None and stop.is_set():
-                    return
-            changes = monitor.session.apply(item)
-            if changes:
-                on_changes(changes)
+        else:
+            for item in monitor.items(got):
+                delay = pacer.delay_for(item)
+                if delay > 0:
+                    await asyncio.sleep(delay)
+                    if stop is not None and stop.is_set():
+                        return
+                changes = monitor.apply(item)
+                if changes:
+                    on_changes(changes)
+        if backlog is not None:
+            consumed += len(got)
+            if consumed >= backlog and on_caught_up is not None:
+                backlog = None
+                on_caught_up()
 
 
-def exit_status_for(status: str, source: Source, stopped_by_us: bool, signal_status: int | None) -> int:
-    """The exit-status contract (see ``cli``): signal, then child status, then the stream's outcome."""
-    if signal_status is not None:
-        return signal_status
-    if isinstance(source, ProcessSource) and not stopped_by_us:
-        if source.exit_status not in (None, 0):
-            return source.exit_status
-    return EXIT_OK if status == "success" else EXIT_FAILED
+class Feed:
+    """One source being watched: the source, its :class:`Monitor` and the runs found in it.
+
+    Attributes:
+        source: the source (started by the watch when its turn comes).
+        monitor: decoder and runs of this source.
+        stderr_tail: the last ``STDERR_TAIL`` stderr lines of a spawned command.
+        error: why the source could not be read (one line), else None.
+        state: ``queued`` (not opened yet), ``reading``, ``done`` or ``error``.
+        caught_up: a file's content at start has been applied (a followed file goes on).
+    """
+
+    def __init__(self, source: Source, clock: Callable[[], float] | None = None) -> None:
+        self.source = source
+        path = getattr(source, "path", None) if source.kind in ("file", "follow") else None
+        self.monitor = Monitor(clock, path or "-", source_name(source.label, source.kind), source.reread)
+        self.stderr_tail: list[str] = []
+        self.error: str | None = None
+        self.state = "queued"
+        self.caught_up = False
+        self.started = False
+        self.ended = False
+
+    @property
+    def runs(self) -> list[Run]:
+        """The runs read from this source so far."""
+        return self.monitor.runs
+
+    def on_stderr(self, line: str) -> None:
+        """A stderr line of the spawned command: kept for the source and its current run."""
+        self.stderr_tail.append(line)
+        if len(self.stderr_tail) > STDERR_TAIL:
+            del self.stderr_tail[: len(self.stderr_tail) - STDERR_TAIL]
+        self.monitor.run.add_stderr(line)
+
+
+RunChanges = Callable[[Run, Changes], None]
+READING_AT_ONCE = 2  # files read at the same time while catching up (memory: each queues up to 32 MiB)
 
 
 class Watch:
-    """One watch from start to end: source, pump, signals, result grace, exit status.
+    """One watch from start to end: sources, pumps, signals, result grace, exit status.
 
-    Shared by ``--plain``, ``--summary`` and the TUI.
+    Shared by ``--plain``, ``--summary`` and the TUI. One source (a file, stdin, a spawned
+    command) or many files (several FILE arguments, the files of a directory); each source
+    may hold several runs. With ``directories`` and ``follow``, files that appear there later
+    are picked up (checked every ``DIR_POLL_S`` seconds).
 
     Args:
-        source: the (not yet started) source.
+        sources: the (not yet started) source, or a list of them (files).
         speed: replay pace (see :class:`Pacer`); 0 is as fast as possible.
-        result_grace: seconds a spawned command may run on after its ``result``.
+        result_grace: seconds a spawned command may run on after its ``result`` (a new run
+            starting in its stream cancels the countdown).
         on_signal: called (with the signal number) when SIGINT/SIGTERM/SIGHUP arrive;
             the watch stops either way and the exit status becomes 128+N.
         install_signals: install those handlers (the TUI's tests run without them).
         clock: epoch-ms clock for the model (tests freeze it).
         on_stderr: called with each stderr line of a spawned command (also kept in
-            ``stderr_tail``, the last ``STDERR_TAIL`` lines).
+            ``stderr_tail``, the last ``STDERR_TAIL`` lines, and in the current run).
+        directories: directories whose new stream files are added while following.
+        follow: follow files (and directories) as they grow.
+        reading_at_once: files read at the same time while catching up (1 keeps the
+            output of ``--plain`` in file order).
+        on_feed: called with each :class:`Feed` added after the start (a new file in a
+            followed directory).
     """
 
-    def __init__(self, source: Source, speed: float = 0.0, result_grace: float = RESULT_EXIT_GRACE_S,
+    def __init__(self, sources: Source | list[Source], speed: float = 0.0,
+                 result_grace: float = RESULT_EXIT_GRACE_S,
                  on_signal: Callable[[int], None] | None = None, install_signals: bool = True,
                  clock: Callable[[], float] | None = None,
-                 on_stderr: Callable[[str], None] | None = None) -> None:
-        self.source = source
+                 on_stderr: Callable[[str], None] | None = None,
+                 directories: list[str] | None = None, follow: bool = False,
+                 reading_at_once: int = READING_AT_ONCE,
+                 on_feed: Callable[[Feed], None] | None = None) -> None:
         self.speed = speed
         self.result_grace = result_grace
         self.on_signal = on_signal
         self.install_signals = install_signals
+        self._clock = clock
         self._stderr_callback = on_stderr
-        self.monitor = Monitor(clock)
+        self.directories = list(directories or [])
+        self.follow = follow
+        self.reading_at_once = max(1, reading_at_once)
+        self.on_feed = on_feed
+        self.feeds: list[Feed] = []
         self.exit_code: int | None = None
-        self.stderr_tail: list[str] = []
         self.signal_status: int | None = None
         self.stopped_by_us = False
         self._stop = asyncio.Event()
         self._result_timer: asyncio.TimerHandle | None = None
+        self._on_changes: RunChanges | None = None
+        self._tasks: list[asyncio.Task] = []
+        self._slots: asyncio.Semaphore | None = None
+        self._close = True
+        for source in sources if isinstance(sources, list) else [sources]:
+            self.add_source(source)
+        self._known_paths = {getattr(f.source, "path", None) for f in self.feeds}
+
+    # -- compatibility with one source -------------------------------------------------
+
+    @property
+    def monitor(self) -> Monitor:
+        """The first source's monitor (the only one when watching one source)."""
+        return self.feeds[0].monitor
+
+    @property
+    def source(self) -> Source:
+        """The first source (the only one when watching one source)."""
+        return self.feeds[0].source
+
+    @property
+    def stderr_tail(self) -> list[str]:
+        """The first source's last stderr lines."""
+        return self.feeds[0].stderr_tail if self.feeds else []
 
     @property
     def source_grace(self) -> float:
-        """Seconds stopping the source may take (a child's SIGTERM grace period)."""
-        return float(getattr(self.source, "grace", 0.0))
+        """Seconds stopping the sources may take (a child's SIGTERM grace period)."""
+        return max((float(getattr(f.source, "grace", 0.0)) for f in self.feeds), default=0.0)
+
+    # -- sources and runs ------------------------------------------------------------------
+
+    def add_source(self, source: Source) -> Feed:
+        """Watch one more source (before or during :meth:`run`)."""
+        feed = Feed(source, self._clock)
+        feed.source.on_stderr = self._stderr_for(feed)
+        self.feeds.append(feed)
+        self.feeds.sort(key=lambda f: f.monitor.run.source)  # by path: the order of the summary
+        if self._on_changes is not None:  # running: start it now
+            self._tasks.append(asyncio.create_task(self._run_feed(feed)))
+        return feed
+
+    def _stderr_for(self, feed: Feed) -> Callable[[str], None]:
+        def on_stderr(line: str) -> None:
+            feed.on_stderr(line)
+            if self._stderr_callback is not None:
+                self._stderr_callback(line)
+
+        return on_stderr
+
+    def runs(self) -> list[Run]:
+        """Every run of every readable source, by source path then run."""
+        out = [run for feed in self.feeds if feed.error is None for run in feed.runs]
+        out.sort(key=lambda r: r.key)
+        return out
 
     def on_stderr(self, line: str) -> None:
-        """A stderr line of the spawned command."""
-        self.stderr_tail.append(line)
-        if len(self.stderr_tail) > STDERR_TAIL:
-            del self.stderr_tail[: len(self.stderr_tail) - STDERR_TAIL]
-        if self._stderr_callback is not None:
-            self._stderr_callback(line)
+        """A stderr line of the (first) spawned command."""
+        if self.feeds:
+            self._stderr_for(self.feeds[0])(line)
+
+    # -- stopping --------------------------------------------------------------------------
 
     def _on_signal(self, signum: int) -> None:
         if self.signal_status is None:
@@ -247,61 +416,162 @@ class Watch:
 
     def watch_result(self) -> None:
         """After a `result` from a spawned command, give it a grace period to exit."""
-        if self._result_timer is None and isinstance(self.source, ProcessSource):
+        if self._result_timer is None and any(isinstance(f.source, ProcessSource) for f in self.feeds):
             loop = asyncio.get_running_loop()
             self._result_timer = loop.call_later(self.result_grace, self._stop_after_result)
 
+    def _cancel_result_timer(self) -> None:
+        if self._result_timer is not None:
+            self._result_timer.cancel()
+            self._result_timer = None
+
     def _stop_after_result(self) -> None:
-        proc = getattr(self.source, "proc", None)
-        if proc is not None and proc.returncode is None:
-            self.stopped_by_us = True
-            self._stop.set()
+        for feed in self.feeds:
+            proc = getattr(feed.source, "proc", None)
+            if proc is not None and proc.returncode is None:
+                self.stopped_by_us = True
+                self._stop.set()
 
-    async def run(self, on_changes: Callable[[Changes], None], close: bool = True) -> int:
-        """Start the source, pump it to its end (or until stopped), finish the model.
+    # -- running ---------------------------------------------------------------------------
 
-        With ``close`` False the source's files stay open (a view re-reads payloads
-        from the spool): call ``source.close()`` when done.
-        Returns the exit status (see :func:`exit_status_for`); also kept as ``exit_code``.
-        Raises :class:`~cursor_watch.sources.SourceError` when the source can't start.
+    def _deliver(self, feed: Feed, changes: Changes) -> None:
+        if self._on_changes is None:
+            return
+        batches = feed.monitor.split(changes)
+        process = isinstance(feed.source, ProcessSource)
+        if process and len(batches) > 1:
+            self._cancel_result_timer()  # a new run began: the command goes on
+        for run, batch in batches:
+            self._on_changes(run, batch)
+            if process and any(kind == CHANGE_RESULT for kind, _ in batch):
+                self.watch_result()
+
+    async def _run_feed(self, feed: Feed) -> None:
+        source = feed.source
+        slots = self._slots if source.kind in ("file", "follow") and len(self.feeds) > 1 else None
+        holding = False
+
+        def caught_up() -> None:
+            nonlocal holding
+            feed.caught_up = True
+            if holding and slots is not None:
+                holding = False
+                slots.release()
+
+        try:
+            if slots is not None:
+                await slots.acquire()
+                holding = True
+            if self._stop.is_set():
+                return
+            feed.state = "reading"
+            try:
+                await source.start()
+            except SourceError as err:
+                feed.error = str(err)
+                feed.state = "error"
+                self._deliver(feed, [])
+                return
+            feed.started = True
+            await pump(source, feed.monitor, lambda c: self._deliver(feed, c), self.speed, self._stop,
+                       on_caught_up=caught_up)
+            if not self._stop.is_set():
+                await self._end_feed(feed)
+        finally:
+            if holding and slots is not None:
+                slots.release()
+
+    async def _end_feed(self, feed: Feed) -> None:
+        """Stop a source and finish its current run (once)."""
+        if feed.ended or not feed.started:
+            return
+        feed.ended = True
+        await feed.source.stop()
+        if feed.source.error:
+            self._deliver(feed, feed.monitor.session.add_note("source", "error", feed.source.error))
+        exit_status = feed.source.exit_status if isinstance(feed.source, ProcessSource) else None
+        self._deliver(feed, feed.monitor.finish(exit_status))
+        feed.state = "done" if feed.state != "error" else "error"
+        if self._close:
+            feed.source.close()
+
+    async def _watch_directories(self) -> None:
+        while True:
+            await asyncio.sleep(DIR_POLL_S)
+            for directory in self.directories:
+                for path in list_stream_files(directory):
+                    if path not in self._known_paths:
+                        self._known_paths.add(path)
+                        feed = self.add_source(FileSource(path, follow=True))
+                        if self.on_feed is not None:
+                            self.on_feed(feed)
+
+    async def run(self, on_changes: RunChanges, close: bool = True) -> int:
+        """Start the sources, pump them to their end (or until stopped), finish the runs.
+
+        ``on_changes(run, changes)`` is called with each batch of model changes.
+        With ``close`` False the sources' files stay open (a view re-reads payloads
+        from the spool): call ``source.close()`` on each feed when done.
+        Returns the exit status (see :meth:`exit_status`); also kept as ``exit_code``.
+        Raises :class:`~cursor_watch.sources.SourceError` when no source could be read.
         """
         loop = asyncio.get_running_loop()
         sigs = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP) if self.install_signals else ()
         for sig in sigs:
             with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
                 loop.add_signal_handler(sig, self._on_signal, sig)
-        self.source.on_stderr = self.on_stderr
-
-        def changed(changes: Changes) -> None:
-            on_changes(changes)
-            if any(kind == CHANGE_RESULT for kind, _ in changes):
-                self.watch_result()
-
-        await self.source.start()
-        pump_task = asyncio.create_task(pump(self.source, self.monitor, changed, self.speed, self._stop))
+        self._on_changes = on_changes
+        self._close = close
+        self._slots = asyncio.Semaphore(self.reading_at_once)
+        self._tasks = [asyncio.create_task(self._run_feed(feed)) for feed in list(self.feeds)]
+        dir_task = asyncio.create_task(self._watch_directories()) if self.directories and self.follow else None
         stop_task = asyncio.create_task(self._stop.wait())
         try:
-            await asyncio.wait({pump_task, stop_task}, return_when=asyncio.FIRST_COMPLETED)
+            while not self._stop.is_set():
+                pending = {t for t in self._tasks if not t.done()}
+                if not pending and dir_task is None:
+                    break
+                await asyncio.wait(pending | {stop_task} | ({dir_task} if dir_task else set()),
+                                   return_when=asyncio.FIRST_COMPLETED)
+                if dir_task is not None and dir_task.done():
+                    dir_task.result()  # an error in the directory watch is a bug: raise it
         finally:
             stop_task.cancel()
-            if not pump_task.done():
-                pump_task.cancel()
+            if dir_task is not None:
+                dir_task.cancel()
+            for task in self._tasks:
+                if not task.done():
+                    task.cancel()
+            for task in self._tasks:
                 with contextlib.suppress(asyncio.CancelledError):
-                    await pump_task
-            await self.source.stop()
-            if self._result_timer is not None:
-                self._result_timer.cancel()
+                    await task
+            for feed in self.feeds:
+                await self._end_feed(feed)
+            self._cancel_result_timer()
             for sig in sigs:
                 with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
                     loop.remove_signal_handler(sig)
-        if pump_task.done() and not pump_task.cancelled() and pump_task.exception() is not None:
-            raise pump_task.exception()  # type: ignore[misc]
-        if self.source.error:
-            on_changes(self.monitor.session.add_note("source", "error", self.source.error))
-        exit_status = self.source.exit_status if isinstance(self.source, ProcessSource) else None
-        on_changes(self.monitor.finish(exit_status))
-        if close:
-            self.source.close()
-        self.exit_code = exit_status_for(self.monitor.session.status, self.source, self.stopped_by_us,
-                                         self.signal_status)
+        for task in self._tasks:
+            if not task.cancelled() and task.exception() is not None:
+                raise task.exception()  # type: ignore[misc]
+        errors = [f.error for f in self.feeds if f.error]
+        if errors and len(errors) == len(self.feeds) and not self.directories:
+            raise SourceError(errors[0] if len(errors) == 1 else f"no stream could be read: {errors[0]}")
+        self.exit_code = self.exit_status()
         return self.exit_code
+
+    def exit_status(self) -> int:
+        """The exit-status contract (see ``cli``): signal, then a child's status, then the runs.
+
+        Several runs: 0 when every run ended with a successful ``result`` (and every source
+        could be read), else 1.
+        """
+        if self.signal_status is not None:
+            return self.signal_status
+        for feed in self.feeds:
+            if isinstance(feed.source, ProcessSource) and not self.stopped_by_us:
+                if feed.source.exit_status not in (None, 0):
+                    return feed.source.exit_status
+        if any(f.error for f in self.feeds):
+            return EXIT_FAILED
+        return EXIT_OK if all_succeeded(self.runs()) else EXIT_FAILED

@@ -538,6 +538,79 @@ def _status(code: int | None) -> int | None:
     return 128 - code if code < 0 else code
 
 
+STREAM_SUFFIXES = (".jsonl", ".ndjson", ".log")  # files of a DIRECTORY argument that are read
+
+
+def list_stream_files(directory: str) -> list[str]:
+    """The regular ``*.jsonl``, ``*.ndjson`` and ``*.log`` files in ``directory``, sorted.
+
+    Not recursive; symlinks to regular files count. An unreadable directory gives [].
+    """
+    out = []
+    try:
+        with os.scandir(directory) as it:
+            for entry in it:
+                if entry.name.endswith(STREAM_SUFFIXES):
+                    try:
+                        if entry.is_file():
+                            out.append(os.path.join(directory, entry.name))
+                    except OSError:
+                        continue
+    except OSError:
+        return []
+    return sorted(out)
+
+
+def open_sources(
+    paths: list[str],
+    command: list[str] | None,
+    follow: bool = False,
+    save_path: str | None = None,
+    stdin_fd: int | None = None,
+) -> tuple[list[Source], list[str]]:
+    """Build the sources the command line asks for (not started yet).
+
+    Args:
+        paths: FILEs and DIRECTORYs (a directory gives each of its stream files, see
+            :func:`list_stream_files`), ``["-"]`` or ``[]`` for stdin.
+        command: argv to spawn (after ``--``), or None.
+        follow: keep reading files as they grow (and, for a directory, pick up new files).
+        save_path: ``--save`` file (one source only), or None.
+        stdin_fd: descriptor to read stdin from (the TUI moves it off fd 0).
+
+    Returns:
+        ``(sources, directories)``: the sources in path order and the directories given.
+
+    Raises:
+        SourceError: a bad combination (``--save`` with several sources, ``-`` with files, a
+            directory without stream files when not following), or ``--save`` can't be opened.
+    """
+    if len(paths) == 1 and not os.path.isdir(paths[0]):
+        return [open_source(paths[0], command, follow=follow, save_path=save_path, stdin_fd=stdin_fd)], []
+    if not paths:
+        return [open_source(None, command, follow=follow, save_path=save_path, stdin_fd=stdin_fd)], []
+    if command:
+        raise SourceError("give either FILEs or a command after --, not both")
+    if "-" in paths:
+        raise SourceError("'-' (stdin) can't be read together with FILEs")
+    files: list[str] = []
+    directories: list[str] = []
+    for path in paths:
+        if os.path.isdir(path):
+            directories.append(path)
+            found = list_stream_files(path)
+            if not found and not follow:
+                raise SourceError(f"no stream files ({', '.join('*' + x for x in STREAM_SUFFIXES)}) in {path}")
+            files.extend(found)
+        else:
+            files.append(path)
+    files = sorted(dict.fromkeys(files))
+    if save_path and (len(files) != 1 or directories):
+        raise SourceError("--save takes one source; give one FILE, stdin or a command")
+    save = SaveFile(save_path) if save_path else None
+    return [FileSource(p, follow=follow, save=save) for p in files], directories
+
+
 def open_source(
     path: str | None,
     command: list[str] | None,

@@ -495,7 +495,7 @@ def hostile_stream() -> bytes:
         event({"type": "system", "subtype": EVIL, "detail": EVIL}),
         event({"type": EVIL, "subtype": EVIL}),
         event({"type": "assistant", "message": {"content": [{"type": "text", "text": EVIL}]}, "model_call_id": "m"}),
-        TOOLS.read_bytes(),  # a second session in the same file
+        TOOLS.read_bytes(),  # a second run in the same file (its own init)
         event({"type": "result", "subtype": EVIL, "is_error": False, "result": EVIL,
                "usage": {"inputTokens": EVIL, "outputTokens": 5}}),
     ]
@@ -513,16 +513,16 @@ def test_hostile_input_is_shown_inert_and_saved_exactly(tmp_path, args):
         extra = ["--save", str(save)] if stdin is not None else []
         p = run([*args, *extra, *source], stdin=stdin)
         assert_no_traceback(p.stderr)
-        assert p.returncode == 0  # the last result is a success
+        assert p.returncode == 1  # two runs; the first (the hostile one) has no result
         assert p.stdout
         assert_inert(p.stdout, " ".join(args))
     assert save.read_bytes() == data
     if args == ["--summary", "--json"]:
-        j = orjson.loads(p.stdout)
-        assert any(n["kind"] == "session" for n in j["notes"])  # the second session was noticed
-        assert j["counts"]["invalid_lines"] >= 4
-        assert any(c["call_id"] == "raw\nnewline" for c in j["tool_calls"])  # rejoined
-        assert j["result"]["text"] == EVIL  # kept intact, escaped only in the JSON encoding
+        first, second = (orjson.loads(line) for line in p.stdout.splitlines())  # NDJSON: one object per run
+        assert (first["run"], first["status"], second["run"], second["status"]) == (1, "incomplete", 2, "success")
+        assert first["counts"]["invalid_lines"] >= 4
+        assert any(c["call_id"] == "raw\nnewline" for c in first["tool_calls"])  # rejoined
+        assert second["result"]["text"] == EVIL  # kept intact, escaped only in the JSON encoding
 
 
 def test_hostile_stderr_of_a_spawned_command_is_shown_inert(tmp_path):

@@ -37,11 +37,12 @@ def test_blank_lines_are_skipped_but_numbered():
     assert lines[1].offset == 11
 
 
-def test_bom_stripped_on_first_line_only():
-    lines = frame(b'\xef\xbb\xbf{"a":1}\n\xef\xbb\xbf{"b":2}\n')
-    assert lines[0].data == b'{"a":1}'
-    assert lines[0].size == 11  # the BOM's bytes still count for offsets
-    assert lines[1].data.startswith(b"\xef\xbb\xbf")
+def test_bom_stripped_at_the_start_of_any_line():
+    # `cat a.jsonl b.jsonl` of files saved with a BOM puts one at the start of a later line
+    lines = frame(b'\xef\xbb\xbf{"a":1}\n\xef\xbb\xbf{"b":2}\n{"c":\xef\xbb\xbf3}\n\xef\xbb\xbf')
+    assert [line.data for line in lines] == [b'{"a":1}', b'{"b":2}', b'{"c":\xef\xbb\xbf3}']
+    assert [line.size for line in lines] == [11, 11, 11]  # the BOM's bytes still count for offsets
+    assert [line.offset for line in lines] == [0, 11, 22]
 
 
 def test_last_line_without_newline():

@@ -311,10 +311,15 @@ def test_malformed_known_events_never_raise():
         run_bytes(data)
 
 
-def test_second_session_in_one_stream_is_a_note():
-    data = (ev(type="system", subtype="init", model="A", session_id="one")
-            + ev(type="system", subtype="init", model="B", session_id="two"))
-    s = run_bytes(data).session
+def test_second_init_fed_to_one_session_is_a_note():
+    # the reducer alone: a stream split into runs never feeds it a second init (see test_runs.py)
+    from cursor_watch.events import decode_all
+    from cursor_watch.model import Session
+
+    s = Session(lambda: 0.0)
+    for item in decode_all([ev(type="system", subtype="init", model="A", session_id="one")
+                            + ev(type="system", subtype="init", model="B", session_id="two")]):
+        s.apply(item)
     assert s.session_id == "one" and "new session two" in s.notes[0].text
 
 

@@ -24,7 +24,8 @@ from hypothesis import strategies as st
 
 from conftest import ROOT, SAMPLES, real_captures, run_bytes
 from cursor_watch.events import Event, Invalid, decode_all
-from cursor_watch.plain import (PlainPrinter, dumps_json, make_console, print_summary, summary_json,
+from cursor_watch.plain import (PlainPrinter, RunsPrinter, dumps_json, make_console, print_summaries, print_summary,
+                                summary_json, write_summaries,
                                 write_summary_json)
 from cursor_watch.model import Session
 from cursor_watch.runner import Monitor
@@ -260,9 +261,13 @@ def physical_lines(data: bytes) -> list[tuple[int, int, bytes]]:
     return out
 
 
-def snapshot(mon: Monitor) -> dict:
-    """Everything a view can show, as plain data (to compare two runs)."""
-    s = mon.session
+def snapshot(mon: Monitor) -> list[dict]:
+    """Everything a view can show of each run, as plain data (to compare two readings)."""
+    return [session_snapshot(run.session) | {"lines": (run.first_line, run.last_line)} for run in mon.runs]
+
+
+def session_snapshot(s: Session) -> dict:
+    """Everything a view can show of one run's model."""
     return {
         "header": (s.session_id, s.model, s.cwd, s.api_key_source, s.permission_mode, s.prompt),
         "status": s.status,
@@ -296,76 +301,56 @@ def assert_inert(out: bytes, where: str = "") -> None:
 
 
 def check_consistent(data: bytes, mon: Monitor) -> None:
-    s = mon.session
+    sessions = [run.session for run in mon.runs]
     items = decode_all([data])
     events = [i for i in items if isinstance(i, Event)]
     invalid = [i for i in items if isinstance(i, Invalid)]
-    # every item is counted once: an event, or an invalid line, never both
-    assert s.events == len(events), (s.events, len(events))
-    assert s.invalid_lines == len(invalid), (s.invalid_lines, len(invalid), [d.message for d in s.diagnostics])
-    assert s.events + s.invalid_lines == len(items)
-    assert s.unknown_events == sum(1 for e in events if not e.known)
-    # items cover every non-blank physical line exactly once, in order; a join covers whole lines
+    # one run per init (the first run also takes what comes before its init)
+    inits = [e for e in events if e.type == "system" and e.subtype == "init"]
+    assert len(mon.runs) == max(1, len(inits))
+    assert [r.first_line for r in mon.runs] == [1] + [e.line for e in inits[1:]]
+    # every item is counted once, in one run: an event, or an invalid line, never both
+    assert sum(s.events for s in sessions) == len(events)
+    assert sum(s.invalid_lines for s in sessions) == len(invalid), [d.message for s in sessions for d in s.diagnostics]
+    assert sum(s.unknown_events for s in sessions) == sum(1 for e in events if not e.known)
+    for run, s in zip(mon.runs, sessions, strict=True):  # each item in the run whose lines hold it
+        last = run.first_line + s.lines - 1
+        assert all(run.first_line <= d.line <= last for d in s.diagnostics)
+    # the runs cover every physical line exactly once, in order
     lines = physical_lines(data)
-    assert s.lines == len(lines)
-    starts = {off: n for n, (off, _size, _c) in enumerate(lines)}
-    covered: set[int] = set()
-    prev_end = 0
-    for item in items:
-        assert item.offset >= prev_end, "items overlap or are out of order"
-        assert item.offset in starts, f"item at {item.offset} does not start a line"
-        n = starts[item.offset]
-        assert item.line == n + 1
-        end = item.offset + item.size
-        k = n
-        while lines[k][0] + lines[k][1] < end:
-            covered.add(k)
-            k += 1
-        covered.add(k)
-        assert lines[k][0] + lines[k][1] == end, "item does not end at a line end"
-        if isinstance(item, Invalid):
-            assert k == n, "an invalid item covers one line"
-        else:
-            pieces = [c for _o, _s, c in lines[n : k + 1] if c and not c.isspace()]
-            assert len(pieces) <= 4, "a join is at most four lines"
-            if k > n:
-                assert pieces[0] == lines[n][2] and pieces[-1] == lines[k][2], "a join starts and ends with a piece"
-        prev_end = end
-    for n, (_off, _size, content) in enumerate(lines):
-        if n not in covered:
-            assert content == b"" or content.isspace(), f"line {n + 1} {content[:60]!r} was dropped"
-    # diagnostics: one per invalid line, in stream order
-    diag_lines = [d.line for d in s.diagnostics]
-    assert diag_lines == sorted(set(diag_lines)), diag_lines
-    assert diag_lines == [i.line for i in invalid]
-    assert all(d.message for d in s.diagnostics)
-    # tool calls: counted once, all settled after finish
-    assert sum(s.tool_counts.values()) == len(s.tool_calls)
-    assert s.tool_counts["running"] == 0
-    for call in s.tool_calls.values():
-        assert call.status in FINAL_STATUSES, call.status
-        assert s.tool_counts[call.status] == sum(1 for c in s.tool_calls.values() if c.status == call.status)
-        assert call.duration_ms is None or call.duration_ms >= 0
-    assert [c.index for c in s.tool_calls.values()] == list(range(1, len(s.tool_calls) + 1))
-    assert s.assistant_text == "".join(g.text for g in s.segments)
-    assert s.status in ("success", "error", "incomplete")
-    assert s.ended
+    assert sum(s.lines for s in sessions) == len(lines)
+    for s in sessions:
+        for call in s.tool_calls.values():
+            assert call.status in FINAL_STATUSES, call.status
+            assert s.tool_counts[call.status] == sum(1 for c in s.tool_calls.values() if c.status == call.status)
+            assert call.duration_ms is None or call.duration_ms >= 0
+        assert [c.index for c in s.tool_calls.values()] == list(range(1, len(s.tool_calls) + 1))
+        assert s.assistant_text == "".join(g.text for g in s.segments)
+        assert s.status in ("success", "error", "incomplete")
+        assert s.ended
 
 
 def render_all(data: bytes) -> tuple[bytes, bytes, bytes]:
     """The plain transcript (fed chunk by chunk), the summary and the JSON summary."""
     mon = Monitor(clock=lambda: CLOCK_MS)
     plain = io.StringIO()
-    printer = PlainPrinter(mon.session, make_console(plain), show_thinking=True)
+    printer = RunsPrinter(make_console(plain), show_thinking=True)
     half = len(data) // 2
-    printer.handle(mon.feed(data[:half]))
-    printer.handle(mon.feed(data[half:]))
+    for part in (data[:half], data[half:]):
+        for run, batch in mon.split(mon.feed(part)):
+            printer.handle(run, batch)
     printer.stderr("\x1b]0;stderr title\x07 \x9b and \x00")
-    printer.handle(mon.finish(3))
+    for run, batch in mon.split(mon.finish(3)):
+        printer.handle(run, batch)
     text = io.StringIO()
-    print_summary(mon.session, make_console(text), ["\x1b[2Jstderr"])
-    js = dumps_json(summary_json(mon.session, ["\x1b[2Jstderr\x9b"]))
-    orjson.loads(js)  # valid JSON
+    for run in mon.runs:
+        run.stderr.append("\x1b[2Jstderr\x9b")
+    print_summaries(mon.runs, make_console(text))
+    out = io.BytesIO()
+    write_summaries(mon.runs, out.write)
+    js = out.getvalue()
+    for line in js.splitlines() if len(mon.runs) > 1 else [js]:
+        orjson.loads(line)  # valid JSON
     return plain.getvalue().encode(), text.getvalue().encode(), js
 
 
@@ -416,8 +401,7 @@ def test_any_chunking_gives_the_same_model(data):
 
 def run_spilling(data: bytes, hot: int, batch: int, chunk: int | None = None) -> Monitor:
     """:func:`run_bytes` with a session that keeps only ``hot`` records of each kind in memory."""
-    mon = Monitor(clock=lambda: CLOCK_MS)
-    mon.session = Session(clock=lambda: CLOCK_MS, hot=hot, batch=batch)
+    mon = Monitor(clock=lambda: CLOCK_MS, make_session=lambda: Session(clock=lambda: CLOCK_MS, hot=hot, batch=batch))
     for i in range(0, len(data), chunk or max(1, len(data))):
         mon.feed(data[i : i + (chunk or len(data))])
     mon.finish()
@@ -504,17 +488,19 @@ def test_save_keeps_exactly_the_bytes_received(data):
         assert_inert(p.stdout, "--plain")
 
 
-def _summary_without_run_details(stdout: bytes, t0_ms: float, t1_ms: float) -> dict:
-    j = orjson.loads(stdout)
-    j.pop("exit_status")
-    j.pop("stderr")
-    # a tool call with no time in the stream is stamped with its arrival time: not comparable
-    for call in j["tool_calls"]:
-        for key in ("started_ms", "completed_ms"):
-            if isinstance(call[key], int) and t0_ms - 1000 <= call[key] <= t1_ms + 1000:
-                call[key] = "arrival"
-        call["duration_ms"] = "-" if "arrival" in (call["started_ms"], call["completed_ms"]) else call["duration_ms"]
-    return j
+def _summary_without_run_details(stdout: bytes, t0_ms: float, t1_ms: float) -> list[dict]:
+    objects = [orjson.loads(line) for line in stdout.splitlines()] if stdout.startswith(b'{"') else [orjson.loads(stdout)]
+    for j in objects:
+        j.pop("exit_status")
+        j.pop("stderr")
+        j.pop("source", None)  # a path, or "-" for a pipe or a command
+        # a tool call with no time in the stream is stamped with its arrival time: not comparable
+        for call in j["tool_calls"]:
+            for key in ("started_ms", "completed_ms"):
+                if isinstance(call[key], int) and t0_ms - 1000 <= call[key] <= t1_ms + 1000:
+                    call[key] = "arrival"
+            call["duration_ms"] = "-" if "arrival" in (call["started_ms"], call["completed_ms"]) else call["duration_ms"]
+    return objects
 
 
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

@@ -1,0 +1,289 @@
+"""Several runs: a stream split at each system/init, several files, a directory (issue 9)."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import orjson
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from conftest import REAL_DIR, ROOT, SAMPLES, real_captures, run_bytes
+from cursor_watch import runner
+from cursor_watch.events import Event, decode_all
+from cursor_watch.plain import summary_json
+from cursor_watch.runner import Monitor, Watch
+from cursor_watch.sources import FileSource, open_sources
+
+CMD = [sys.executable, "-m", "cursor_watch"]
+ENV = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")} | {"CURSOR_WATCH_NO_TUI": "1"}
+KEYS = ("session", "status", "result", "assistant_text")
+
+
+def run(args: list[str], stdin: bytes | None = None, timeout: float = 60) -> subprocess.CompletedProcess:
+    return subprocess.run(CMD + args, input=stdin, capture_output=True, timeout=timeout, env=ENV, cwd=ROOT)
+
+
+def comparable(obj: dict) -> dict:
+    """What must be the same whether a run is read alone or among others (issue 9)."""
+    out = {k: obj[k] for k in KEYS}
+    out["tool_calls"] = [(c["call_id"], c["tool"], c["status"]) for c in obj["tool_calls"]]
+    return out
+
+
+def ndjson(out: bytes) -> list[dict]:
+    return [orjson.loads(line) for line in out.splitlines()]
+
+
+def starts_with_init(path: Path) -> bool:
+    items = decode_all([path.read_bytes()])
+    first = next((i for i in items if isinstance(i, Event)), None)
+    return first is not None and first.type == "system" and first.subtype == "init"
+
+
+def streams_with_init() -> list[Path]:
+    """Real captures and samples that begin with system/init (the crew capture has none, so
+    appended to another stream it is, by the definition of a run, that run's continuation)."""
+    return [p for p in real_captures() + sorted(SAMPLES.glob("*.jsonl")) if starts_with_init(p)]
+
+
+PAIRS_SKIP = pytest.mark.skipif(not real_captures(), reason=f"real captures not found at {REAL_DIR}")
+
+
+@PAIRS_SKIP
+def test_two_real_captures_concatenated_and_as_two_files_equal_each_alone(tmp_path):
+    caps = [p for p in real_captures() if starts_with_init(p)]
+    a = next(p for p in caps if "02_shell" in p.name)
+    b = next(p for p in caps if "03_edit" in p.name)
+    alone = [orjson.loads(run(["--summary", "--json", str(p)]).stdout) for p in (a, b)]
+    piped = run(["--summary", "--json"], stdin=a.read_bytes() + b.read_bytes())
+    files = run(["--summary", "--json", str(b), str(a)])  # any order given: ordered by path
+    assert piped.returncode == files.returncode == 0
+    for out in (piped.stdout, files.stdout):
+        objects = ndjson(out)
+        assert [comparable(o) for o in objects] == [comparable(o) for o in alone]
+    assert [(o["source"], o["run"]) for o in ndjson(piped.stdout)] == [("-", 1), ("-", 2)]
+    assert [(o["source"], o["run"]) for o in ndjson(files.stdout)] == [(str(a), 1), (str(b), 1)]
+    # the first run no longer takes the second run's tool calls or id (the bug this fixes)
+    first = ndjson(piped.stdout)[0]
+    assert first["session"]["session_id"] == alone[0]["session"]["session_id"]
+    assert len(first["tool_calls"]) == len(alone[0]["tool_calls"])
+
+
+@PAIRS_SKIP
+def test_every_pair_of_real_captures(tmp_path):
+    caps = streams_with_init()
+    alone = {p: comparable(summary_json(run_bytes(p.read_bytes()).session)) for p in caps}
+    for a, b in itertools.permutations(caps[:8], 2):
+        mon = run_bytes(a.read_bytes() + b.read_bytes())
+        assert [comparable(summary_json(r.session)) for r in mon.runs] == [alone[a], alone[b]], (a.name, b.name)
+
+
+def test_a_directory_gives_one_object_per_run_of_every_file(tmp_path):
+    samples = sorted(SAMPLES.glob("*.jsonl"))
+    (tmp_path / "loop.jsonl").write_bytes(samples[0].read_bytes() + samples[1].read_bytes())
+    (tmp_path / "one.ndjson").write_bytes(samples[2].read_bytes())
+    (tmp_path / "agent.log").write_bytes(samples[3].read_bytes())
+    (tmp_path / "notes.txt").write_text("not a stream")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "deeper.jsonl").write_bytes(samples[4].read_bytes())  # not recursive
+    p = run(["--summary", "--json", str(tmp_path)])
+    objects = ndjson(p.stdout)
+    assert [(Path(o["source"]).name, o["run"]) for o in objects] == [
+        ("agent.log", 1), ("loop.jsonl", 1), ("loop.jsonl", 2), ("one.ndjson", 1)]
+    expect = [samples[3], samples[0], samples[1], samples[2]]
+    for o, sample in zip(objects, expect, strict=True):
+        assert comparable(o) == comparable(summary_json(run_bytes(sample.read_bytes()).session))
+    # several runs: 0 only when every run ended with a successful result
+    statuses = [o["status"] for o in objects]
+    assert p.returncode == (0 if all(s == "success" for s in statuses) else 1)
+    assert "failed-no-result" in " ".join(str(s) for s in samples) and "incomplete" in statuses
+
+
+def test_lines_before_the_first_init_belong_to_the_first_run():
+    lines = (SAMPLES / "plain-tools.jsonl").read_bytes()
+    data = b"Error: some banner\n\n" + lines + lines
+    mon = run_bytes(data)
+    assert [r.first_line for r in mon.runs] == [1, 3 + lines.count(b"\n")]
+    first, second = (r.session for r in mon.runs)
+    assert first.invalid_lines == 1 and first.diagnostics[0].line == 1
+    assert first.lines + second.lines == data.count(b"\n")
+    assert first.model == second.model == "Composer 2.5" and first.status == second.status == "success"
+
+
+def test_a_run_cut_by_the_next_init_is_incomplete_and_its_calls_too():
+    data = (SAMPLES / "parallel-failed-rejected.jsonl").read_bytes().splitlines(keepends=True)
+    cut = b"".join(data[:12])  # three shell calls started, one done; no result
+    mon = run_bytes(cut + (SAMPLES / "plain-tools.jsonl").read_bytes())
+    first, second = (r.session for r in mon.runs)
+    assert first.status == "incomplete" and first.tool_counts["incomplete"] == 2
+    assert second.status == "success"
+
+
+def test_a_stream_without_init_is_one_run():
+    data = b"".join(line for line in (SAMPLES / "plain-tools.jsonl").read_bytes().splitlines(keepends=True)
+                    if b'"subtype":"init"' not in line)
+    assert len(run_bytes(data).runs) == 1
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_any_concatenation_split_into_runs_equals_each_alone(data):
+    streams = streams_with_init()
+    picked = data.draw(st.lists(st.sampled_from(streams), min_size=1, max_size=5), label="streams")
+    chunk = data.draw(st.sampled_from([None, 1, 97, 4096]), label="chunk")
+    blob = b"".join(p.read_bytes() for p in picked)
+    mon = run_bytes(blob, chunk)
+    assert len(mon.runs) == len(picked)
+    for r, p in zip(mon.runs, picked, strict=True):
+        alone = run_bytes(p.read_bytes()).session
+        assert comparable(summary_json(r.session)) == comparable(summary_json(alone))
+        assert r.session.counts() | {"lines": 0} == alone.counts() | {"lines": 0}
+        assert r.session.lines == p.read_bytes().count(b"\n")  # no line lost or counted twice
+    assert sum(r.session.lines for r in mon.runs) == blob.count(b"\n")
+
+
+def test_plain_prints_a_separator_before_each_run(tmp_path):
+    a, b = SAMPLES / "plain-tools.jsonl", SAMPLES / "partial-output.jsonl"
+    single = run(["--plain", str(a)]).stdout
+    piped = run(["--plain"], stdin=a.read_bytes() + b.read_bytes()).stdout.decode()
+    assert piped.startswith(single.decode())  # the first run prints exactly as alone
+    assert piped.count("==> stdin (run 2) <==") == 1 and "(run 1)" not in piped
+    files = run(["--plain", str(b), str(a)])
+    lines = files.stdout.decode().splitlines()
+    seps = [ln for ln in lines if ln.startswith("==> ")]
+    assert seps == [f"==> {b} (run 1) <==", f"==> {a} (run 1) <=="]  # by path
+    assert lines[0] == seps[0]
+    assert files.returncode == 0
+
+
+def test_summary_text_names_each_run(tmp_path):
+    a = SAMPLES / "plain-tools.jsonl"
+    out = run(["--summary"], stdin=a.read_bytes() * 2).stdout.decode()
+    assert out.count("==> stdin (run") == 2 and out.count("Final text:") == 2
+
+
+def test_json_out_writes_ndjson_for_several_runs(tmp_path):
+    a = SAMPLES / "plain-tools.jsonl"
+    out = tmp_path / "s.json"
+    p = run(["--plain", "--json-out", str(out)], stdin=a.read_bytes() * 3)
+    assert p.returncode == 0
+    assert [o["run"] for o in ndjson(out.read_bytes())] == [1, 2, 3]
+    assert oct(out.stat().st_mode & 0o777) == "0o600"
+
+
+def test_usage_errors_and_unreadable_sources(tmp_path):
+    a = SAMPLES / "plain-tools.jsonl"
+    p = run(["--summary", "--save", str(tmp_path / "x"), str(a), str(a)])
+    assert p.returncode == 2 and p.stderr.decode().count("\n") == 1 and "--save takes one source" in p.stderr.decode()
+    p = run(["--summary", "--save", str(tmp_path / "x"), str(SAMPLES)])
+    assert p.returncode == 2 and "--save takes one source" in p.stderr.decode()
+    # one unreadable file among several: a line on stderr, the others are watched, exit 1
+    p = run(["--summary", "--json", str(a), str(tmp_path / "missing.jsonl")])
+    assert p.returncode == 1
+    assert p.stderr.decode() == f"cursor-watch: no such file: {tmp_path / 'missing.jsonl'} (skipped)\n"
+    assert orjson.loads(p.stdout)["status"] == "success"  # one run read: today's object
+    # none can be read: exit 2, one line
+    p = run(["--summary", str(tmp_path / "a.jsonl"), str(tmp_path / "b.jsonl")])
+    assert p.returncode == 2 and p.stderr.decode().count("\n") == 1 and "no stream could be read" in p.stderr.decode()
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    p = run(["--summary", str(empty)])
+    assert p.returncode == 2 and "no stream files" in p.stderr.decode()
+    p = run(["--summary", "-", str(a)])
+    assert p.returncode == 2 and "stdin" in p.stderr.decode()
+
+
+def test_one_file_with_several_runs_exit_status():
+    ok = (SAMPLES / "plain-tools.jsonl").read_bytes()
+    bad = (SAMPLES / "failed-no-result.jsonl").read_bytes()
+    assert run(["--summary", "--json"], stdin=ok + ok).returncode == 0
+    assert run(["--summary", "--json"], stdin=bad + ok).returncode == 1
+
+
+async def test_a_followed_directory_picks_up_new_files_and_growth(tmp_path, monkeypatch):
+    monkeypatch.setattr(runner, "DIR_POLL_S", 0.1)
+    sample = (SAMPLES / "plain-tools.jsonl").read_bytes().splitlines(keepends=True)
+    (tmp_path / "a.jsonl").write_bytes(b"".join(sample))
+    sources, dirs = open_sources([str(tmp_path)], None, follow=True)
+    seen: list[tuple[str, int]] = []
+    added = []
+    watch = Watch(sources, directories=dirs, follow=True, install_signals=False, on_feed=added.append)
+
+    def on_changes(run, changes):
+        seen.extend((os.path.basename(run.source), run.index) for _ in changes[:1])
+
+    task = asyncio.create_task(watch.run(on_changes))
+    await asyncio.sleep(0.5)
+    b = tmp_path / "b.jsonl"
+    b.write_bytes(b"".join(sample[:5]))
+    for _ in range(50):
+        await asyncio.sleep(0.1)
+        if len(watch.feeds) == 2 and watch.feeds[1].monitor.session.events == 5:
+            break
+    assert [os.path.basename(f.source.label) for f in watch.feeds] == ["a.jsonl", "b.jsonl"]
+    assert len(added) == 1 and watch.feeds[1].monitor.session.status == "running"
+    with open(b, "ab") as f:  # it grows: its result arrives
+        f.write(b"".join(sample[5:]))
+    for _ in range(50):
+        await asyncio.sleep(0.1)
+        if watch.feeds[1].monitor.session.status == "success":
+            break
+    assert watch.feeds[1].monitor.session.status == "success"
+    watch.request_stop()
+    assert await task == 0
+    assert ("b.jsonl", 1) in seen and ("a.jsonl", 1) in seen
+
+
+async def test_many_files_are_read_a_few_at_a_time(tmp_path, monkeypatch):
+    data = (SAMPLES / "plain-tools.jsonl").read_bytes()
+    paths = []
+    for i in range(12):
+        p = tmp_path / f"{i:02d}.jsonl"
+        p.write_bytes(data)
+        paths.append(str(p))
+    most = 0
+    starts = FileSource.start
+
+    async def counting_start(self):
+        nonlocal most
+        await starts(self)
+        most = max(most, sum(1 for f in watch.feeds if f.state == "reading" and not f.caught_up))
+
+    monkeypatch.setattr(FileSource, "start", counting_start)
+    watch = Watch([FileSource(p) for p in paths], install_signals=False, reading_at_once=2)
+    assert await watch.run(lambda run, changes: None) == 0
+    assert 1 <= most <= 2
+    assert [r.source for r in watch.runs()] == sorted(paths)
+    assert all(f.state == "done" for f in watch.feeds)
+
+
+def test_a_spawned_command_running_agents_in_a_row_is_not_stopped_between_runs(tmp_path):
+    # after a run's result the command gets --result-grace seconds to exit; a new run cancels that
+    sample = SAMPLES / "plain-tools.jsonl"
+    lines = sample.read_bytes().splitlines(keepends=True)
+    (tmp_path / "head").write_bytes(b"".join(lines[:10]))
+    (tmp_path / "tail").write_bytes(b"".join(lines[10:]))
+    script = tmp_path / "loop.sh"
+    # run 1 ends with its result; run 2 starts 0.3 s later and is still running when run 1's
+    # grace (1.5 s) would have run out
+    script.write_text(f"cat '{sample}'; sleep 0.3; cat '{tmp_path}/head'; sleep 2; cat '{tmp_path}/tail'\n")
+    p = run(["--summary", "--json", "--result-grace", "1.5", "--", "sh", str(script)], timeout=30)
+    objects = ndjson(p.stdout)
+    assert [(o["run"], o["status"]) for o in objects] == [(1, "success"), (2, "success")]
+    assert p.returncode == 0
+
+
+def test_monitor_split_tags_changes_with_their_run():
+    data = (SAMPLES / "plain-tools.jsonl").read_bytes()
+    mon = Monitor(lambda: 0.0)
+    batches = mon.split(mon.feed(data + data[:200]))
+    assert [r.index for r, _ in batches] == [1, 2]
+    assert batches[0][1][-1] == ("end", None) and batches[1][1][0] == ("header", None)
+    assert [r.index for r, _ in mon.split(mon.feed(data[200:]))] == [2]
