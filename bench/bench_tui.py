@@ -339,7 +339,7 @@ def _make_app(source):
 def _header_lines(app) -> list[str]:
     from cursor_watch.widgets.header import SessionHeader
 
-    content = app.query_one(SessionHeader).content
+    content = app.run_view().query_one(SessionHeader).content
     return [r.plain for r in getattr(content, "renderables", ())]
 
 
@@ -349,7 +349,7 @@ async def _replay(app, probe: FrameProbe, calls: int, t_proc: float) -> dict:
     from cursor_watch.widgets.tool_table import ToolTable
 
     def table():
-        return app.query_one(ToolTable)
+        return app.run_view().query_one(ToolTable)
 
     def first_screen() -> bool:
         model = app.session.model
@@ -365,7 +365,7 @@ async def _replay(app, probe: FrameProbe, calls: int, t_proc: float) -> dict:
         return len(lines) > 1 and " success " in lines[1]
 
     def targets():
-        return (app.query_one(SessionHeader), table())
+        return (app.run_view().query_one(SessionHeader), table())
 
     loop = asyncio.get_running_loop()
     first = Waiter(first_screen, targets, 0.0, loop.create_future())
@@ -441,8 +441,9 @@ def _table_phases(app, probe, stall, scale: float = 1.0):
     from cursor_watch.widgets.header import SessionHeader
     from cursor_watch.widgets.tool_table import ToolTable
 
-    table = app.query_one(ToolTable)
-    main_screen = app.screen_stack[0]
+    table = app.run_view().query_one(ToolTable)
+    main_screen = app.run_view()
+    table.move_cursor(0)  # the cursor followed the newest call during the replay: start at the top
 
     def tt():
         return (table,)
@@ -473,7 +474,7 @@ def _table_phases(app, probe, stall, scale: float = 1.0):
                 return isinstance(s, ToolDetailScreen) and all(w.is_mounted for w in s.walk_children())
 
             yield "enter", opened, lambda: tuple(app.screen.walk_children())
-            yield "escape", (lambda: app.screen is main_screen), lambda: (table, app.query_one(SessionHeader))
+            yield "escape", (lambda: app.screen is main_screen), lambda: (table, app.run_view().query_one(SessionHeader))
 
     down, pages, ends, details = _n(200, scale), _n(50, scale), _n(5, scale), _n(20, scale)
     return [
@@ -493,7 +494,7 @@ def _thinking_step(app):
     """A ``t`` press: the thinking blocks on screen at the press are hidden (or shown) in the layout."""
     from cursor_watch.widgets.transcript import ThinkingBlock, Transcript
 
-    transcript = app.query_one(Transcript)
+    transcript = app.run_view().query_one(Transcript)
     hide = _thinking_shown(transcript)
     blocks = list(transcript.query(ThinkingBlock))
     want = "none" if hide else "block"
@@ -509,7 +510,7 @@ def _thinking_step(app):
 def _transcript_phases(app, probe, stall, scale: float = 1.0):
     from cursor_watch.widgets.transcript import Transcript
 
-    tr = app.query_one(Transcript)
+    tr = app.run_view().query_one(Transcript)
 
     def scroll_steps(key: str, count: int, can):
         for _ in range(count):
@@ -556,7 +557,7 @@ def driver_ops(a) -> int:
             stall.start()
             await asyncio.sleep(0.3)  # let the last ticks pass
             if a.scenario == "transcript":
-                app.query_one(Transcript).focus()
+                app.run_view().query_one(Transcript).focus()
                 await asyncio.sleep(0.1)
                 phases = _transcript_phases(app, probe, stall, a.scale)
             else:
@@ -564,7 +565,7 @@ def driver_ops(a) -> int:
             prof = _start_profile(a.profile)
             res["phases"] = [await _phase(app, probe, stall, name, steps()) for name, steps in phases]
             _stop_profile(prof, a.profile)
-            res["mounted"] = len(app.query_one(Transcript).children)
+            res["mounted"] = len(app.run_view().query_one(Transcript).children)
             _out(res)
             os._exit(0)
 

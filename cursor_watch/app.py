@@ -1,9 +1,14 @@
-"""The Textual app: a live monitor over the session model.
+"""The Textual app: a live monitor over every watched run.
 
-Data flow: a :class:`~cursor_watch.runner.Watch` pumps the source into the model
-on the event loop and only records the changes; a timer applies them to the
-widgets 15 times a second inside ``App.batch_update()`` (per-line UI updates are
-~100x slower: ``design.md``). Views never parse JSON or decide format rules.
+Data flow: a :class:`~cursor_watch.runner.Watch` pumps the sources into the models on the
+event loop and only records the changes; a timer applies them to the screen 15 times a
+second inside ``App.batch_update()`` (per-line UI updates are ~100x slower: ``design.md``).
+Views never parse JSON or decide format rules.
+
+Screens: the runs list (:class:`~cursor_watch.screens.runs.RunsScreen`, the base) and the
+run view (:class:`~cursor_watch.screens.run.RunScreen`) pushed on it. With one source the
+app opens straight on its run; when a source turns out to hold several runs, or several
+sources are watched, the list is where it starts.
 """
 
 from __future__ import annotations
@@ -16,95 +21,144 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from textual.app import App, ComposeResult
+from rich.text import Text
+from textual.app import App
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
-from textual.widgets import Footer
+from textual.screen import Screen
 
-from . import model as m
-from .runner import RESULT_EXIT_GRACE_S, Monitor, Watch
+from .model import Session
+from .runner import RESULT_EXIT_GRACE_S, Feed, Monitor, Watch
+from .runs import RunActivity, Run, is_live_state, last_activity, run_started_ms, run_state
+from .safe import visible_line
 from .screens.detail import ToolDetailScreen
 from .screens.help import HelpScreen
-from .sources import FileSource, Source, SourceError, open_source
-from .widgets.diagnostics import DiagnosticsPane
-from .widgets.header import LiveState, SessionHeader
-from .widgets.tool_table import ToolTable, ToolTableHeader
-from .widgets.transcript import ToolMarker, Transcript
+from .screens.run import RunScreen
+from .screens.runs import RunsScreen
+from .sources import FileSource, Source, SourceError, open_sources
+from .widgets.runs_table import RunRow, RunsTable, make_text
+from .widgets.tool_table import ToolTable
+from .widgets.transcript import ToolMarker
 
 TICK_HZ = 15
 PREVIEW_MIN_BYTES = 8 << 20  # files this big open on a preview of their tail
 PREVIEW_BYTES = (256 << 10, 1 << 20, 4 << 20)  # tail sizes tried, in turn
-IDLE_AFTER_S = 5.0  # no event for this long: the header says "idle for N s"
+OPEN_ON_LIST_S = 2.0  # a second run found this soon after start (or while replaying): open on the list
+ATTENTION_TEXT = {"success": "ended: success", "error": "ended: error", "incomplete": "ended without a result",
+                  "waiting": "waits for an answer (interaction_query)"}
+ATTENTION_SEVERITY = {"success": "information", "error": "error", "incomplete": "warning", "waiting": "warning"}
+
+
+def row_key(run: Run) -> tuple[str, int, int]:
+    """A run's key in the runs list: source and index, and its identity (two pipes are both ``-``)."""
+    return (run.source, run.index, id(run))
 
 
 class CursorWatchApp(App):
-    """The monitor. Build it with a (not yet started) source; it runs the watch itself.
+    """The monitor. Build it with (not yet started) sources; it runs the watch itself.
 
     Args:
-        source: where the stream comes from.
+        sources: where the streams come from (one source, or a list of files).
+        directories: directories whose new stream files are picked up (with ``follow``).
+        follow: files are followed as they grow.
         speed: replay pace for a file (0 = as fast as possible).
         result_grace: seconds a spawned command may run on after its ``result``.
-        clock: epoch-ms clock for the model and the tool table (tests freeze it).
+        clock: epoch-ms clock for the model and the tables (tests freeze it).
         monotonic: seconds clock for idle and elapsed time (tests freeze it).
         install_signals: handle SIGINT/SIGTERM/SIGHUP (terminate the child, restore
             the terminal, exit 128+N); off in tests.
         show_thinking: thinking blocks visible at start.
+        notify_terminal: ``--notify``: also ring the bell and send OSC 9 / OSC 777 desktop
+            notifications for attention events.
     """
 
     TITLE = "cursor-watch"
     CSS_PATH = "app.tcss"
     BINDINGS = [
         Binding("q", "quit", "Quit", id="quit"),
-        Binding("f", "toggle_follow", "Follow", id="follow"),
-        Binding("t", "toggle_thinking", "Thinking", id="thinking"),
-        Binding("d", "toggle_diagnostics", "Diagnostics", id="diagnostics"),
         Binding("question_mark", "help", "Help", id="help"),
     ]
-    # actions that only make sense on the main screen (hidden from the footer elsewhere)
-    MAIN_ACTIONS = frozenset({"open_detail", "toggle_follow", "jump_end", "toggle_thinking", "toggle_diagnostics"})
 
     def __init__(
         self,
-        source: Source,
+        sources: Source | list[Source],
         *,
+        directories: list[str] | None = None,
+        follow: bool = False,
         speed: float = 0.0,
         result_grace: float = RESULT_EXIT_GRACE_S,
         clock: Callable[[], float] | None = None,
         monotonic: Callable[[], float] | None = None,
         install_signals: bool = True,
         show_thinking: bool = True,
+        notify_terminal: bool = False,
     ) -> None:
         super().__init__()
         self._clock = clock or (lambda: time.time() * 1000.0)
         self._monotonic = monotonic or time.monotonic
-        self.source = source
-        self.watch = Watch(source, speed=speed, result_grace=result_grace, on_signal=self._on_signal,
-                           install_signals=install_signals, clock=self._clock, on_stderr=self._on_stderr)
-        self.session = self.watch.monitor.session
+        self.watch = Watch(sources, speed=speed, result_grace=result_grace, on_signal=self._on_signal,
+                           install_signals=install_signals, clock=self._clock, on_stderr=self._on_stderr,
+                           directories=directories, follow=follow)
+        self.several = len(self.watch.feeds) != 1 or bool(directories)
+        self.notify_terminal = notify_terminal
+        self.terminal_notifications: list[str] = []  # escape sequences sent (tests read them)
+        self.attention_log: list[str] = []  # attention notifications shown, in order
         self.error: str | None = None
         self.ended = False
+        self._shown: Run | None = None
         self._pending: list[tuple[str, Any]] = []
         self._stderr: list[str] = []
+        self._activity: dict[int, RunActivity] = {}
+        self._feed_by_source: dict[str, Feed] = {}
+        self._rows: dict[int, RunRow] = {}
+        self._dirty: set[int] = set()
         self._started_at = self._monotonic()
-        self._last_event_at: float | None = None
         self._last_slow_tick = 0.0
         self._watch_done = asyncio.Event()
         self._show_thinking = show_thinking
         self._quitting = False
-        self._seen_ts: int | None = None
-        self._seen_ts_at = 0.0
+        self._went_multi = False
+        self._sizes: dict[str, int] = {}
 
-    # -- layout ------------------------------------------------------------------
+    # -- runs and feeds ------------------------------------------------------------------
 
-    def compose(self) -> ComposeResult:
-        yield SessionHeader(id="header")
-        with Horizontal(id="body"):
-            yield Transcript(id="transcript", show_thinking=self._show_thinking)
-            with Vertical(id="tools"):
-                yield ToolTableHeader()
-                yield ToolTable(id="tool-table")
-        yield DiagnosticsPane(id="diagnostics")
-        yield Footer()
+    @property
+    def session(self) -> Session:
+        """The shown run's model (the first run's before one is shown)."""
+        return self._shown.session if self._shown is not None else self.watch.feeds[0].monitor.session
+
+    @property
+    def source(self) -> Source:
+        """The first source (the only one when one is watched)."""
+        return self.watch.source
+
+    @property
+    def shown_run(self) -> Run | None:
+        """The run in the run view, if one is open."""
+        return self._shown
+
+    def feed_of(self, run: Run) -> Feed:
+        """The source feed ``run`` came from."""
+        feed = self._feed_by_source.get(run.source)
+        if feed is None or run not in feed.runs:
+            feed = next(f for f in self.watch.feeds if run in f.runs)
+            self._feed_by_source[run.source] = feed
+        return feed
+
+    def activity_of(self, run: Run) -> RunActivity:
+        """The view state of ``run`` (made on first use)."""
+        act = self._activity.get(id(run))
+        if act is None:
+            act = self._activity[id(run)] = RunActivity(self._clock())
+        return act
+
+    def all_runs(self) -> list[Run]:
+        """Every run of every source, unreadable ones included (their empty first run)."""
+        return [run for feed in self.watch.feeds for run in feed.runs]
+
+    # -- start and end -----------------------------------------------------------------------
+
+    def get_default_screen(self) -> Screen:
+        return RunsScreen()
 
     def on_mount(self) -> None:
         # Python's full (generation 2) collections walk every object the app holds, every
@@ -113,8 +167,8 @@ class CursorWatchApp(App):
         # Textual, these widgets) stays for the whole run: keep it out of them.
         gc.collect()
         gc.freeze()
-        self.show_tail_preview()
-        self.query_one(ToolTable).focus()
+        if not self.several:
+            self.open_run(self.watch.feeds[0].monitor.run, preview=True)
         self.set_interval(1 / TICK_HZ, self.refresh_view)
         self.run_worker(self._run_watch(), name="watch", exit_on_error=False)
         self.refresh_view()
@@ -128,10 +182,12 @@ class CursorWatchApp(App):
         finally:
             self.ended = True
             self._watch_done.set()
-            self.query_one(Transcript).end_preview()
+            screen = self._run_screen()
+            if screen is not None:
+                screen.end_preview()
             self.refresh_view()
-            if isinstance(self.source, FileSource) and not self.source.follow:
-                # a replayed file's model is final: keep it out of every later collection
+            if all(isinstance(f.source, FileSource) and not f.source.follow for f in self.watch.feeds):
+                # replayed files' models are final: keep them out of every later collection
                 # (after the preview's widgets are gone, so they are not frozen with it)
                 self.set_timer(1.0, self._freeze_model)
 
@@ -142,20 +198,20 @@ class CursorWatchApp(App):
     def on_unmount(self) -> None:
         gc.unfreeze()
 
-    def show_tail_preview(self) -> None:
+    def tail_preview(self, feed: Feed) -> tuple[Session, str] | None:
         """A big file opens on its tail at once (toolong's trick, adapted).
 
         The model needs every event in order, so the whole file is replayed; until
         it is, the transcript shows a model of the file's last few hundred KB to 4 MB
         (from its first whole line) instead of replay bursts.
         """
-        src = self.source
+        src = feed.source
         if not isinstance(src, FileSource) or src.follow:
-            return
+            return None
         try:
             size = os.path.getsize(src.path)
             if size < PREVIEW_MIN_BYTES:
-                return
+                return None
             with open(src.path, "rb") as f:
                 for want in PREVIEW_BYTES:  # lines can be MBs long: widen until there is a tail
                     f.seek(max(0, size - want))
@@ -165,19 +221,26 @@ class CursorWatchApp(App):
                     if len(preview.session.timeline) >= 10:
                         break
         except OSError:
-            return
+            return None
         note = (f"… the end of a {size / 1e6:,.0f} MB file, shown while it is read "
                 "(the header says how far); the full transcript tail replaces it when done")
-        self.query_one(Transcript).show_preview(preview.session, note)
+        return preview.session, note
 
     # -- data in -------------------------------------------------------------------
 
-    def _on_changes(self, run, changes: list[tuple[str, Any]]) -> None:
-        self._pending.extend(changes)
-        self._last_event_at = self._monotonic()
+    def _on_changes(self, run: Run, changes: list[tuple[str, Any]]) -> None:
+        feed = self.feed_of(run)
+        kind = feed.source.kind
+        live = kind in ("stdin", "process") or (kind == "follow" and feed.caught_up)
+        self.activity_of(run).observe(run, changes, self._monotonic(), live)
+        if run is self._shown:
+            self._pending.extend(changes)
+        self._dirty.add(id(run))
 
     def _on_stderr(self, line: str) -> None:
-        self._stderr.append(line)
+        shown = self._shown
+        if shown is not None and self.feed_of(shown).runs[-1] is shown:
+            self._stderr.append(line)
 
     def _on_signal(self, signum: int) -> None:
         self.call_later(self._exit_when_done)
@@ -193,110 +256,249 @@ class CursorWatchApp(App):
 
     # -- view ------------------------------------------------------------------------
 
-    def stream_now_ms(self) -> float:
-        """"Now" on the stream's clock: the last ``timestamp_ms`` plus the wall time since.
+    def _run_screen(self) -> RunScreen | None:
+        for screen in reversed(self.screen_stack):
+            if isinstance(screen, RunScreen):
+                return screen
+        return None
 
-        Running times are measured on it, so a replayed run shows its own durations
-        (the stream's clock is the agent's), and a live one the real elapsed time.
-        """
-        s = self.session
-        if s.last_ts_ms is None:
-            return self._clock()
-        now = self._monotonic()
-        if s.last_ts_ms != self._seen_ts:
-            self._seen_ts, self._seen_ts_at = s.last_ts_ms, now
-        return s.last_ts_ms + (now - self._seen_ts_at) * 1000.0
-
-    def live_state(self) -> LiveState:
-        """The header's state line, from the model and the clocks."""
-        s = self.session
-        now = self._monotonic()
-        live = LiveState(source=self.source.label if self.source.kind != "file" else os.path.basename(self.source.label))
-        if self.source.kind == "process":
-            live.exit_status = self.source.exit_status
-        if self.ended or s.ended or s.result is not None:
-            # a result ends the run even while a followed file or a child goes on
-            live.state = s.status if s.status != "running" else "incomplete"
-        elif s.events == 0 and s.invalid_lines == 0:
-            live.state = "connecting"
-        elif self._last_event_at is not None and now - self._last_event_at >= IDLE_AFTER_S:
-            live.state = "idle"
-            live.idle_s = now - self._last_event_at
-        else:
-            live.state = "streaming"
-        progress = self.source.progress() if isinstance(self.source, FileSource) else None
-        if progress is not None and not self.ended and live.state in ("streaming", "idle"):
-            live.state, live.progress = "reading", progress
-        if s.result is not None and s.result.duration_ms is not None:
-            live.elapsed_ms = s.result.duration_ms
-        elif isinstance(self.source, FileSource) and not self.source.follow and s.first_ts_ms is not None:
-            live.elapsed_ms = (s.last_ts_ms or s.first_ts_ms) - s.first_ts_ms
-        else:
-            live.elapsed_ms = (now - self._started_at) * 1000.0
-        transcript = self.query_one(Transcript)
-        live.following = transcript.following
-        live.new_entries = transcript.new_while_paused
-        return live
+    def run_view(self) -> RunScreen | None:
+        """The run view in the screen stack (under a detail or help screen too), or None."""
+        return self._run_screen()
 
     def refresh_view(self) -> None:
-        """Apply pending model changes to the widgets (the 15 Hz tick)."""
+        """Apply pending model changes to the screen (the 15 Hz tick)."""
         if not self.is_running or self._quitting:
             return
-        try:
-            transcript = self.query_one(Transcript)
-            table = self.query_one(ToolTable)
-            diagnostics = self.query_one(DiagnosticsPane)
-            header = self.query_one(SessionHeader)
-        except Exception:  # noqa: BLE001 - a screen is on top and the tick came early
-            return
-        changes, self._pending = self._pending, []
-        stderr, self._stderr = self._stderr, []
         now = self._monotonic()
-        s = self.session
         slow = now - self._last_slow_tick >= 1.0
-        if not changes and not stderr and not slow:
-            transcript.flush_streams(s)
-            return
-        now_ms = self.stream_now_ms()
+        if slow:
+            self._last_slow_tick = now
+        self._check_new_runs(now)
+        self._raise_attention(now)
+        screen = self.screen
         with self.batch_update():
-            if changes or transcript.behind(s):
-                changes = list(dict.fromkeys(changes))
-                transcript.sync(s, changes)
-                lines = []
-                calls = []
-                for kind, key in changes:
-                    if kind in (m.CHANGE_TOOL_STARTED, m.CHANGE_TOOL_UPDATED, m.CHANGE_TOOL_DONE):
-                        calls.append(key)
-                    elif kind == m.CHANGE_DIAGNOSTIC:
-                        d = s.diagnostics[key]
-                        lines.append(f"line {d.line}: {d.message}")
-                    elif kind == m.CHANGE_UNKNOWN:
-                        u = s.unknown[key]
-                        lines.append(f"line {u.line}: unknown event {u.type}/{u.subtype} ({u.preview})")
-                    elif kind == m.CHANGE_NOTE and s.notes[key].kind == "source":
-                        lines.append(f"source: {s.notes[key].text}")
-                table.update(s, calls, now_ms, follow=transcript.following)
-                diagnostics.add(lines)
-            diagnostics.add([f"stderr: {line}" for line in stderr])
-            transcript.flush_streams(s)
-            if slow:
-                self._last_slow_tick = now
-                table.tick(s, now_ms)
-            header.show(s, self.live_state())
+            if isinstance(screen, RunScreen) and screen.run is self._shown:
+                changes, self._pending = self._pending, []
+                stderr, self._stderr = self._stderr, []
+                screen.refresh_view(changes, stderr, watch_ended=self.ended)
+            elif isinstance(screen, RunsScreen) and (self._dirty or slow or not self._rows):
+                self.update_runs_list(screen, now)
+
+    def _check_new_runs(self, now: float) -> None:
+        """One source found to hold a second run: open on the list if it just started."""
+        if self.several or self._went_multi or len(self.watch.feeds[0].runs) < 2:
+            return
+        self._went_multi = True
+        self.several = True
+        feed = self.watch.feeds[0]
+        replaying = isinstance(feed.source, FileSource) and not feed.source.follow and not feed.caught_up
+        screen = self._run_screen()
+        if screen is not None and (replaying or now - self._started_at < OPEN_ON_LIST_S):
+            self.show_runs()
+        else:
+            self.notify("This stream holds several runs: Escape lists them, [ and ] move between them.",
+                        title="New run")
+
+    def _raise_attention(self, now: float) -> None:
+        for run in self.all_runs():
+            act = self._activity.get(id(run))
+            if act is None or not act.live:
+                continue
+            kind = act.attention(run, now)
+            if kind is None:
+                continue
+            self._dirty.add(id(run))
+            if run is self._shown and kind != "waiting":
+                act.mark = ""  # it's on screen: nothing to point at in the list
+            label = run.label(len(self.feed_of(run).runs) > 1)
+            message = visible_line(f"{label}: {ATTENTION_TEXT[kind]}")
+            self.attention_log.append(message)
+            self.notify(message, title="cursor-watch", severity=ATTENTION_SEVERITY[kind])
+            if self.notify_terminal:
+                self.ring(visible_line(label), ATTENTION_TEXT[kind])
+
+    def ring(self, title: str, body: str) -> None:
+        """``--notify``: the terminal bell, then OSC 9 and OSC 777 desktop notifications.
+
+        Terminals that don't know these sequences ignore them. Text from the stream is
+        escaped first, and ``;`` (OSC 777's separator) replaced.
+        """
+        def clean(text: str) -> str:
+            return visible_line(text).replace(";", ",")[:200]
+
+        sequences = ["\a", f"\x1b]9;{clean(title)}: {clean(body)}\x07",
+                     f"\x1b]777;notify;{clean(title)};{clean(body)}\x07"]
+        self.terminal_notifications.extend(sequences)
+        if not self.is_headless and self._driver is not None:
+            for seq in sequences:
+                self._driver.write(seq)
+
+    def run_row(self, run: Run, now: float, now_ms: float) -> RunRow:
+        """The runs-list row of ``run``."""
+        feed = self.feed_of(run)
+        act = self.activity_of(run)
+        s = run.session
+        src = feed.source
+        reading = isinstance(src, FileSource) and feed.state == "reading" and not feed.caught_up
+        progress = src.progress() if reading and not src.follow else None
+        state = run_state(run, act, now, source_state=feed.state, source_error=feed.error, progress=progress)
+        several = len(feed.runs) > 1
+        started = run_started_ms(run, act) if (s.events or s.invalid_lines) else None
+        if s.result is not None and s.result.duration_ms is not None:
+            elapsed = float(s.result.duration_ms)
+        elif s.first_ts_ms is not None and (s.ended or not is_live_state(state) or src.kind == "file"):
+            elapsed = float((s.last_ts_ms or s.first_ts_ms) - s.first_ts_ms)
+        elif started is not None and is_live_state(state):
+            elapsed = max(0.0, now_ms - started)
+        else:
+            elapsed = None
+        usage = s.result.usage if s.result is not None else None
+        tokens = (usage.get("input_tokens"), usage.get("output_tokens")) if usage else None
+        first_line = (s.prompt or "").strip().split("\n", 1)[0]
+        return RunRow(
+            key=row_key(run), source=make_text(run.source_label + (f" #{run.index}" if several else ""), 80),
+            state=state, model=make_text(s.model or ("?" if s.events else ""), 60), prompt=make_text(first_line),
+            started_ms=started, time_ms=elapsed, counts=dict(s.tool_counts), tokens=tokens,
+            activity=make_text(last_activity(run)), live=is_live_state(state), mark=act.mark, now_ms=now_ms,
+            error=make_text(feed.error or "", 200))
+
+    def update_runs_list(self, screen: RunsScreen | None = None, now: float | None = None) -> None:
+        """Rebuild the rows that changed (every live row once a second) and show them."""
+        screen = screen if screen is not None else next(
+            (s for s in self.screen_stack if isinstance(s, RunsScreen)), None)
+        if screen is None:
+            return
+        now = self._monotonic() if now is None else now
+        now_ms = self._clock()
+        dirty = self._dirty
+        rows = []
+        for run in self.all_runs():
+            row = self._rows.get(id(run))
+            if row is None or id(run) in dirty or row.live:
+                row = self._rows[id(run)] = self.run_row(run, now, now_ms)
+            rows.append(row)
+        if screen.show(rows, self.runs_summary(rows)):
+            self._dirty = set()
+
+    def runs_summary(self, rows: list[RunRow]) -> Text:
+        """The line above the runs list."""
+        t = Text(no_wrap=True, overflow="ellipsis")
+        t.append(" cursor-watch ", style="bold reverse")
+        feeds = self.watch.feeds
+        t.append(f"  {len(rows):,} run{'s' if len(rows) != 1 else ''}", style="bold")
+        t.append(f" in {len(feeds):,} source{'s' if len(feeds) != 1 else ''}", style="dim")
+        live = sum(1 for r in rows if r.live)
+        if live:
+            t.append(f" · {live} live", style="cyan")
+        files = [f for f in feeds if isinstance(f.source, FileSource)]
+        pending = [f for f in files if not f.caught_up and f.error is None]
+        if pending and not self.ended:
+            total = done = 0
+            for f in files:
+                size = self._sizes.get(f.source.path)
+                if size is None:
+                    try:
+                        size = self._sizes[f.source.path] = os.path.getsize(f.source.path)
+                    except OSError:
+                        size = self._sizes[f.source.path] = 0
+                total += size
+                done += size if f.caught_up else min(size, f.source.bytes_read)
+            t.append(f" · reading {len(files) - len(pending)} of {len(files)} files "
+                     f"({done / 1e6:,.0f} of {total / 1e6:,.0f} MB)", style="bold cyan")
+        marked = sum(1 for r in rows if r.mark)
+        if marked:
+            t.append(f" · ● {marked} to look at", style="bold yellow")
+        bad = sum(1 for f in feeds if f.error)
+        if bad:
+            t.append(f" · ⚠ {bad} unreadable", style="bold red")
+        if self.watch.directories and self.watch.follow:
+            t.append("  watching " + ", ".join(visible_line(d) for d in self.watch.directories), style="dim")
+        return t
+
+    def sorted_runs(self) -> list[Run]:
+        """The runs in the list's order (live first, then newest first)."""
+        now, now_ms = self._monotonic(), self._clock()
+        by_key = {row_key(run): run for run in self.all_runs()}
+        rows = [self._rows.get(id(run)) or self.run_row(run, now, now_ms) for run in by_key.values()]
+        rows.sort(key=RunRow.sort_key)
+        return [by_key[r.key] for r in rows]
+
+    # -- navigation ------------------------------------------------------------------
+
+    def open_run(self, run: Run, replace: bool = False, preview: bool = False) -> None:
+        """Show ``run`` in the run view (pushed on the list, or replacing the run view)."""
+        act = self.activity_of(run)
+        if act.mark != "waiting" or not act.open_queries:
+            act.mark = ""  # looked at
+        self._dirty.add(id(run))
+        screen = RunScreen(run, self.feed_of(run), act, clock=self._clock, monotonic=self._monotonic,
+                           show_thinking=self._show_thinking, several=self.several, started_at=self._started_at)
+        if preview:
+            screen.preview = self.tail_preview(self.feed_of(run))
+        self._shown = run
+        self._pending = []
+        self._stderr = []
+        if replace:
+            self.switch_screen(screen)
+        else:
+            self.push_screen(screen)
+
+    def on_runs_table_selected(self, event: RunsTable.Selected) -> None:
+        run = next((r for r in self.all_runs() if row_key(r) == event.key), None)
+        if run is not None:
+            self.open_run(run)
+
+    def action_show_runs(self) -> None:
+        """Back to the list, on the row of the run that was shown."""
+        self.show_runs()
+
+    def show_runs(self) -> None:
+        """Pop the run view (and anything on it) back to the runs list."""
+        shown = self._shown
+        while len(self.screen_stack) > 1 and not isinstance(self.screen, RunsScreen):
+            self.pop_screen()
+        self._shown = None
+        self._pending = []
+        self._stderr = []
+        self.update_runs_list()
+        if shown is not None:
+            try:
+                self.screen.query_one(RunsTable).move_to_key(row_key(shown))
+            except Exception:  # noqa: BLE001 - the list is not mounted yet
+                pass
+
+    def action_step_run(self, delta: int) -> None:
+        """``[`` / ``]``: the previous / next run in the list's order, in the run view."""
+        if self._shown is None:
+            return
+        order = self.sorted_runs()
+        try:
+            i = order.index(self._shown)
+        except ValueError:
+            return
+        j = i + delta
+        if 0 <= j < len(order):
+            self.open_run(order[j], replace=True)
+        else:
+            self.notify("no more runs that way", timeout=1.5)
 
     # -- actions -------------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in self.MAIN_ACTIONS and self.screen is not self.screen_stack[0]:
+        if action in ("open_detail", "jump_end") and not isinstance(self.screen, RunScreen):
             return False
         return True
 
     def open_detail(self, call_id: str | None) -> None:
-        """Push the detail screen of ``call_id``."""
-        call = self.session.tool_calls.get(call_id) if call_id is not None else None
+        """Push the detail screen of ``call_id`` (a call of the shown run)."""
+        run = self._shown
+        if run is None or call_id is None:
+            return
+        call = run.session.tool_calls.get(call_id)
         if call is None:
             return
-        self.push_screen(ToolDetailScreen(call, self.source.reread))
+        self.push_screen(ToolDetailScreen(call, run.reread))
 
     def on_tool_table_selected(self, event: ToolTable.Selected) -> None:
         self.open_detail(event.call_id)
@@ -305,37 +507,20 @@ class CursorWatchApp(App):
         self.open_detail(event.call_id)
 
     def action_open_detail(self) -> None:
-        self.open_detail(self.query_one(ToolTable).selected_call_id())
-
-    def action_toggle_follow(self) -> None:
-        transcript = self.query_one(Transcript)
-        transcript.follow(not transcript.following)
-        self.refresh_view_now()
+        if isinstance(self.screen, RunScreen):
+            self.open_detail(self.screen.query_one(ToolTable).selected_call_id())
 
     def action_jump_end(self) -> None:
-        self.query_one(Transcript).follow(True)
-        table = self.query_one(ToolTable)
-        if table.row_count:
-            table.move_cursor(table.row_count - 1)
-        self.refresh_view_now()
-
-    def action_toggle_thinking(self) -> None:
-        transcript = self.query_one(Transcript)
-        transcript.set_thinking(not transcript.show_thinking)
-
-    def action_toggle_diagnostics(self) -> None:
-        pane = self.query_one(DiagnosticsPane)
-        pane.toggle_class("-shown")
-        if not pane.has_class("-shown") and pane.has_focus:
-            self.query_one(ToolTable).focus()
+        if isinstance(self.screen, RunScreen):
+            self.screen.action_jump_end()
 
     def action_help(self) -> None:
         self.push_screen(HelpScreen())
 
     def refresh_view_now(self) -> None:
-        """Re-render the header at once (a key press shows its effect now)."""
-        self._last_slow_tick = 0.0
-        self.refresh_view()
+        """Re-render the shown run's header at once."""
+        if isinstance(self.screen, RunScreen):
+            self.screen.refresh_now(self.ended)
 
     async def action_quit(self) -> None:
         """Quit: stop watching (a spawned command is terminated), then exit."""
@@ -343,30 +528,44 @@ class CursorWatchApp(App):
         await self._exit_when_done()
 
 
-def run_tui(opts) -> int:
+def run_tui(opts: Any) -> int:
     """Run the TUI for parsed command-line options; returns the exit status.
 
     With piped stdin, the stream is moved off fd 0 to a private descriptor and the
     terminal (``/dev/tty``) is put on fd 0, where Textual reads keys (``design.md``).
 
     Raises:
-        SourceError: the input can't be opened or the command can't be started.
+        SourceError: no input can be opened, or the command can't be started.
     """
     stdin_fd = None
-    if not opts.command and opts.file in (None, "-"):
+    if not opts.command and (not opts.files or opts.files == ["-"]):
         stdin_fd = os.dup(0)
         tty = os.open("/dev/tty", os.O_RDWR)
         os.dup2(tty, 0)
         os.close(tty)
-    source = open_source(opts.file, opts.command or None, follow=opts.follow, save_path=opts.save, stdin_fd=stdin_fd)
-    source.precheck()
-    if source.kind in ("stdin", "process"):
-        source.enable_spool()
-    app = CursorWatchApp(source, speed=opts.speed, result_grace=opts.result_grace)
+    sources, directories = open_sources(opts.files, opts.command or None, follow=opts.follow, save_path=opts.save,
+                                        stdin_fd=stdin_fd)
+    if len(sources) == 1 and not directories:
+        sources[0].precheck()  # one source that can't be opened: one line and exit 2, before the screen
+    else:
+        errors = []
+        for source in sources:
+            try:
+                source.precheck()
+            except SourceError as err:
+                errors.append(str(err))
+        if errors and len(errors) == len(sources) and not (directories and opts.follow):
+            raise SourceError(errors[0] if len(errors) == 1 else f"no stream could be read: {errors[0]}")
+    for source in sources:
+        if source.kind in ("stdin", "process"):
+            source.enable_spool()
+    app = CursorWatchApp(sources, directories=directories, follow=opts.follow, speed=opts.speed,
+                         result_grace=opts.result_grace, notify_terminal=getattr(opts, "notify", False))
     try:
         app.run()
     finally:
-        source.close()
+        for feed in app.watch.feeds:
+            feed.source.close()
     from .plain import write_json_out
 
     write_json_out(opts.json_out, app.watch.runs())

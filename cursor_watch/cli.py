@@ -65,6 +65,9 @@ def build_parser() -> argparse.ArgumentParser:
                         f"(default {RESULT_EXIT_GRACE_S:g})")
     p.add_argument("--json-out", metavar="PATH",
                    help="when the watch ends, also write the --summary --json object to PATH (any mode)")
+    p.add_argument("--notify", action="store_true",
+                   help="TUI: when a run ends, fails or waits for an answer, also ring the terminal bell and send a "
+                        "desktop notification (OSC 9 and OSC 777; terminals without them ignore them)")
     p.add_argument("--sample", nargs="?", const=DEFAULT_SAMPLE, metavar="NAME",
                    help=f"replay a shipped sample stream (default {DEFAULT_SAMPLE}; see --list-samples)")
     p.add_argument("--list-samples", action="store_true", help="list the shipped sample streams")
@@ -87,6 +90,7 @@ class Options:
     thinking: bool = False
     result_grace: float = RESULT_EXIT_GRACE_S
     json_out: str | None = None
+    notify: bool = False
 
     @property
     def file(self) -> str | None:
@@ -134,7 +138,7 @@ def parse_args(argv: list[str]) -> Options | None:
         raise UsageError("--save takes one source: one FILE, stdin or a command")
     return Options(files=files, command=command, follow=ns.follow, save=ns.save, plain=ns.plain,
                    summary=ns.summary, json=ns.json, speed=ns.speed, thinking=ns.thinking,
-                   result_grace=ns.result_grace, json_out=ns.json_out)
+                   result_grace=ns.result_grace, json_out=ns.json_out, notify=ns.notify)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -175,3 +175,157 @@ def split_changes(run: Run, changes: list[tuple[str, Any]]) -> list[tuple[Run, l
 def all_succeeded(runs: list[Run]) -> bool:
     """True when every run ended with a successful ``result`` (the multi-run exit status)."""
     return bool(runs) and all(run.session.status == "success" for run in runs)
+
+
+# -- what a list of runs shows beyond the model ----------------------------------------------
+
+IDLE_AFTER_S = 5.0  # no event for this long: a live run is "idle N s"
+WAIT_NOTICE_S = 0.5  # an interaction_query request unanswered this long is worth a notification
+FINAL_STATES = frozenset({"success", "error", "incomplete"})
+
+
+class RunActivity:
+    """View state of one run that its model doesn't hold (pure; the app keeps one per run).
+
+    Attributes:
+        last_event_at: monotonic seconds of its last change, or None.
+        seen_at_ms: wall-clock epoch ms when it was first seen (its start when the stream
+            carries no ``timestamp_ms``).
+        open_queries: ``interaction_query`` requests without a response yet (reference 2.6:
+            print mode answers them itself, usually in the same millisecond).
+        live: it changed while its source was live (not replaying a file's backlog); only
+            live runs raise attention.
+        mark: the attention raised last and not yet looked at ("" when none).
+    """
+
+    __slots__ = ("last_event_at", "seen_at_ms", "open_queries", "waiting_since", "live", "mark", "_raised",
+                 "_waits_raised", "_queries")
+
+    def __init__(self, seen_at_ms: float) -> None:
+        self.last_event_at: float | None = None
+        self.seen_at_ms = seen_at_ms
+        self.open_queries = 0
+        self.waiting_since: float | None = None
+        self.live = False
+        self.mark = ""
+        self._raised: set[str] = set()
+        self._queries = 0
+        self._waits_raised = 0
+
+    def observe(self, run: Run, changes: list[tuple[str, Any]], now: float, live: bool) -> None:
+        """Take a batch of the run's changes that arrived at monotonic ``now``."""
+        if changes:
+            self.last_event_at = now
+        if live:
+            self.live = True
+        for kind, key in changes:
+            if kind == "note":
+                try:
+                    note = run.session.notes[key]
+                except IndexError:
+                    continue
+                if note.kind != "interaction_query":
+                    continue
+                if note.subtype == "request":
+                    self._queries += 1
+                    self.open_queries += 1
+                    self.waiting_since = now
+                elif self.open_queries:
+                    self.open_queries -= 1
+                    if not self.open_queries:
+                        self.waiting_since = None
+
+    def attention(self, run: Run, now: float) -> str | None:
+        """The attention event to raise now, or None; each is raised once per run.
+
+        ``success``, ``error`` or ``incomplete`` when the run has ended, ``waiting`` when an
+        ``interaction_query`` request has been waiting ``WAIT_NOTICE_S`` (once per request).
+        Only live runs raise attention: replaying saved logs is not news.
+        """
+        if not self.live:
+            return None
+        s = run.session
+        if s.result is not None or s.ended:
+            kind = s.status if s.status in FINAL_STATES else "incomplete"
+            if kind in self._raised:
+                return None
+            self._raised.add(kind)
+            self.mark = kind
+            return kind
+        if (self.open_queries and self.waiting_since is not None and now - self.waiting_since >= WAIT_NOTICE_S
+                and self._waits_raised < self._queries):
+            self._waits_raised = self._queries
+            self.mark = "waiting"
+            return "waiting"
+        return None
+
+
+def run_state(run: Run, activity: RunActivity, now: float, *, source_state: str = "reading",
+              source_error: str | None = None, progress: float | None = None) -> str:
+    """The state a runs list shows for ``run``.
+
+    One of ``unreadable``, ``success``, ``error``, ``incomplete`` (ended without a result),
+    ``queued`` (its file not opened yet), ``waiting`` (an interaction_query request has no
+    response), ``reading N%`` (a file's backlog being read), ``connecting`` (nothing yet),
+    ``idle N s`` (no event for ``IDLE_AFTER_S``) or ``streaming``.
+
+    Args:
+        now: monotonic seconds (compared with ``activity.last_event_at``).
+        source_state: the source's state (``queued``, ``reading``, ``done``, ``error``).
+        source_error: why the source can't be read, if so.
+        progress: share of a replayed file read so far, None when not replaying.
+    """
+    s = run.session
+    if source_error:
+        return "unreadable"
+    if s.result is not None:
+        return "error" if s.result.is_error else "success"
+    if s.ended:
+        return "incomplete"
+    if source_state == "queued":
+        return "queued"
+    if activity.open_queries:
+        return "waiting"
+    if progress is not None and progress < 1.0:
+        return f"reading {progress:.0%}"
+    if s.events == 0 and s.invalid_lines == 0:
+        return "connecting"
+    if activity.last_event_at is not None and now - activity.last_event_at >= IDLE_AFTER_S:
+        return f"idle {int(now - activity.last_event_at)} s"
+    return "streaming"
+
+
+def is_live_state(state: str) -> bool:
+    """True for the states of a run that may still change (listed first)."""
+    return state not in FINAL_STATES and state != "unreadable"
+
+
+def run_started_ms(run: Run, activity: RunActivity) -> float:
+    """When the run started (epoch ms): its first ``timestamp_ms``, else when it was first seen."""
+    first = run.session.first_ts_ms
+    return float(first) if first is not None else activity.seen_at_ms
+
+
+def last_activity(run: Run) -> str:
+    """One line on what the run did last: its newest transcript entry, in short."""
+    s = run.session
+    n = len(s.timeline)
+    if not n:
+        return ""
+    kind, key = s.timeline[n - 1]
+    try:
+        if kind == "tool":
+            call = s.tool_calls.get(key)
+            if call is not None:
+                return f"{call.tool} {call.summary}".strip() + ("" if call.status == "running" else f" · {call.status}")
+        elif kind == "segment":
+            return "said: " + " ".join(s.segments[key].text.split())
+        elif kind == "thinking":
+            return "thinking"
+        elif kind == "note":
+            return s.notes[key].text
+        elif kind == "prompt":
+            return "prompt"
+    except (IndexError, KeyError):
+        return ""
+    return ""

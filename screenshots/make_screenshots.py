@@ -57,7 +57,7 @@ async def finished(name: str, sample: str, keys: tuple[str, ...] = (), detail_ro
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: app.ended)
         if detail_row is not None:
-            table = app.query_one(ToolTable)
+            table = app.run_view().query_one(ToolTable)
             table.focus()
             table.move_cursor(row=detail_row)
             await pilot.press("enter")

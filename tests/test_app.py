@@ -19,11 +19,11 @@ SIZE = (160, 48)
 
 
 def header(app) -> str:
-    return text_of(app.query_one(SessionHeader))
+    return text_of(app.run_view().query_one(SessionHeader))
 
 
 def rows(app) -> list[list[str]]:
-    table = app.query_one(ToolTable)
+    table = app.run_view().query_one(ToolTable)
     return [table.row_plain(i) for i in range(table.row_count)]
 
 
@@ -58,7 +58,7 @@ async def test_replay_header_rows_and_success():
         r = rows(app)
         assert [x[2] for x in r] == ["read", "grep", "shell", "edit", "shell", "updateTodos"]
         assert r[2][1] == "✖ failure" and "pytest -q" in r[2][3]
-        transcript = app.query_one(Transcript)
+        transcript = app.run_view().query_one(Transcript)
         assert len(transcript.query(SegmentBlock)) == 7
         assert len(transcript.query(ToolMarker)) == 6
         assert "Find why the tests in acme-api fail" in screen_text(app.screen)
@@ -118,7 +118,7 @@ async def test_table_cursor_follows_the_newest_call_until_the_user_moves_it():
     src = QueueSource()
     app = make_app(src)
     async with app.run_test(size=SIZE) as pilot:
-        table = app.query_one(ToolTable)
+        table = app.run_view().query_one(ToolTable)
         await src.push(INIT + b"".join(started(f"c{i}", f"echo {i}", 1000 + i) for i in range(60)))
         await wait_until(pilot, lambda: table.row_count == 60)
         assert table.cursor_row == 59 and table.scroll_offset.y > 0  # the newest call is in view
@@ -149,7 +149,7 @@ async def test_detail_screen_per_tool(sample, index, expected):
     app = make_app(FileSource(str(SAMPLES / f"{sample}.jsonl")))
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: app.ended)
-        table = app.query_one(ToolTable)
+        table = app.run_view().query_one(ToolTable)
         table.focus()
         table.move_cursor(row=index - 1)
         await pilot.press("enter")
@@ -209,7 +209,7 @@ async def test_follow_and_thinking_toggles():
     app = make_app(FileSource(str(SAMPLES / "plain-tools.jsonl")))
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: app.ended)
-        transcript = app.query_one(Transcript)
+        transcript = app.run_view().query_one(Transcript)
         assert transcript.following
         await pilot.press("f")
         await pilot.pause(0.1)
@@ -234,7 +234,7 @@ async def test_scrolling_up_pauses_follow_with_new_count():
     async with app.run_test(size=SIZE) as pilot:
         await src.push(INIT + ev(type="assistant", message={"content": [{"type": "text", "text": text}]},
                                  timestamp_ms=1, model_call_id="r-0-x") + started("c", "ls", 2))
-        transcript = app.query_one(Transcript)
+        transcript = app.run_view().query_one(Transcript)
         await wait_until(pilot, lambda: transcript.max_scroll_y > 0 and transcript.scroll_y == transcript.max_scroll_y)
         transcript.scroll_home(animate=False, immediate=True)
         await pilot.pause(0.1)
@@ -252,7 +252,7 @@ async def test_diagnostics_pane_and_stderr_count():
     app = make_app(FileSource(str(SAMPLES / "failed-no-result.jsonl")))
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: app.ended)
-        pane = app.query_one(DiagnosticsPane)
+        pane = app.run_view().query_one(DiagnosticsPane)
         assert not pane.display
         assert "⚠ 1 diagnostic" in header(app) and "incomplete" in header(app)
         await pilot.press("d")
@@ -290,7 +290,7 @@ async def test_escape_sequences_are_shown_escaped():
         await pilot.pause(0.1)
         svg = app.export_screenshot()
         assert "\\e]52;c;ZXZpbA==" in header(app)
-        text = screen_text(app.screen) + header(app) + "".join(app.query_one(DiagnosticsPane).lines)
+        text = screen_text(app.screen) + header(app) + "".join(app.run_view().query_one(DiagnosticsPane).lines)
         assert "\x1b" not in text and "\x07" not in text and "\x9b" not in text
         assert "\x1b" not in svg
 
@@ -316,7 +316,7 @@ async def test_big_file_opens_on_a_preview_of_its_tail(tmp_path):
     app = make_app(GatedFile(str(big)))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause(0.3)
-        transcript = app.query_one(Transcript)
+        transcript = app.run_view().query_one(Transcript)
         markers = [text_of(w) for w in transcript.query(EarlierMarker)]
         assert any("the end of a" in m for m in markers)
         assert len(transcript.query(SegmentBlock)) > 0  # the tail's text is on screen already

@@ -73,7 +73,7 @@ def test_pipe_into_the_tui(tmux_factory):
     sample = shlex.quote(str(SAMPLES / "plain-tools.jsonl"))
     t = tmux_factory(f"cat {sample} | {PY} -m cursor_watch")
     t.wait_for("success")
-    screen = t.wait_for("regression test for 0% and 100% discounts")  # the final text, followed
+    screen = t.wait_for("100% discounts.")  # the final text, followed
     assert "Composer 2.5" in screen
     assert "pytest -q" in screen and "✖ failure" in screen
     t.keys("Home", "Down", "Down", "Enter")  # the failing shell call (the cursor followed to the last row)
@@ -137,3 +137,39 @@ def test_signal_to_the_tui_terminates_the_child_and_restores_the_terminal(tmux_f
         os.kill(child_pid, 0)
     head = b"".join(sample.read_bytes().splitlines(keepends=True)[:12])
     assert saved.read_bytes() == head
+
+
+def test_follow_a_directory_of_logs(tmux_factory, tmp_path):
+    import re
+
+    names = ["plain-tools", "partial-output", "parallel-failed-rejected"]
+    for name in names:
+        (tmp_path / f"{name}.jsonl").write_bytes((SAMPLES / f"{name}.jsonl").read_bytes())
+    (tmp_path / "notes.txt").write_text("not a log")
+    t = tmux_factory(f"{PY} -m cursor_watch -f {shlex.quote(str(tmp_path))}")
+    screen = t.wait_for("3 runs in 3 sources")
+    for name in names:
+        assert name[:18] in screen
+    # a fourth log appears: a row within 2 s
+    growing = SAMPLES.joinpath("partial-interaction.jsonl").read_bytes().splitlines(keepends=True)
+    cut = next(i for i, line in enumerate(growing) if b'"type":"result"' in line)
+    new = tmp_path / "agent-4.jsonl"
+    new.write_bytes(b"".join(growing[:cut]))
+    start = time.monotonic()
+    screen = t.wait_for("4 runs in 4 sources", timeout=2.5)
+    assert time.monotonic() - start <= 2.5
+    row = next(line for line in screen.splitlines() if "agent-4.jsonl" in line)
+    assert re.search(r"streaming|idle \d+ s", row), row
+    # it grows: its result arrives and its row says success
+    with new.open("ab") as f:
+        f.write(b"".join(growing[cut:]))
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        row = next((line for line in t.screen().splitlines() if "agent-4.jsonl" in line), "")
+        if "success" in row:
+            break
+        time.sleep(0.2)
+    assert "success" in row, t.screen()
+    t.keys("q")
+    t.wait_for("EXIT=")
+    assert not t.alternate_screen()

@@ -42,7 +42,7 @@ def test_mid_stream(snap_compare):
 
     async def run_before(pilot):
         await src.push(b"".join(lines[:12]))  # three parallel shell calls, one done
-        await wait_until(pilot, lambda: app.session.events == 12 and app.query_one(ToolTable).row_count == 3)
+        await wait_until(pilot, lambda: app.session.events == 12 and app.run_view().query_one(ToolTable).row_count == 3)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
@@ -52,7 +52,7 @@ def test_shell_detail(snap_compare):
 
     async def run_before(pilot):
         await wait(pilot)
-        table = app.query_one(ToolTable)
+        table = app.run_view().query_one(ToolTable)
         table.focus()
         table.move_cursor(row=2)
         await pilot.press("enter")

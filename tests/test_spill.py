@@ -193,7 +193,7 @@ async def test_the_tui_reads_old_rows_and_details_from_disk(monkeypatch):
     async with app.run_test(size=(160, 48)) as pilot:
         await wait_until(pilot, lambda: app.ended)
         assert app.session.spill.open and app.session.tool_calls.peek(app.session.tool_calls.at(1).call_id) is None
-        table = app.query_one(ToolTable)
+        table = app.run_view().query_one(ToolTable)
         rows = [table.row_plain(i) for i in range(table.row_count)]
         assert [r[2] for r in rows] == ["read", "grep", "shell", "edit", "shell", "updateTodos"]
         assert rows[2][1] == "✖ failure" and "pytest -q" in rows[2][3]

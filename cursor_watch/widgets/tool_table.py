@@ -26,18 +26,47 @@ from ..plain import STATUS_STYLE, format_ms
 from ..safe import visible_line
 from ..tools import STATUS_RUNNING
 
-COLUMNS = (("#", 5, "right"), ("status", 12, "left"), ("tool", 11, "left"), ("summary", 38, "left"), ("time", 9, "right"))
+# (title, minimum width, justify). "#", status and tool are as wide as the widest value seen
+# (tool names up to MAX_TOOL); the summary takes the width the others leave.
+COLUMNS = (("#", 1, "right"), ("status", 6, "left"), ("tool", 4, "left"), ("summary", 0, "left"), ("time", 8, "right"))
 GAP = 1  # spaces between columns
+MIN_SUMMARY = 20
+MAX_TOOL = 14
+DEFAULT_WIDTH = 80
 
 
-def header_text() -> Text:
-    """The column titles, laid out like the rows."""
-    return _layout([Text(label, style="bold") for label, _, _ in COLUMNS])
+class Widths:
+    """What the variable columns must hold: the largest index, the longest status and tool name."""
+
+    __slots__ = ("rows", "status", "tool")
+
+    def __init__(self, rows: int = 0, status: int = 9, tool: int = 5) -> None:
+        self.rows, self.status, self.tool = rows, status, tool
+
+    def key(self) -> tuple[int, int, int]:
+        """Changes when a column's width does."""
+        return (len(str(self.rows)), self.status, self.tool)
 
 
-def _layout(cells: list[Text]) -> Text:
+def column_widths(total: int, seen: Widths | None = None) -> list[int]:
+    """Column widths for a table ``total`` cells wide whose values are ``seen``."""
+    seen = seen or Widths()
+    out = [w for _, w, _ in COLUMNS]
+    out[0] = max(out[0], len(str(seen.rows)))
+    out[1] = max(out[1], seen.status)
+    out[2] = max(out[2], min(seen.tool, MAX_TOOL))
+    out[3] = max(MIN_SUMMARY, total - sum(out) - GAP * len(COLUMNS))
+    return out
+
+
+def header_text(total: int = DEFAULT_WIDTH, seen: Widths | None = None) -> Text:
+    """The column titles, laid out like the rows of a ``total``-wide table."""
+    return _layout([Text(label, style="bold") for label, _, _ in COLUMNS], total, seen)
+
+
+def _layout(cells: list[Text], total: int = DEFAULT_WIDTH, seen: Widths | None = None) -> Text:
     line = Text(no_wrap=True)
-    for (_, width, justify), cell in zip(COLUMNS, cells, strict=True):
+    for (_, _, justify), width, cell in zip(COLUMNS, column_widths(total, seen), cells, strict=True):
         cell = cell.copy()
         cell.truncate(width, overflow="ellipsis", pad=False)
         pad = width - cell.cell_len
@@ -85,6 +114,10 @@ class ToolTableHeader(Static):
     def __init__(self, **kwargs) -> None:
         super().__init__(header_text(), **kwargs)
 
+    def set_width(self, total: int, seen: Widths | None = None) -> None:
+        """Lay the titles out for a table ``total`` cells wide (values ``seen``)."""
+        self.update(header_text(total, seen))
+
 
 class ToolTable(ScrollView, can_focus=True):
     """One row per tool call, in order of first appearance, with a row cursor.
@@ -126,6 +159,7 @@ class ToolTable(ScrollView, can_focus=True):
         self._strips: dict[int, tuple[tuple, Strip]] = {}  # row -> (key, strip), a few screens' worth
         self._now_ms = 0.0
         self.cursor_row = 0
+        self._seen = Widths()
 
     # -- data ------------------------------------------------------------------------
 
@@ -144,12 +178,24 @@ class ToolTable(ScrollView, can_focus=True):
         self._session = session
         self._now_ms = now_ms
         at_end = self.cursor_row >= self._rows - 1
+        seen = self._seen
+        before = seen.key()
+        # the status column fits every status present (the counts say which)
+        seen.status = max([seen.status] + [len(st) + 2 for st, n in session.tool_counts.items() if n])
+        if not self._rows and len(session.tool_calls):  # opened on a run under way: its recent calls
+            seen.tool = max([seen.tool] + [len(c.tool) for c in session.tool_calls.hot_values()])
         for cid in call_ids:
             call = session.tool_calls.peek(cid)  # an update is to a recent call, in memory
+            if call is not None:
+                seen.tool = max(seen.tool, len(call.tool))
             self._changed(call.index - 1 if call is not None else None)
-        if len(session.tool_calls) != self._rows:
-            self._rows = len(session.tool_calls)
-            self.virtual_size = Size(sum(w + GAP for _, w, _ in COLUMNS), self._rows)
+        if len(session.tool_calls) != self._rows or seen.key() != before:
+            self._rows = seen.rows = len(session.tool_calls)
+            self.virtual_size = Size(self.scrollable_content_region.width, self._rows)
+            if seen.key() != before:
+                self._strips.clear()  # a column widens: every row moves
+                self._relayout_header()
+                self.refresh()
             if follow and at_end:
                 self.move_cursor(self._rows - 1)
 
@@ -185,6 +231,15 @@ class ToolTable(ScrollView, can_focus=True):
         call = self._call(min(self.cursor_row, self._rows - 1))
         return call.call_id if call is not None else None
 
+    def on_resize(self, event: events.Resize) -> None:
+        self.virtual_size = Size(self.scrollable_content_region.width, self._rows)
+        self._strips.clear()
+        self._relayout_header()
+
+    def _relayout_header(self) -> None:
+        for header in self.parent.query(ToolTableHeader) if self.parent is not None else []:
+            header.set_width(self.scrollable_content_region.width, self._seen)
+
     def row_plain(self, index: int) -> list[str]:
         """Plain text of row ``index``'s cells (for tests and exports)."""
         call = self._call(index)
@@ -208,7 +263,7 @@ class ToolTable(ScrollView, can_focus=True):
             call = self._call(index)
             if call is None:
                 return Strip.blank(width, self.rich_style)
-            line = _layout(row_cells(call, self._now_ms))
+            line = _layout(row_cells(call, self._now_ms), width, self._seen)
             if selected:
                 base = self.get_component_rich_style("tool-table--cursor")
             elif index % 2:

@@ -1,0 +1,247 @@
+"""The run view: one run's header, transcript, tool calls and diagnostics.
+
+It shows one :class:`~cursor_watch.runs.Run`. The app feeds it the run's changes at most
+15 times a second (``refresh_view``, inside ``App.batch_update()``: per-line UI updates are
+~100x slower, ``design.md``); opened on a run that has been going for a while, it builds
+itself from the model (the transcript's tail, every tool-call row, the diagnostics so far).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Footer
+
+from .. import model as m
+from ..runs import Run, RunActivity
+from ..sources import FileSource
+from ..widgets.diagnostics import DiagnosticsPane
+from ..widgets.header import LiveState, SessionHeader
+from ..widgets.tool_table import ToolTable, ToolTableHeader
+from ..widgets.transcript import Transcript
+
+IDLE_AFTER_S = 5.0  # no event for this long: the header says "idle for N s"
+
+
+class ToolsPane(Vertical):
+    """The tool-call table and its column titles (maximised together with ``z``)."""
+
+    ALLOW_MAXIMIZE = True
+
+
+class RunScreen(Screen):
+    """One run, live: header, transcript | tool calls, diagnostics (toggled), footer.
+
+    Args:
+        run: the run shown.
+        feed: its source's :class:`~cursor_watch.runner.Feed` (source kind, progress, state).
+        activity: the app's view state of the run (last event time).
+        clock: epoch-ms clock; monotonic: seconds clock (tests freeze both).
+        show_thinking: thinking blocks visible at start.
+        several: the watch holds several runs (the header names the run).
+    """
+
+    BINDINGS = [
+        Binding("escape", "app.show_runs", "All runs", id="runs"),
+        Binding("left_square_bracket", "app.step_run(-1)", "Prev run", id="prev_run"),
+        Binding("right_square_bracket", "app.step_run(1)", "Next run", id="next_run"),
+        Binding("f", "toggle_follow", "Follow", id="follow"),
+        Binding("t", "toggle_thinking", "Thinking", id="thinking"),
+        Binding("d", "toggle_diagnostics", "Diagnostics", id="diagnostics"),
+        Binding("z", "maximize_pane", "Zoom", id="zoom"),
+    ]
+
+    def __init__(self, run: Run, feed: Any, activity: RunActivity, *, clock: Callable[[], float],
+                 monotonic: Callable[[], float], show_thinking: bool = True, several: bool = False,
+                 started_at: float | None = None) -> None:
+        super().__init__()
+        self.run = run
+        self.feed = feed
+        self.activity = activity
+        self._clock = clock
+        self._monotonic = monotonic
+        self._show_thinking = show_thinking
+        self.several = several
+        self._started_at = started_at if started_at is not None else monotonic()
+        self._last_slow_tick = 0.0
+        self._seen_ts: int | None = None
+        self._seen_ts_at = 0.0
+        self._built = False
+        self.preview: tuple[Any, str] | None = None  # (preview session, note) for a big file's tail
+
+    @property
+    def session(self) -> m.Session:
+        """The run's model."""
+        return self.run.session
+
+    # -- layout ------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield SessionHeader(id="header")
+        with Horizontal(id="body"):
+            yield Transcript(id="transcript", show_thinking=self._show_thinking)
+            with ToolsPane(id="tools"):
+                yield ToolTableHeader()
+                yield ToolTable(id="tool-table")
+        yield DiagnosticsPane(id="diagnostics")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        if self.preview is not None:
+            self.query_one(Transcript).show_preview(*self.preview)
+        self.query_one(ToolTable).focus()
+        self.build()
+
+    def build(self) -> None:
+        """Show what the model holds already (a run opened after it started)."""
+        s = self.session
+        diagnostics = [f"line {d.line}: {d.message}" for d in s.diagnostics]
+        diagnostics += [f"line {u.line}: unknown event {u.type}/{u.subtype} ({u.preview})" for u in s.unknown]
+        diagnostics += [f"source: {n.text}" for n in s.notes if n.kind == "source"]
+        diagnostics += [f"stderr: {line}" for line in self.run.stderr]
+        self.query_one(DiagnosticsPane).add(diagnostics)
+        self._built = True
+        self.refresh_view([], [], force=True)
+
+    def end_preview(self) -> None:
+        """The big file has been read: the transcript's real tail replaces the preview."""
+        self.query_one(Transcript).end_preview()
+
+    # -- view ------------------------------------------------------------------------
+
+    def stream_now_ms(self) -> float:
+        """"Now" on the stream's clock: the last ``timestamp_ms`` plus the wall time since.
+
+        Running times are measured on it, so a replayed run shows its own durations
+        (the stream's clock is the agent's), and a live one the real elapsed time.
+        """
+        s = self.session
+        if s.last_ts_ms is None:
+            return self._clock()
+        now = self._monotonic()
+        if s.last_ts_ms != self._seen_ts:
+            self._seen_ts, self._seen_ts_at = s.last_ts_ms, now
+        return s.last_ts_ms + (now - self._seen_ts_at) * 1000.0
+
+    def live_state(self, watch_ended: bool = False) -> LiveState:
+        """The header's state line, from the model, the source and the clocks."""
+        s = self.session
+        source = self.feed.source
+        now = self._monotonic()
+        label = source.label if source.kind not in ("file", "follow") else os.path.basename(source.label)
+        if self.several and len(self.feed.runs) > 1:
+            label += f" · run {self.run.index}"
+        live = LiveState(source=label)
+        last = self.feed.runs[-1] is self.run
+        if source.kind == "process" and last:
+            live.exit_status = source.exit_status
+        if watch_ended or s.ended or s.result is not None:
+            # a result ends the run even while a followed file or a child goes on
+            live.state = s.status if s.status != "running" else "incomplete"
+        elif s.events == 0 and s.invalid_lines == 0:
+            live.state = "connecting"
+        elif self.activity.last_event_at is not None and now - self.activity.last_event_at >= IDLE_AFTER_S:
+            live.state = "idle"
+            live.idle_s = now - self.activity.last_event_at
+        else:
+            live.state = "streaming"
+        progress = source.progress() if isinstance(source, FileSource) else None
+        if progress is not None and not watch_ended and live.state in ("streaming", "idle"):
+            live.state, live.progress = "reading", progress
+        if s.result is not None and s.result.duration_ms is not None:
+            live.elapsed_ms = s.result.duration_ms
+        elif isinstance(source, FileSource) and not source.follow and s.first_ts_ms is not None:
+            live.elapsed_ms = (s.last_ts_ms or s.first_ts_ms) - s.first_ts_ms
+        elif self.run.index > 1 or not last:
+            first, latest = s.first_ts_ms, s.last_ts_ms
+            live.elapsed_ms = (latest - first) if first is not None and latest is not None else None
+        else:
+            live.elapsed_ms = (now - self._started_at) * 1000.0
+        transcript = self.query_one(Transcript)
+        live.following = transcript.following
+        live.new_entries = transcript.new_while_paused
+        return live
+
+    def refresh_view(self, changes: list[tuple[str, Any]], stderr: list[str], force: bool = False,
+                     watch_ended: bool = False) -> None:
+        """Apply a batch of the run's changes to the widgets (the app's 15 Hz tick)."""
+        if not self._built:
+            return
+        transcript = self.query_one(Transcript)
+        table = self.query_one(ToolTable)
+        diagnostics = self.query_one(DiagnosticsPane)
+        header = self.query_one(SessionHeader)
+        now = self._monotonic()
+        s = self.session
+        slow = force or now - self._last_slow_tick >= 1.0
+        if not changes and not stderr and not slow and not transcript.behind(s):
+            transcript.flush_streams(s)
+            return
+        now_ms = self.stream_now_ms()
+        if changes or transcript.behind(s) or force:
+            changes = list(dict.fromkeys(changes))
+            transcript.sync(s, changes)
+            lines = []
+            calls = []
+            for kind, key in changes:
+                if kind in (m.CHANGE_TOOL_STARTED, m.CHANGE_TOOL_UPDATED, m.CHANGE_TOOL_DONE):
+                    calls.append(key)
+                elif kind == m.CHANGE_DIAGNOSTIC:
+                    d = s.diagnostics[key]
+                    lines.append(f"line {d.line}: {d.message}")
+                elif kind == m.CHANGE_UNKNOWN:
+                    u = s.unknown[key]
+                    lines.append(f"line {u.line}: unknown event {u.type}/{u.subtype} ({u.preview})")
+                elif kind == m.CHANGE_NOTE and s.notes[key].kind == "source":
+                    lines.append(f"source: {s.notes[key].text}")
+            table.update(s, calls, now_ms, follow=transcript.following)
+            diagnostics.add(lines)
+        diagnostics.add([f"stderr: {line}" for line in stderr])
+        transcript.flush_streams(s)
+        if slow:
+            self._last_slow_tick = now
+            table.tick(s, now_ms)
+        header.show(s, self.live_state(watch_ended))
+
+    def refresh_now(self, watch_ended: bool = False) -> None:
+        """Re-render the header at once (a key press shows its effect now)."""
+        self._last_slow_tick = 0.0
+        self.refresh_view([], [], watch_ended=watch_ended)
+
+    # -- actions -------------------------------------------------------------------
+
+    def action_toggle_follow(self) -> None:
+        transcript = self.query_one(Transcript)
+        transcript.follow(not transcript.following)
+        self.refresh_now()
+
+    def action_jump_end(self) -> None:
+        self.query_one(Transcript).follow(True)
+        table = self.query_one(ToolTable)
+        if table.row_count:
+            table.move_cursor(table.row_count - 1)
+        self.refresh_now()
+
+    def action_toggle_thinking(self) -> None:
+        transcript = self.query_one(Transcript)
+        transcript.set_thinking(not transcript.show_thinking)
+
+    def action_toggle_diagnostics(self) -> None:
+        pane = self.query_one(DiagnosticsPane)
+        pane.toggle_class("-shown")
+        if not pane.has_class("-shown") and pane.has_focus:
+            self.query_one(ToolTable).focus()
+
+    def action_maximize_pane(self) -> None:
+        """``z``: the focused pane fills the screen; again restores the layout."""
+        if self.maximized is not None:
+            self.minimize()
+            return
+        focused = self.focused or self.query_one(ToolTable)
+        self.maximize(focused)

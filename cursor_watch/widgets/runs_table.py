@@ -1,0 +1,324 @@
+"""The runs list: one row per run of every watched source, updated in place.
+
+A Line-API view like the tool table: only the rows on screen are rendered, each row's
+strip is cached until the row changes. The rows (:class:`RunRow`) are made by the app from
+the runs and their :class:`~cursor_watch.runs.RunActivity`; the table sorts them (live runs
+first, then newest first) and keeps its cursor on the same run when the order changes.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import itertools
+from dataclasses import dataclass, field
+from typing import Any
+
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
+from textual import events
+from textual.binding import Binding
+from textual.geometry import Size
+from textual.message import Message
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+from textual.widgets import Static
+
+from ..plain import format_ms
+from ..safe import visible_line
+
+# (title, width, justify); a width of 0 shares the free width (prompt 2 parts, last activity 3)
+COLUMNS = (("", 1, "left"), ("source", 22, "left"), ("state", 11, "left"), ("model", 14, "left"),
+           ("prompt", 0, "left"), ("started", 14, "left"), ("time", 7, "right"), ("tools", 15, "left"),
+           ("tokens", 12, "right"), ("last activity", 0, "left"))
+FLEX_SHARES = {4: 2, 9: 3}
+GAP = 1
+STATE_STYLE = {"success": "bold green", "error": "bold red", "incomplete": "bold magenta", "waiting": "bold yellow",
+               "streaming": "bold cyan", "reading": "cyan", "idle": "yellow", "queued": "dim", "connecting": "dim",
+               "unreadable": "bold red"}
+MARK_STYLE = {"success": "green", "error": "red", "incomplete": "magenta", "waiting": "bold yellow"}
+
+
+def widths(total: int) -> list[int]:
+    """Column widths for a table ``total`` cells wide (the flexible columns share the rest)."""
+    fixed = sum(w for _, w, _ in COLUMNS) + GAP * (len(COLUMNS) - 1)
+    free = max(0, total - fixed)
+    shares = sum(FLEX_SHARES.values())
+    out = []
+    given = 0
+    flex = list(FLEX_SHARES)
+    for i, (_, w, _) in enumerate(COLUMNS):
+        if w:
+            out.append(w)
+        elif i == flex[-1]:
+            out.append(max(8, free - given))
+        else:
+            n = max(8, free * FLEX_SHARES[i] // shares)
+            given += n
+            out.append(n)
+    return out
+
+
+def layout(cells: list[Text], total: int) -> Text:
+    """The cells laid out in columns for a ``total``-wide table."""
+    line = Text(no_wrap=True)
+    for (_, _, justify), width, cell in zip(COLUMNS, widths(total), cells, strict=True):
+        cell = cell.copy()
+        cell.truncate(width, overflow="ellipsis", pad=False)
+        pad = width - cell.cell_len
+        if justify == "right":
+            line.append(" " * pad)
+            line.append_text(cell)
+        else:
+            line.append_text(cell)
+            line.append(" " * pad)
+        line.append(" " * GAP)
+    return line
+
+
+def header_text(total: int) -> Text:
+    """The column titles."""
+    return layout([Text(title, style="bold") for title, _, _ in COLUMNS], total)
+
+
+def local_time(ms: float | None, now_ms: float | None = None) -> str:
+    """``14:03:07`` today, ``Nov 21 14:03`` before (local time)."""
+    if ms is None:
+        return ""
+    t = dt.datetime.fromtimestamp(ms / 1000.0)
+    today = dt.datetime.fromtimestamp((now_ms if now_ms is not None else ms) / 1000.0).date()
+    return t.strftime("%H:%M:%S") if t.date() == today else t.strftime("%b %d %H:%M")
+
+
+def short_count(n: int | None) -> str:
+    """``21994`` -> ``22.0k``; ``1_200_000`` -> ``1.2M``."""
+    if n is None:
+        return "?"
+    if n < 1000:
+        return str(n)
+    if n < 1_000_000:
+        return f"{n / 1000:.1f}k"
+    return f"{n / 1_000_000:.1f}M"
+
+
+@dataclass
+class RunRow:
+    """What one row shows (all stream text already escaped for the terminal).
+
+    ``key`` identifies the run (``(source, index, id)``); ``live`` and ``started_ms`` order the rows.
+    """
+
+    key: tuple[str, int, int]
+    source: str
+    state: str
+    model: str
+    prompt: str
+    started_ms: float | None
+    time_ms: float | None
+    counts: dict[str, int]
+    tokens: tuple[int | None, int | None] | None
+    activity: str
+    live: bool
+    mark: str = ""
+    now_ms: float | None = None
+    error: str = ""
+    serial: int = field(default_factory=itertools.count().__next__)  # a new row is a new serial: redrawn
+
+    def cells(self) -> list[Text]:
+        """The row's cells as Rich Text."""
+        state_key = self.state.split(" ")[0]
+        mark = Text("●", style=MARK_STYLE.get(self.mark, "")) if self.mark else Text(" ")
+        c = self.counts
+        tools = Text()
+        tools.append(f"▶{c.get('running', 0)} ", style="cyan" if c.get("running") else "dim")
+        tools.append(f"✔{c.get('success', 0)} ", style="green" if c.get("success") else "dim")
+        tools.append(f"✖{c.get('failure', 0)} ", style="red" if c.get("failure") else "dim")
+        tools.append(f"⊘{c.get('rejected', 0)}", style="yellow" if c.get("rejected") else "dim")
+        if c.get("incomplete"):
+            tools.append(f" …{c['incomplete']}", style="magenta")
+        tokens = Text("")
+        if self.tokens is not None:
+            tokens = Text(f"{short_count(self.tokens[0])}/{short_count(self.tokens[1])}", style="dim")
+        activity = Text(self.error or self.activity, style="red" if self.error else "")
+        return [
+            mark,
+            Text(self.source, style="bold"),
+            Text(self.state, style=STATE_STYLE.get(state_key, "")),
+            Text(self.model, style="cyan"),
+            Text(self.prompt),
+            Text(local_time(self.started_ms, self.now_ms), style="dim"),
+            Text(format_ms(self.time_ms) if self.time_ms is not None else "", style="dim"),
+            tools,
+            tokens,
+            activity,
+        ]
+
+    def plain(self) -> list[str]:
+        """The cells' plain text (tests)."""
+        return [c.plain for c in self.cells()]
+
+    def sort_key(self) -> tuple:
+        """Live runs first, then newest first; ties by source and run."""
+        return (0 if self.live else 1, -(self.started_ms or 0.0), self.key)
+
+
+def make_text(text: str | None, limit: int = 300) -> str:
+    """One escaped line of at most ``limit`` characters (prompts, models, sources)."""
+    if not text:
+        return ""
+    line = " ".join(text[: limit * 2].split())
+    return visible_line(line[:limit])
+
+
+class RunsTableHeader(Static):
+    """The column titles above :class:`RunsTable` (laid out for the table's width)."""
+
+    DEFAULT_CSS = """
+    RunsTableHeader { height: 1; padding: 0 0 0 1; background: $panel; }
+    """
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.update(header_text(max(1, event.size.width - 1)))
+
+
+class RunsTable(ScrollView, can_focus=True):
+    """One row per run with a row cursor; Enter (or a click on the cursor row) opens it.
+
+    :meth:`set_rows` replaces the rows (sorted here); the cursor stays on the run it was on.
+    """
+
+    DEFAULT_CSS = """
+    RunsTable { height: 1fr; padding: 0 0 0 1; }
+    RunsTable > .runs-table--cursor { background: $primary; color: $text; text-style: bold; }
+    RunsTable:focus > .runs-table--cursor { background: $accent; }
+    RunsTable > .runs-table--even { background: $surface; }
+    """
+    COMPONENT_CLASSES = {"runs-table--cursor", "runs-table--even"}
+    BINDINGS = [
+        Binding("enter", "select", "Open run"),
+        Binding("up", "cursor(-1)", "Up", show=False),
+        Binding("down", "cursor(1)", "Down", show=False),
+        Binding("pageup", "page(-1)", "Page up", show=False),
+        Binding("pagedown", "page(1)", "Page down", show=False),
+        Binding("home", "cursor_to(0)", "First", show=False),
+        Binding("end", "cursor_to(-1)", "Last", show=False),
+    ]
+
+    class Selected(Message):
+        """Enter on a row: open the run ``key``."""
+
+        def __init__(self, key: tuple[str, int, int]) -> None:
+            super().__init__()
+            self.key = key
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.rows: list[RunRow] = []
+        self._strips: dict[int, tuple[Any, Strip]] = {}
+        self.cursor_row = 0
+
+    @property
+    def row_count(self) -> int:
+        """Number of rows."""
+        return len(self.rows)
+
+    def selected_key(self) -> tuple[str, int, int] | None:
+        """The run under the cursor, or None."""
+        if not self.rows:
+            return None
+        return self.rows[min(self.cursor_row, len(self.rows) - 1)].key
+
+    def set_rows(self, rows: list[RunRow]) -> None:
+        """Show ``rows`` (sorted: live first, then newest first), keeping the cursor's run."""
+        keep = self.selected_key()
+        rows = sorted(rows, key=RunRow.sort_key)
+        changed = len(rows) != len(self.rows)
+        self.rows = rows
+        if keep is not None:
+            for i, row in enumerate(rows):
+                if row.key == keep:
+                    self.cursor_row = i
+                    break
+        self.cursor_row = max(0, min(self.cursor_row, len(rows) - 1))
+        if changed:
+            self.virtual_size = Size(self.size.width, len(rows))
+        self.refresh()
+
+    def move_to_key(self, key: tuple[str, int, int]) -> None:
+        """Put the cursor on the run ``key`` (if listed)."""
+        for i, row in enumerate(self.rows):
+            if row.key == key:
+                self.move_cursor(i)
+                return
+
+    def render_line(self, y: int) -> Strip:
+        scroll_x, scroll_y = self.scroll_offset
+        index = int(scroll_y) + y
+        width = self.scrollable_content_region.width
+        if not 0 <= index < len(self.rows):
+            return Strip.blank(width, self.rich_style)
+        row = self.rows[index]
+        selected = index == self.cursor_row
+        key = (width, selected, selected and self.has_focus, row.serial)
+        cached = self._strips.get(index)
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        line = layout(row.cells(), width)
+        if selected:
+            base = self.get_component_rich_style("runs-table--cursor")
+        elif index % 2:
+            base = self.get_component_rich_style("runs-table--even")
+        else:
+            base = self.rich_style
+        segments = [Segment(s.text, (s.style or Style()) + base if selected else (base + s.style if s.style else base))
+                    for s in line.render(self.app.console)]
+        strip = Strip(segments).adjust_cell_length(width, base).crop(int(scroll_x), int(scroll_x) + width)
+        self._strips[index] = (key, strip)
+        if len(self._strips) > 500:
+            self._strips.clear()
+        return strip
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.virtual_size = Size(event.size.width, len(self.rows))
+        self._strips.clear()
+
+    def move_cursor(self, row: int) -> None:
+        """Put the cursor on ``row`` (clamped) and scroll it into view."""
+        if not self.rows:
+            return
+        self.cursor_row = max(0, min(row, len(self.rows) - 1))
+        top = int(self.scroll_offset.y)
+        height = max(1, self.scrollable_content_region.height)
+        if self.cursor_row < top:
+            self.scroll_to(y=self.cursor_row, animate=False, immediate=True, force=True)
+        elif self.cursor_row >= top + height:
+            self.scroll_to(y=self.cursor_row - height + 1, animate=False, immediate=True, force=True)
+        self.refresh()
+
+    def action_cursor(self, delta: int) -> None:
+        self.move_cursor(self.cursor_row + delta)
+
+    def action_page(self, direction: int) -> None:
+        self.move_cursor(self.cursor_row + direction * max(1, self.scrollable_content_region.height - 1))
+
+    def action_cursor_to(self, row: int) -> None:
+        self.move_cursor(row if row >= 0 else len(self.rows) - 1)
+
+    def action_select(self) -> None:
+        key = self.selected_key()
+        if key is not None:
+            self.post_message(self.Selected(key))
+
+    def on_click(self, event: events.Click) -> None:
+        row = int(self.scroll_offset.y) + event.y
+        if 0 <= row < len(self.rows):
+            if row == self.cursor_row:
+                self.action_select()
+            else:
+                self.move_cursor(row)
+
+    def on_focus(self) -> None:
+        self.refresh()
+
+    def on_blur(self) -> None:
+        self.refresh()

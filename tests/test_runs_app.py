@@ -1,0 +1,218 @@
+"""The runs list in the TUI (Pilot): rows and states, live updates, navigation, attention (issue 9)."""
+
+from __future__ import annotations
+
+import orjson
+
+from apphelpers import FROZEN_MS, make_app, wait_until
+from conftest import SAMPLES
+from cursor_watch.app import CursorWatchApp
+from cursor_watch.screens.detail import ToolDetailScreen
+from cursor_watch.screens.run import RunScreen
+from cursor_watch.screens.runs import RunsScreen, RunsSummary
+from cursor_watch.sources import FileSource, QueueSource
+from cursor_watch.widgets.runs_table import RunsTable
+from cursor_watch.widgets.tool_table import ToolTable
+from apphelpers import text_of
+
+SIZE = (160, 40)
+
+
+class Clock:
+    """A monotonic clock the test moves."""
+
+    def __init__(self, t: float = 1000.0) -> None:
+        self.t = t
+
+    def __call__(self) -> float:
+        return self.t
+
+
+def table(app) -> RunsTable:
+    return app.screen.query_one(RunsTable)
+
+
+def rows(app) -> list[list[str]]:
+    return [r.plain() for r in table(app).rows]
+
+
+def ev(**kw) -> bytes:
+    kw.setdefault("session_id", "s-1")
+    return orjson.dumps(kw) + b"\n"
+
+
+def init(sid: str, model: str = "Composer 2.5") -> bytes:
+    return ev(type="system", subtype="init", session_id=sid, model=model, cwd="/w", permissionMode="default",
+              apiKeySource="login")
+
+
+def prompt(sid: str, text: str) -> bytes:
+    return ev(type="user", session_id=sid, message={"role": "user", "content": [{"type": "text", "text": text}]})
+
+
+def result(sid: str, ok: bool = True) -> bytes:
+    return ev(type="result", subtype="success" if ok else "error", is_error=not ok, result="done", session_id=sid,
+              duration_ms=1500)
+
+
+def say(sid: str, text: str, ts: int) -> bytes:
+    return ev(type="assistant", session_id=sid, timestamp_ms=ts, model_call_id="m",
+              message={"role": "assistant", "content": [{"type": "text", "text": text}]})
+
+
+def files(tmp_path, names_and_samples):
+    out = []
+    for name, data in names_and_samples:
+        p = tmp_path / name
+        p.write_bytes(data)
+        out.append(FileSource(str(p)))
+    return out
+
+
+async def test_a_list_of_files_opens_on_the_runs_list_with_a_row_per_run(tmp_path):
+    tools = (SAMPLES / "plain-tools.jsonl").read_bytes()
+    failed = (SAMPLES / "failed-no-result.jsonl").read_bytes()
+    partial = (SAMPLES / "partial-output.jsonl").read_bytes()
+    app = make_app(files(tmp_path, [("loop.jsonl", tools + partial), ("bad.jsonl", failed)]))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.ended and len(rows(app)) == 3)
+        assert isinstance(app.screen, RunsScreen)
+        r = rows(app)
+        by_source = {row[1]: row for row in r}
+        assert set(by_source) == {"loop.jsonl #1", "loop.jsonl #2", "bad.jsonl"}
+        assert by_source["loop.jsonl #1"][2] == "success" and by_source["bad.jsonl"][2] == "incomplete"
+        assert by_source["loop.jsonl #1"][3] == "Composer 2.5"
+        assert by_source["loop.jsonl #1"][4].startswith("Find why the tests in acme-api fail")
+        assert "✔5" in by_source["loop.jsonl #1"][7] and "✖1" in by_source["loop.jsonl #1"][7]
+        assert by_source["loop.jsonl #1"][8] == "61.8k/1.9k"
+        # finished runs: newest first (by their first timestamp)
+        started = [row.started_ms for row in table(app).rows]
+        assert started == sorted(started, reverse=True)
+        summary = text_of(app.screen.query_one(RunsSummary))
+        assert "3 runs in 2 sources" in summary
+
+
+async def test_enter_escape_and_brackets(tmp_path):
+    data = [(f"{i}.jsonl", (SAMPLES / name).read_bytes()) for i, name in
+            enumerate(["plain-tools.jsonl", "partial-output.jsonl", "parallel-failed-rejected.jsonl"])]
+    app = make_app(files(tmp_path, data))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.ended and len(rows(app)) == 3)
+        order = [row.key for row in table(app).rows]
+        table(app).focus()
+        await pilot.press("down", "enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, RunScreen))
+        assert app.shown_run.key == order[1][:2]
+        assert app.screen.query_one(ToolTable).row_count == len(app.session.tool_calls)
+        await pilot.press("right_square_bracket")
+        await wait_until(pilot, lambda: app.shown_run is not None and app.shown_run.key == order[2][:2])
+        await pilot.press("right_square_bracket")  # the last: stays
+        await pilot.pause(0.2)
+        assert app.shown_run.key == order[2][:2]
+        await pilot.press("left_square_bracket", "left_square_bracket")
+        await wait_until(pilot, lambda: app.shown_run is not None and app.shown_run.key == order[0][:2])
+        # the run view keeps its keys: Enter opens a tool call's detail, Escape goes back to the run
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ToolDetailScreen))
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: isinstance(app.screen, RunScreen))
+        await pilot.press("escape")  # back to the list, on the row of the run that was shown
+        await wait_until(pilot, lambda: isinstance(app.screen, RunsScreen))
+        assert table(app).selected_key() == order[0]
+        assert len(app.screen_stack) == 1  # the list is the base screen: nothing left behind
+
+
+async def test_one_source_opens_on_its_run_and_a_second_run_soon_after_shows_the_list():
+    src = QueueSource("stdin")
+    app = make_app(src)
+    async with app.run_test(size=SIZE) as pilot:
+        assert isinstance(app.screen, RunScreen)
+        await src.push(init("a") + prompt("a", "first task") + result("a"))
+        await src.push(init("b") + prompt("b", "second task"))
+        await wait_until(pilot, lambda: isinstance(app.screen, RunsScreen) and len(rows(app)) == 2)
+        states = {row[1]: row[2] for row in rows(app)}
+        assert states == {"stdin #1": "success", "stdin #2": "streaming"}
+        assert rows(app)[0][1] == "stdin #2"  # live runs first
+
+
+async def test_live_rows_update_in_place_with_states_and_attention():
+    clock = Clock()
+    a, b = QueueSource("agent-a"), QueueSource("agent-b")
+    app = make_app([a, b], monotonic=clock)
+    async with app.run_test(size=SIZE) as pilot:
+        await a.push(init("a") + prompt("a", "task A") + say("a", "working", 1_790_000_000_000))
+        await b.push(init("b", "GPT-5 Mini") + prompt("b", "task B") + say("b", "thinking it over", 1_790_000_100_000))
+        await wait_until(pilot, lambda: len(rows(app)) == 2 and all(r[2] == "streaming" for r in rows(app)))
+        assert [r[1] for r in rows(app)] == ["agent-b", "agent-a"]  # newest first
+        # silence: idle N s
+        clock.t += 7
+        await wait_until(pilot, lambda: {r[2] for r in rows(app)} == {"idle 7 s"})
+        # an interaction_query request without its response: waiting, marked, notified once
+        await a.push(ev(type="interaction_query", subtype="request", query_type="webFetchRequestQuery",
+                        session_id="a", timestamp_ms=1_790_000_000_500,
+                        query={"id": 0, "webFetchRequestQuery": {"args": {"url": "https://x", "toolCallId": "t1"}}}))
+        await wait_until(pilot, lambda: any(r[2] == "waiting" for r in rows(app)))
+        clock.t += 1
+        await wait_until(pilot, lambda: any(r.mark == "waiting" for r in table(app).rows))
+        assert app.attention_log.count("agent-a: waits for an answer (interaction_query)") == 1
+        # the run ends: success, marked, notified once; the list keeps it (finished runs after live ones)
+        await a.push(result("a"))
+        await wait_until(pilot, lambda: any(r[2] == "success" for r in rows(app)))
+        await pilot.pause(0.3)
+        messages = app.attention_log
+        assert messages.count("agent-a: ended: success") == 1
+        row_a = next(r for r in table(app).rows if r.source == "agent-a")
+        assert row_a.mark == "success" and not row_a.live
+        assert [r.source for r in table(app).rows] == ["agent-b", "agent-a"]
+        # failing: an error result
+        await b.push(result("b", ok=False))
+        await wait_until(pilot, lambda: "agent-b: ended: error" in app.attention_log)
+        # opening a run clears its mark
+        table(app).move_to_key(row_a.key)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, RunScreen))
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: isinstance(app.screen, RunsScreen))
+        await pilot.pause(0.2)
+        assert next(r for r in table(app).rows if r.key == row_a.key).mark == ""
+        assert "● 1 to look at" in text_of(app.screen.query_one(RunsSummary))
+
+
+async def test_replayed_logs_raise_no_attention(tmp_path):
+    data = [(f"{i}.jsonl", (SAMPLES / "plain-tools.jsonl").read_bytes()) for i in range(3)]
+    app = make_app(files(tmp_path, data))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.ended and len(rows(app)) == 3)
+        await pilot.pause(0.3)
+        assert not app.attention_log and not any(r.mark for r in table(app).rows)
+
+
+async def test_notify_rings_the_bell_and_sends_osc_9_and_777_once_per_event():
+    src = QueueSource("stdin")
+    app = CursorWatchApp(src, install_signals=False, clock=lambda: FROZEN_MS, notify_terminal=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await src.push(init("a", "Mod;el\x1b]0;x\x07") + prompt("a", "t") + result("a"))
+        await wait_until(pilot, lambda: app.terminal_notifications)
+        await pilot.pause(0.3)
+        seqs = app.terminal_notifications
+        assert seqs == ["\a", "\x1b]9;stdin: ended: success\x07", "\x1b]777;notify;stdin;ended: success\x07"]
+
+
+def test_osc_notification_text_is_escaped():
+    app = CursorWatchApp(QueueSource("stdin"), install_signals=False, notify_terminal=True)
+    app.ring("a;b\x1b]52;c;x\x07", "ended\x07")
+    assert app.terminal_notifications[1] == "\x1b]9;a,b\\e]52,c,x\\x07: ended\\x07\x07"
+    assert app.terminal_notifications[2] == "\x1b]777;notify;a,b\\e]52,c,x\\x07;ended\\x07\x07"
+    for seq in app.terminal_notifications:
+        assert seq.count("\x1b") <= 1 and seq.count("\x07") <= 1  # only the sequence's own ESC and BEL
+
+
+async def test_an_unreadable_file_is_a_row_not_an_exit(tmp_path):
+    good = files(tmp_path, [("good.jsonl", (SAMPLES / "plain-tools.jsonl").read_bytes())])
+    app = make_app(good + [FileSource(str(tmp_path / "missing.jsonl"))])
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.ended and len(rows(app)) == 2)
+        bad = next(r for r in rows(app) if r[1] == "missing.jsonl")
+        assert bad[2] == "unreadable" and "no such file" in bad[9]
+        assert "⚠ 1 unreadable" in text_of(app.screen.query_one(RunsSummary))
+        assert app.is_running
