@@ -17,6 +17,7 @@ import argparse
 import asyncio
 import contextlib
 import os
+import shlex
 import signal
 import sys
 from dataclasses import dataclass, field
@@ -68,6 +69,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--notify", action="store_true",
                    help="TUI: when a run ends, fails or waits for an answer, also ring the terminal bell and send a "
                         "desktop notification (OSC 9 and OSC 777; terminals without them ignore them)")
+    web = p.add_argument_group("browser view (pip install 'cursor-watch[web]')")
+    web.add_argument("--serve", action="store_true",
+                     help="serve the TUI in a browser (textual-serve); each browser tab starts its own app on FILE|DIR")
+    web.add_argument("--host", default="127.0.0.1", help="--serve: address to bind (default 127.0.0.1: this machine only)")
+    web.add_argument("--port", type=int, default=8000, help="--serve: port (default 8000)")
     p.add_argument("--sample", nargs="?", const=DEFAULT_SAMPLE, metavar="NAME",
                    help=f"replay a shipped sample stream (default {DEFAULT_SAMPLE}; see --list-samples)")
     p.add_argument("--list-samples", action="store_true", help="list the shipped sample streams")
@@ -91,6 +97,9 @@ class Options:
     result_grace: float = RESULT_EXIT_GRACE_S
     json_out: str | None = None
     notify: bool = False
+    serve: bool = False
+    host: str = "127.0.0.1"
+    port: int = 8000
 
     @property
     def file(self) -> str | None:
@@ -136,9 +145,18 @@ def parse_args(argv: list[str]) -> Options | None:
         raise UsageError("'-' (stdin) can't be read together with FILEs")
     if ns.save and (len(files) > 1 or (files and os.path.isdir(files[0]))):
         raise UsageError("--save takes one source: one FILE, stdin or a command")
+    if ns.serve:
+        if command or not files or "-" in files:
+            raise UsageError("--serve starts the app once per browser tab, so it can't read stdin or run a command: "
+                             "run it with --save LOG in another terminal, then --serve -f LOG")
+        if ns.plain or ns.summary or ns.save:
+            raise UsageError("--serve serves the TUI: it doesn't go with --plain, --summary or --save")
+        if not 0 < ns.port < 65536:
+            raise UsageError("--port must be between 1 and 65535")
     return Options(files=files, command=command, follow=ns.follow, save=ns.save, plain=ns.plain,
                    summary=ns.summary, json=ns.json, speed=ns.speed, thinking=ns.thinking,
-                   result_grace=ns.result_grace, json_out=ns.json_out, notify=ns.notify)
+                   result_grace=ns.result_grace, json_out=ns.json_out, notify=ns.notify, serve=ns.serve,
+                   host=ns.host, port=ns.port)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -154,6 +172,8 @@ def main(argv: list[str] | None = None) -> int:
     if not opts.files and not opts.command and sys.stdin.isatty():
         _error("no input: give a FILE, pipe a stream in, or run a command after -- (see --help)")
         return EXIT_USAGE
+    if opts.serve:
+        return serve(opts, argv)
     try:
         if not opts.plain and not opts.summary and tui_possible():
             from .app import run_tui  # Textual is imported only on this path
@@ -168,9 +188,12 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def tui_possible() -> bool:
-    """TUI only when stdout and stderr are terminals and /dev/tty can be opened."""
+    """TUI only when stdout and stderr are terminals and /dev/tty can be opened, or when
+    textual-serve runs us for a browser tab (its web driver talks over stdin/stdout)."""
     if os.environ.get("CURSOR_WATCH_NO_TUI"):
         return False
+    if "web_driver" in os.environ.get("TEXTUAL_DRIVER", ""):
+        return True
     if not (sys.stdout.isatty() and sys.stderr.isatty()):
         return False
     try:
@@ -183,6 +206,42 @@ def tui_possible() -> bool:
     except ImportError:
         return False
     return True
+
+
+SERVE_DROP = {"--serve": 0, "--host": 1, "--port": 1}  # options of the server, not of each tab's app
+
+
+def serve(opts: Options, argv: list[str]) -> int:
+    """``--serve``: the TUI in a browser, one app per tab (textual-serve, an optional extra).
+
+    Bound to 127.0.0.1 unless ``--host`` says otherwise; it has no authentication, so
+    another address gets a warning on stderr. Returns when the server stops (Ctrl+C).
+    """
+    try:
+        from textual_serve.server import Server
+    except ImportError:
+        _error("--serve needs textual-serve: pip install 'cursor-watch[web]'")
+        return EXIT_USAGE
+    args: list[str] = []
+    skip = 0
+    for arg in argv:
+        if skip:
+            skip -= 1
+            continue
+        name = arg.split("=", 1)[0]
+        if name in SERVE_DROP:
+            skip = SERVE_DROP[name] if "=" not in arg else 0
+            continue
+        args.append(arg)
+    # each tab runs this same program on the same FILEs, from the same directory
+    command = " ".join(shlex.quote(a) for a in [sys.executable, "-m", "cursor_watch", *args])
+    if opts.host not in ("127.0.0.1", "localhost", "::1"):
+        _error(f"warning: serving on {opts.host}:{opts.port} with no authentication: "
+               "anyone who can reach it can watch these runs")
+    sys.stderr.write(f"cursor-watch: serving on http://{opts.host}:{opts.port} (Ctrl+C stops)\n")
+    sys.stderr.flush()
+    Server(command, host=opts.host, port=opts.port, title="cursor-watch").serve()
+    return EXIT_OK
 
 
 def _stdout_closed() -> None:

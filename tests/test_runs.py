@@ -287,3 +287,13 @@ def test_monitor_split_tags_changes_with_their_run():
     assert [r.index for r, _ in batches] == [1, 2]
     assert batches[0][1][-1] == ("end", None) and batches[1][1][0] == ("header", None)
     assert [r.index for r, _ in mon.split(mon.feed(data[200:]))] == [2]
+
+
+def test_serve_usage_errors():
+    for args, words in ((["--serve"], "--save LOG in another terminal, then --serve -f LOG"),
+                        (["--serve", "--", "ls"], "can't read stdin or run a command"),
+                        (["--serve", "--summary", str(SAMPLES)], "doesn't go with"),
+                        (["--serve", "--port", "0", str(SAMPLES)], "--port")):
+        p = run(args, stdin=b"")
+        err = p.stderr.decode()
+        assert p.returncode == 2 and err.count("\n") == 1 and words in err, (args, err)
