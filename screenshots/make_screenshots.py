@@ -2,15 +2,20 @@
 
     python screenshots/make_screenshots.py
 
-Writes ``screenshots/*.svg`` and, when ``rsvg-convert`` is installed (Debian:
-``librsvg2-bin``), ``*.png`` beside them. Clocks are frozen so the images only
-change when the app does.
+Writes ``screenshots/*.svg`` and, when headless Chromium is installed (Debian's
+``chromium``), ``*.png`` beside them: Chromium draws the SVG as a browser does
+(``rsvg-convert`` dropped runs of spaces, "shellpytest"). Clocks are frozen so the
+images only change when the app does.
 """
 
 from __future__ import annotations
 
 import asyncio
+import math
+import os
+import re
 import shutil
+import tempfile
 import subprocess
 import sys
 import time
@@ -68,17 +73,66 @@ async def finished(name: str, sample: str, keys: tuple[str, ...] = (), detail_ro
         app.save_screenshot(f"{name}.svg", path=str(HERE))
 
 
+def live_feed(app: CursorWatchApp, source):
+    return next(f for f in app.watch.feeds if f.source is source)
+
+
+async def runs_list(name: str) -> None:
+    """Several logs and a live agent: the runs list (a directory watched with -f looks like this)."""
+    tmp = Path(tempfile.mkdtemp(prefix="cw-shots-"))
+    samples = ["plain-tools", "partial-output", "parallel-failed-rejected", "failed-no-result", "partial-interaction"]
+    for sample in samples:
+        (tmp / f"{sample}.jsonl").write_bytes((SAMPLES / f"{sample}.jsonl").read_bytes())
+    # a loop log: two runs in one file
+    (tmp / "nightly-loop.jsonl").write_bytes((SAMPLES / "plain-tools.jsonl").read_bytes()
+                                             + (SAMPLES / "partial-output.jsonl").read_bytes())
+    live = QueueSource("worktree-b (live)")
+    sources = [FileSource(str(p)) for p in sorted(tmp.glob("*.jsonl"))] + [live]
+    lines = (SAMPLES / "parallel-failed-rejected.jsonl").read_bytes().splitlines(keepends=True)
+    first_ts = min(int(t) for t in re.findall(rb'"timestamp_ms":(\d+)', b"".join(lines[:12])))
+    app = CursorWatchApp(sources, clock=lambda: first_ts + 74_000.0, monotonic=lambda: 1000.0, install_signals=False)
+    async with app.run_test(size=(160, 20)) as pilot:
+        files = [f for f in app.watch.feeds if f.source is not live]
+        await until(pilot, lambda: all(f.ended for f in files))
+        await live.push(b"".join(lines[:12]))
+        await until(pilot, lambda: live_feed(app, live).monitor.session.events == 12)
+        app.save_screenshot(f"{name}.svg", path=str(HERE))
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
 async def main() -> None:
+    os.environ["TZ"] = "UTC"  # the runs list shows local times
+    time.tzset()
+    await runs_list("runs-list")
     await live_mid_stream("live-mid-stream")
     await finished("finished-run", "plain-tools")
     await finished("tool-detail-shell", "plain-tools", detail_row=2)
     await finished("tool-detail-edit", "plain-tools", detail_row=3)
     await finished("failed-run-diagnostics", "failed-no-result", keys=("d",))
-    converter = shutil.which("rsvg-convert")
     for svg in sorted(HERE.glob("*.svg")):
-        if converter:
-            subprocess.run([converter, "-w", "1600", str(svg), "-o", str(svg.with_suffix(".png"))], check=True)
-        print(svg.relative_to(ROOT), "+ png" if converter else "(no rsvg-convert: svg only)")
+        done = svg_to_png(svg)
+        print(svg.relative_to(ROOT), "+ png" if done else "(no chromium: svg only)")
+
+
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+
+def svg_to_png(svg: Path, width: int = 1600) -> bool:
+    """Render ``svg`` to a PNG beside it with headless Chromium; False when there is none."""
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium is None:
+        return False
+    box = re.search(r'viewBox="0 0 ([0-9.]+) ([0-9.]+)"', svg.read_text()[:2000])
+    height = math.ceil(width * float(box.group(2)) / float(box.group(1))) if box else 1000
+    png = svg.with_suffix(".png")
+    png.unlink(missing_ok=True)
+    with tempfile.TemporaryDirectory() as profile:
+        p = subprocess.run([chromium, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", f"--window-size={width},{height}",
+                            f"--screenshot={png}", svg.as_uri()], capture_output=True, timeout=120)
+    if not png.exists():
+        raise SystemExit(f"chromium wrote no {png.name}: {p.stderr.decode(errors='replace')[-500:]}")
+    return True
 
 
 if __name__ == "__main__":
