@@ -37,7 +37,7 @@ from .screens.runs import RunsScreen
 from .sources import FileSource, Source, SourceError, open_sources
 from .widgets.runs_table import RunRow, RunsTable, make_text
 from .widgets.tool_table import ToolTable
-from .widgets.transcript import ToolMarker
+from .widgets.transcript import Transcript
 
 TICK_HZ = 15
 PREVIEW_MIN_BYTES = 8 << 20  # files this big open on a preview of their tail
@@ -503,7 +503,7 @@ class CursorWatchApp(App):
     def on_tool_table_selected(self, event: ToolTable.Selected) -> None:
         self.open_detail(event.call_id)
 
-    def on_tool_marker_selected(self, event: ToolMarker.Selected) -> None:
+    def on_transcript_call_selected(self, event: Transcript.CallSelected) -> None:
         self.open_detail(event.call_id)
 
     def action_open_detail(self) -> None:

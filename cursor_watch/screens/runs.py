@@ -49,7 +49,7 @@ class RunsScreen(Screen):
         except NoMatches:
             return False
         table.set_rows(rows)
-        line.update(summary)
+        line.update(summary, layout=False)  # one line high whatever it says: no layout
         return True
 
     def action_open_run(self) -> None:
