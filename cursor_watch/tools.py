@@ -18,6 +18,11 @@ SUCCESS_OUTCOMES = frozenset({"success", "complete", "registered", "startSuccess
 # tolerates pid and sandboxPolicy).
 RESULT_SIBLINGS = frozenset({"isBackground", "pid", "sandboxPolicy"})
 
+# A shell result's ``interleavedOutput`` is its ``stdout`` and ``stderr`` again, interleaved
+# (every real capture with shell output: maestro-02, crew); the detail shows it only when
+# they are absent, and a search doesn't count its matches twice.
+DUPLICATE_OUTPUT = ("interleavedOutput", ("stdout", "stderr"))
+
 STATUS_RUNNING = "running"
 STATUS_SUCCESS = "success"
 STATUS_FAILURE = "failure"
@@ -223,8 +228,9 @@ class Section:
         return f"Section({self.title!r}, {self.kind!r})"
 
 
-def _cut(text: Any) -> str:
-    """The first ``DETAIL_LINE_LIMIT`` lines / ``DETAIL_TEXT_LIMIT`` characters, with a note."""
+def cut_payload(text: Any) -> str:
+    """The first ``DETAIL_LINE_LIMIT`` lines / ``DETAIL_TEXT_LIMIT`` characters, with a note
+    saying how much was left out (the detail's text, code and diff sections show this)."""
     s = _s(text)
     cut = s[:DETAIL_TEXT_LIMIT]
     end = -1
@@ -306,11 +312,11 @@ def _tool_sections(tool: str, a: dict, outcome: str, p: dict) -> list[Section]:
             fields.append(("timeout", f"{a.get('timeout')} ms"))
         out.append(Section("shell", "fields", fields))
         if p.get("stdout"):
-            out.append(Section("stdout", "text", _cut(p["stdout"])))
+            out.append(Section("stdout", "text", cut_payload(p["stdout"])))
         if p.get("stderr"):
-            out.append(Section("stderr", "text", _cut(p["stderr"])))
+            out.append(Section("stderr", "text", cut_payload(p["stderr"])))
         if not p.get("stdout") and not p.get("stderr") and p.get("interleavedOutput"):
-            out.append(Section("output", "text", _cut(p["interleavedOutput"])))
+            out.append(Section("output", "text", cut_payload(p["interleavedOutput"])))
     elif tool == "read":
         path = _s(a.get("path") or p.get("path"))
         fields = [("path", path)]
@@ -324,7 +330,7 @@ def _tool_sections(tool: str, a: dict, outcome: str, p: dict) -> list[Section]:
             fields.append(("exceeded limit", "yes"))
         out.append(Section("read", "fields", fields))
         if "content" in p:
-            out.append(Section("content", "code", _cut(p.get("content")), language=path))
+            out.append(Section("content", "code", cut_payload(p.get("content")), language=path))
     elif tool == "edit":
         path = _s(a.get("path") or p.get("path"))
         fields = [("path", path)]
@@ -334,9 +340,9 @@ def _tool_sections(tool: str, a: dict, outcome: str, p: dict) -> list[Section]:
             fields.append(("message", _s(p["message"])))
         out.append(Section("edit", "fields", fields))
         if p.get("diffString"):
-            out.append(Section("diff", "diff", _cut(p["diffString"])))
+            out.append(Section("diff", "diff", cut_payload(p["diffString"])))
         elif a.get("streamContent"):
-            out.append(Section("new content", "code", _cut(a["streamContent"]), language=path))
+            out.append(Section("new content", "code", cut_payload(a["streamContent"]), language=path))
         else:
             for key in ("strReplace", "applyPatch", "multiStrReplace"):
                 if key in a:
@@ -346,7 +352,7 @@ def _tool_sections(tool: str, a: dict, outcome: str, p: dict) -> list[Section]:
         fields = [("path", path)] + [(k, _s(p[k])) for k in ("linesCreated", "fileSize", "linesAdded") if k in p]
         out.append(Section("write", "fields", fields))
         if a.get("fileText") is not None:
-            out.append(Section("text", "code", _cut(a.get("fileText")), language=path))
+            out.append(Section("text", "code", cut_payload(a.get("fileText")), language=path))
     elif tool == "grep":
         fields = [("pattern", _s(a.get("pattern") or p.get("pattern"))), ("path", _s(a.get("path") or p.get("path")))]
         out.append(Section("grep", "fields", fields))
@@ -369,7 +375,7 @@ def _tool_sections(tool: str, a: dict, outcome: str, p: dict) -> list[Section]:
                                               ("directory", _s(a.get("targetDirectory") or p.get("path"))),
                                               ("files", _s(p.get("totalFiles", len(files))))]))
         if files:
-            out.append(Section("files", "text", _cut("\n".join(_s(f) for f in files))))
+            out.append(Section("files", "text", cut_payload("\n".join(_s(f) for f in files))))
     elif tool == "updateTodos":
         todos = p.get("todos") if isinstance(p.get("todos"), list) else a.get("todos")
         items = [(todo_status(t.get("status")), _s(t.get("content"))) for t in todos or [] if isinstance(t, dict)]
@@ -377,23 +383,23 @@ def _tool_sections(tool: str, a: dict, outcome: str, p: dict) -> list[Section]:
     elif tool == "webFetch":
         out.append(Section("webFetch", "fields", [("url", _s(a.get("url") or p.get("url")))]))
         if p.get("markdown"):
-            out.append(Section("page", "markdown", _cut(p["markdown"])))
+            out.append(Section("page", "markdown", cut_payload(p["markdown"])))
     elif tool == "webSearch":
         out.append(Section("webSearch", "fields", [("search", _s(a.get("searchTerm") or a.get("query")))]))
         refs = p.get("references")
         if isinstance(refs, list) and refs:
             md = "\n\n".join(f"**{_s(r.get('title'))}**  \n{_s(r.get('url'))}\n\n{_s(r.get('chunk'))[:2000]}"
                              for r in refs if isinstance(r, dict))
-            out.append(Section("references", "markdown", _cut(md)))
+            out.append(Section("references", "markdown", cut_payload(md)))
     elif tool == "task":
         out.append(Section("task", "fields", [("description", _s(a.get("description"))), ("model", _s(a.get("model")))]))
         if a.get("prompt"):
-            out.append(Section("prompt", "text", _cut(a["prompt"])))
+            out.append(Section("prompt", "text", cut_payload(a["prompt"])))
         steps = p.get("conversationSteps")
         texts = [_s(st.get("assistantMessage", {}).get("text")) for st in steps or [] if isinstance(st, dict)
                  and isinstance(st.get("assistantMessage"), dict)]
         if texts:
-            out.append(Section("sub-agent said", "markdown", _cut("\n\n".join(texts))))
+            out.append(Section("sub-agent said", "markdown", cut_payload("\n\n".join(texts))))
     elif tool == "mcp":
         out.append(Section("mcp", "fields", [("tool", _s(a.get("toolName") or a.get("name"))),
                                              ("server", _s(a.get("providerIdentifier")))]))
@@ -403,5 +409,5 @@ def _tool_sections(tool: str, a: dict, outcome: str, p: dict) -> list[Section]:
             t = c.get("text") if isinstance(c, dict) else None
             texts.append(_s(t.get("text")) if isinstance(t, dict) else _s(t))
         if texts:
-            out.append(Section("content", "text", _cut("\n".join(texts))))
+            out.append(Section("content", "text", cut_payload("\n".join(texts))))
     return out

@@ -63,11 +63,14 @@ def marker_text(call: ToolCall, dimmed: bool = False, payload_matches: int = 0) 
     """``▶ [3] shell  pytest -q`` ... ``✖ [3] shell  pytest -q · failure (exit 1) · 2.1 s``.
 
     ``dimmed``: the call is hidden by the tool-table filter. ``payload_matches``: search
-    matches inside its arguments and result (not visible in the line itself).
+    matches inside its arguments and result (not visible in the line itself), shown as ``⌕N``.
     """
     symbol, style = STATUS_STYLE.get(call.status, ("?", ""))
     t = Text(no_wrap=True, overflow="ellipsis")
     t.append(f"{symbol} [{call.index}] ", style=f"bold {style}")
+    if payload_matches:  # first, so a long line can't cut it off
+        t.append(f"⌕{payload_matches}", style="bold reverse")
+        t.append(" ")
     t.append(visible_line(call.tool), style="bold")
     if call.summary:
         t.append("  " + visible_line(call.summary))
@@ -79,8 +82,6 @@ def marker_text(call: ToolCall, dimmed: bool = False, payload_matches: int = 0) 
             t.append(f" (exit {call.exit_code})", style=style)
         if call.duration_ms is not None:
             t.append(f" · {format_ms(call.duration_ms)}", style="dim")
-    if payload_matches:
-        t.append(f"  ⌕ {payload_matches} in payload", style="bold reverse")
     if dimmed:
         t.stylize("dim")
     return t
@@ -142,42 +143,60 @@ def highlight(lines: list[Strip], query: Query, style: Style, current: int = -1,
               current_style: Style | None = None) -> tuple[list[Strip], list[tuple[int, int, int]]]:
     """Mark every match of ``query`` in rendered ``lines``.
 
-    Returns the new lines and the matches as ``(line, start cell, end cell)``; the
-    ``current``-th match (0-based) gets ``current_style``. A match is found within a line
-    (a rendered line is what a person reads: Markdown syntax is gone, wrapping applied).
+    Returns the new lines and the matches as ``(line, start cell, end cell)`` of where each
+    begins; the ``current``-th match (0-based) gets ``current_style``. The lines are read
+    as a person reads them (Markdown syntax gone, wrapping applied), joined with a space
+    where they wrap, so a match that wraps onto the next line is marked on both.
     """
-    out: list[Strip] = []
-    hits: list[tuple[int, int, int]] = []
-    n = 0
-    for y, strip in enumerate(lines):
-        text = strip.text
-        spans = query.spans(text) if text.strip() else []
-        if not spans:
-            out.append(strip)
-            continue
-        if text.isascii():
-            cells = spans
-        else:
-            from rich.cells import cell_len
+    from rich.cells import cell_len
 
-            cells = [(cell_len(text[:a]), cell_len(text[:b])) for a, b in spans]
+    texts = [strip.text for strip in lines]
+    parts = []  # (line, offset of the stripped text in the line, stripped text)
+    for y, text in enumerate(texts):
+        stripped = text.strip()
+        if stripped:
+            parts.append((y, len(text) - len(text.lstrip()), stripped))
+    if not parts:
+        return lines, []
+    joined = " ".join(p[2] for p in parts)
+    spans = query.spans(joined)
+    if not spans:
+        return lines, []
+    starts = []  # where each part begins in the joined text
+    pos = 0
+    for _y, _lead, text in parts:
+        starts.append(pos)
+        pos += len(text) + 1
+    marks: dict[int, list[tuple[int, int, Style]]] = {}  # line -> (start char, end char, style)
+    hits: list[tuple[int, int, int]] = []
+    for n, (a, b) in enumerate(spans):
+        mark = current_style if (n == current and current_style is not None) else style
+        first = True
+        i = bisect.bisect_right(starts, a) - 1
+        while i < len(parts) and starts[i] < b:
+            y, lead, text = parts[i]
+            lo, hi = max(a, starts[i]) - starts[i], min(b, starts[i] + len(text)) - starts[i]
+            if hi > lo:
+                marks.setdefault(y, []).append((lead + lo, lead + hi, mark))
+                if first:
+                    line = texts[y]
+                    hits.append((y, cell_len(line[: lead + lo]), cell_len(line[: lead + hi])))
+                    first = False
+            i += 1
+    out = list(lines)
+    for y, ranges in marks.items():
+        strip, text = lines[y], texts[y]
+        cells = [(cell_len(text[:a]), cell_len(text[:b]), st) for a, b, st in ranges]
         length = strip.cell_length
-        cuts = sorted({c for span in cells for c in span if 0 < c < length} | {length})
+        cuts = sorted({c for a, b, _ in cells for c in (a, b) if 0 < c < length} | {length})
         pieces = strip.divide(cuts)
         styled: list[Strip] = []
         start = 0
         for piece, stop in zip(pieces, cuts, strict=False):
-            mark = None
-            for k, (a, b) in enumerate(cells):
-                if a <= start < b:
-                    mark = current_style if (n + k == current and current_style is not None) else style
-                    break
-            styled.append(_on_top(piece, mark) if mark is not None else piece)
+            st = next((st for a, b, st in cells if a <= start < b), None)
+            styled.append(_on_top(piece, st) if st is not None else piece)
             start = stop
-        for a, b in cells:
-            hits.append((y, a, b))
-        n += len(cells)
-        out.append(Strip.join(styled))
+        out[y] = Strip.join(styled)
     return out, hits
 
 
@@ -195,17 +214,18 @@ class Transcript(ScrollView, can_focus=True):
     Transcript > .transcript--earlier { color: $text-muted; text-style: italic; }
     Transcript > .transcript--match { background: $warning 60%; color: $text; }
     Transcript > .transcript--match-current { background: $accent; color: $text; text-style: bold; }
+    Transcript > .transcript--marked { background: $accent 30%; }
     """
     COMPONENT_CLASSES = {
         "transcript--prompt", "transcript--prompt-bar", "transcript--thinking", "transcript--note",
         "transcript--note-connection", "transcript--note-source", "transcript--earlier",
-        "transcript--match", "transcript--match-current",
+        "transcript--match", "transcript--match-current", "transcript--marked",
     }
     BINDINGS = [
         Binding("enter", "app.open_detail", "Detail"),
-        Binding("end", "app.jump_end", "Latest"),
+        Binding("end", "app.jump_end", "Latest", show=False),
         Binding("home", "start", "Start", show=False),
-        Binding("tab", "app.focus_next", "Pane"),
+        Binding("tab", "app.focus_next", "Pane", show=False),
     ]
 
     class CallSelected(Message):
@@ -234,6 +254,7 @@ class Transcript(ScrollView, can_focus=True):
         self._preview: str | None = None
         self._query: Query | None = None
         self._current: tuple[int, int] | None = None  # (timeline pos, match within the entry)
+        self._marked: int | None = None  # timeline pos of the entry a jump went to (shown marked)
         self._payload_hits: dict[str, int] = {}  # call_id -> matches inside its payload
         self._dimmed: Any = None  # call -> bool: hidden by the table filter
         self._base = Style()  # the widget's style, read once a frame (not once a line)
@@ -632,17 +653,23 @@ class Transcript(ScrollView, can_focus=True):
         return strip.apply_style(base).crop_extend(scroll_x, scroll_x + width, base)
 
     def _lit_lines(self, entry: Entry) -> list[Strip]:
-        """The entry's lines with search highlights (cached per query and current match)."""
+        """The entry's lines with search highlights and the jump mark (cached)."""
         query = self._query
         lines = entry.lines or []
-        if query is None:
+        marked = entry.pos == self._marked
+        if query is None and not marked:
             return lines
         current = self._current[1] if self._current is not None and self._current[0] == entry.pos else -1
-        key = (query, current)
+        key = (query, current, marked)
         if entry._lit is not None and entry._lit[0] == key:
             return entry._lit[1]
-        lit, entry.hits = highlight(lines, query, self.get_component_rich_style("transcript--match"),
-                                    current, self.get_component_rich_style("transcript--match-current"))
+        lit = lines
+        if query is not None:
+            lit, entry.hits = highlight(lines, query, self.get_component_rich_style("transcript--match"),
+                                        current, self.get_component_rich_style("transcript--match-current"))
+        if marked:
+            style = Style(bgcolor=self.get_component_rich_style("transcript--marked").bgcolor)  # keep colours
+            lit = [_on_top(strip.extend_cell_length(self._render_width() + 2 * PAD), style) for strip in lit]
         entry._lit = (key, lit)
         return lit
 
@@ -672,9 +699,10 @@ class Transcript(ScrollView, can_focus=True):
                 entry.lines = None  # rendered again when seen
         self._layout()
 
-    def show_entry(self, session: Session, pos: int, match: int = -1) -> None:
+    def show_entry(self, session: Session, pos: int, match: int = -1, mark: bool = False) -> None:
         """Scroll timeline entry ``pos`` into view (rebuilding the window around it if
-        needed) and pause following; ``match``: the entry's match to mark as current."""
+        needed) and pause following; ``match``: the entry's match to mark as current;
+        ``mark``: show the whole entry marked (a jump to a problem, to a tool call)."""
         if self._preview is not None:
             return
         total = len(session.timeline)
@@ -686,6 +714,7 @@ class Transcript(ScrollView, can_focus=True):
             start = max(0, min(pos - half, total - MAX_ENTRIES))
             self._set_window(session, start, min(total, start + MAX_ENTRIES))
         self._current = (pos, match) if match >= 0 else None
+        self._marked = pos if mark else None
         for entry in self._entries:
             entry._lit = None
         i = pos - self._start
