@@ -17,7 +17,7 @@ from array import array
 from collections.abc import Iterator
 from typing import Any
 
-from .search import Query, QueryError
+from .match import Query, QueryError
 from .tools import STATUS_FAILURE, STATUS_INCOMPLETE, STATUS_REJECTED, STATUS_RUNNING, STATUS_SUCCESS
 
 STATUSES = (STATUS_RUNNING, STATUS_SUCCESS, STATUS_FAILURE, STATUS_REJECTED, STATUS_INCOMPLETE)

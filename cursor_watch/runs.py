@@ -39,10 +39,13 @@ class Run:
             :data:`STDERR_TAIL`).
         reread: ``(offset, size) -> bytes`` re-reading the source (payloads, by byte offset).
         exit_status: the spawned command's exit status when this is its last run, else None.
+        first_offset: stream byte offset where the run begins (its ``init`` line; 0 for the
+            first run of a source).
+        end_offset: where the next run begins, or None while it is its source's last run.
     """
 
     __slots__ = ("source", "source_label", "index", "session", "first_line", "last_line", "stderr", "reread",
-                 "has_init")
+                 "has_init", "first_offset", "end_offset")
 
     def __init__(self, source: str, source_label: str, index: int, session: Session, first_line: int,
                  reread: Callable[[int, int], bytes]) -> None:
@@ -55,6 +58,8 @@ class Run:
         self.stderr: list[str] = []
         self.reread = reread
         self.has_init = False
+        self.first_offset = 0
+        self.end_offset: int | None = None
 
     @property
     def key(self) -> tuple[str, int]:
@@ -129,6 +134,7 @@ class RunSplitter:
         old.last_line = item.line - 1
         changes = old.session.finish()
         run = self._new_run(item.line)
+        run.first_offset = old.end_offset = item.offset
         self.current = run
         self.switches += 1
         changes.append((CHANGE_RUN, run))

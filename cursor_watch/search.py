@@ -1,16 +1,8 @@
-"""Search a run: the matching rule, and a search over the model and the tool payloads.
+"""Search a run: its model and its tool payloads, a slice at a time, matches in stream order.
 
-The matching rule lives here and only here (the transcript, the tool-call detail, the
-runs list and the tests all use :class:`Query`):
-
-* **smart case**: case-insensitive unless the query has a capital letter (in a regular
-  expression, escapes such as ``\\S`` or ``\\W`` don't count);
-* a literal query, or a regular expression (Python's ``re``, with ``MULTILINE``);
-  an invalid pattern raises :class:`QueryError` with a one-line reason;
-* matches are non-empty and don't overlap (``re.finditer``; empty matches are skipped).
-
-What a run's search covers, each piece text as shown after JSON decoding: the prompt,
-assistant segments (the text rebuilt from deltas, so a match may span deltas), thinking
+The matching rule (smart case, literal or regular expression, what a payload is) is in
+:mod:`cursor_watch.match`. What a run's search covers, each piece text as shown after JSON
+decoding: the prompt, assistant segments (the text rebuilt from deltas, so a match may span deltas), thinking
 blocks, notes (``interaction_query``, ``retry``, ``connection``...), tool-call summaries and
 failure details, and tool **payloads**: every string value inside a call's ``args`` (from its
 ``started`` event, else its ``completed`` one, as the detail view shows them) and its
@@ -29,219 +21,31 @@ twice as much before any matching, and case-insensitive ``re`` over decoded text
 ~100 MB/s. Regular expressions and non-ASCII case-insensitive queries take that slower path
 (every tool-call line decoded). SQLite's FTS5 was not used: it indexes tokens (no substrings,
 no regular expressions, no text spanning a JSON ``\\n``), and indexing 1 GB takes far longer
-than scanning it. The search runs on the event loop in slices of a few milliseconds
-(:meth:`Search.step`), so the UI never waits on it; records moved to disk
-(:mod:`cursor_watch.spill`) are read back like any others.
+than scanning it. The scan of the stream's bytes runs in a second process
+(:class:`cursor_watch.scan.ScanWorker`: the other core does it, and the event loop that
+draws the screen never waits on it); the model's records (text, thinking, notes,
+summaries, the calls' byte spans) are searched on the event loop in slices of a few
+milliseconds (:meth:`Search.step`). Records moved to disk (:mod:`cursor_watch.spill`) are
+read back like any others.
 """
 
 from __future__ import annotations
 
 import bisect
-import re
+import contextlib
+import heapq
+import os
 import time
+from collections import deque
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import orjson
 
-from .tools import DUPLICATE_OUTPUT, find_variant
+from .match import Query, QueryError, RawFilter, payload_count, payload_strings  # noqa: F401 (re-exported)
+from .tools import find_variant
 
 SLICE_S = 0.008  # seconds of search work per step (the UI runs between steps)
-CHUNK = 4 << 20  # bytes of the stream read and scanned at a time
-_SCAN_ESCAPES = re.compile(rb"\\u([0-9a-fA-F]{4})|\\/")
-# characters that re.IGNORECASE matches to an ASCII letter (checked over every code point)
-_FOLDS_TO_ASCII = {"i": "\u0130\u0131", "k": "\u212a", "s": "\u017f"}
-_JSON_ESCAPE = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r", "\b": "\\b", "\f": "\\f"}
-
-
-class QueryError(ValueError):
-    """The query can't be used (an invalid regular expression); the message is one line."""
-
-
-def _has_capital(text: str, regex: bool) -> bool:
-    if regex:
-        text = re.sub(r"\\.", "", text)  # \S, \W, \D, \B, \A, \Z are not capitals
-    return any(ch.isupper() for ch in text)
-
-
-class Query:
-    """A compiled search query.
-
-    Args:
-        text: what the user typed (must not be empty).
-        regex: a regular expression (Python ``re``) rather than a literal.
-
-    Attributes:
-        ignore_case: True when smart case makes it case-insensitive (no capital letter).
-        pattern: the compiled expression (``MULTILINE``; ``IGNORECASE`` per smart case).
-
-    Raises:
-        QueryError: an empty query or an invalid regular expression.
-    """
-
-    __slots__ = ("text", "regex", "ignore_case", "pattern", "_literal")
-
-    def __init__(self, text: str, regex: bool = False) -> None:
-        if not text:
-            raise QueryError("empty query")
-        self.text = text
-        self.regex = regex
-        self.ignore_case = not _has_capital(text, regex)
-        flags = re.MULTILINE | (re.IGNORECASE if self.ignore_case else 0)
-        try:
-            self.pattern = re.compile(text if regex else re.escape(text), flags)
-        except (re.error, OverflowError, RecursionError) as err:
-            raise QueryError(f"invalid regular expression: {err}") from None
-        # a case-sensitive literal counts with str.count (the same non-overlapping matches)
-        self._literal = text if not regex and not self.ignore_case else None
-
-    def __repr__(self) -> str:
-        return f"Query({self.text!r}, regex={self.regex}, ignore_case={self.ignore_case})"
-
-    def spans(self, text: str) -> list[tuple[int, int]]:
-        """``(start, end)`` character offsets of every match in ``text``, in order."""
-        return [m.span() for m in self.pattern.finditer(text) if m.end() > m.start()]
-
-    def count(self, text: str) -> int:
-        """Number of matches in ``text``."""
-        if not text:
-            return 0
-        if self._literal is not None:
-            return text.count(self._literal)
-        if not self.pattern.search(text):
-            return 0
-        return sum(1 for m in self.pattern.finditer(text) if m.end() > m.start())
-
-    def matches(self, text: str) -> bool:
-        """True when ``text`` holds at least one match."""
-        if self._literal is not None:
-            return self._literal in text
-        return any(m.end() > m.start() for m in self.pattern.finditer(text))
-
-    # -- the raw-bytes prefilter ----------------------------------------------------------
-
-    def prefilter(self) -> RawFilter | None:
-        """A sound test on raw stream bytes, or None when every line must be decoded."""
-        if self.regex:
-            return None
-        text = self.text.lower() if self.ignore_case else self.text
-        if self.ignore_case and not text.isascii():
-            return None  # non-ASCII case folding: decode every payload line
-        return RawFilter(text, self.ignore_case)
-
-
-class RawFilter:
-    """Finds where a literal query could match after JSON decoding, in raw NDJSON bytes.
-
-    A decoded string holds the query only if its raw JSON holds the query's escaped form
-    (``"`` as ``\\"``, a newline as ``\\n``...), unless the encoder wrote one of the
-    query's characters as a ``\\uXXXX`` (or ``/`` as ``\\/``) escape, or (case-insensitive)
-    the text has a non-ASCII character that ``re.IGNORECASE`` folds to an ASCII letter.
-    :meth:`positions` reports the needle's positions and those of every such escape or
-    character, so no match can be missed.
-
-    Args:
-        text: the query (lower-cased and ASCII when ``ignore_case``).
-        ignore_case: compare against ASCII-lowered bytes.
-    """
-
-    __slots__ = ("needle", "ignore_case", "_chars", "_specials", "_astral", "_slash")
-
-    def __init__(self, text: str, ignore_case: bool) -> None:
-        self.ignore_case = ignore_case
-        self.needle = "".join(_JSON_ESCAPE.get(ch, ch) for ch in text).encode("utf-8", "surrogatepass")
-        chars = set(text)
-        if ignore_case:
-            chars |= {ch.upper() for ch in text}
-            for ch in text:
-                chars |= set(_FOLDS_TO_ASCII.get(ch, ""))
-        self._chars = chars
-        self._specials = [s.encode() for ch in text for s in _FOLDS_TO_ASCII.get(ch, "")] if ignore_case else []
-        self._astral = any(ord(ch) > 0xFFFF for ch in text)
-        self._slash = "/" in text
-
-    def positions(self, chunk: bytes) -> list[int]:
-        """Byte offsets in ``chunk`` where a match may begin or lie (unsorted, may repeat)."""
-        hay = chunk.lower() if self.ignore_case else chunk
-        needle = self.needle
-        out: list[int] = []
-        find = hay.find
-        i = find(needle)
-        while i >= 0:
-            out.append(i)
-            i = find(needle, i + len(needle))
-        for special in self._specials:
-            i = chunk.find(special)
-            while i >= 0:
-                out.append(i)
-                i = chunk.find(special, i + 1)
-        if b"\\u" in chunk or (self._slash and b"\\/" in chunk):
-            chars, astral = self._chars, self._astral
-            for m in _SCAN_ESCAPES.finditer(chunk):
-                code = m.group(1)
-                if code is None:
-                    if self._slash:
-                        out.append(m.start())
-                    continue
-                cp = int(code, 16)
-                if (0xD800 <= cp <= 0xDFFF and astral) or chr(cp) in chars:
-                    out.append(m.start())
-        return out
-
-
-def payload_strings(value: Any) -> Iterator[str]:
-    """Every string value inside ``value`` (dicts and lists, any depth), in order; keys are not.
-
-    A shell result's ``interleavedOutput`` is skipped when its ``stdout`` or ``stderr`` is
-    there: it is the same text again (:data:`cursor_watch.tools.DUPLICATE_OUTPUT`).
-    """
-    dup_key, originals = DUPLICATE_OUTPUT
-    stack = [value]
-    while stack:
-        v = stack.pop()
-        if v.__class__ is str:
-            yield v
-        elif isinstance(v, dict):
-            if dup_key in v and any(k in v for k in originals):
-                stack.extend(reversed([x for k, x in v.items() if k != dup_key]))
-            else:
-                stack.extend(reversed(list(v.values())))
-        elif isinstance(v, list):
-            stack.extend(reversed(v))
-
-
-def payload_count(query: Query, args: Any, result: Any) -> int:
-    """Matches of ``query`` in a call's payload (the strings of ``args`` and ``result``)."""
-    n = 0
-    for part in (args, result):
-        if part is not None:
-            for s in payload_strings(part):
-                n += query.count(s)
-    return n
-
-
-def call_payload(start: bytes | None, end: bytes | None) -> tuple[Any, Any]:
-    """``(args, result)`` of a call from the raw bytes of its ``started`` and ``completed`` lines.
-
-    The arguments come from ``started``, else from ``completed`` (as the detail view shows
-    them); the result from ``completed``. Either is None when absent or unreadable.
-    """
-    args = result = None
-    for raw, which in ((start, "started"), (end, "completed")):
-        if not raw:
-            continue
-        try:
-            data = orjson.loads(raw)
-        except orjson.JSONDecodeError:
-            continue
-        if not isinstance(data, dict):
-            continue
-        _tool, body = find_variant(data.get("tool_call"))
-        if args is None and isinstance(body.get("args"), dict):
-            args = body["args"]
-        if which == "completed" and "result" in body:
-            result = body["result"]
-    return args, result
 
 
 def _decode_line(raw: bytes) -> dict | None:
@@ -302,6 +106,9 @@ class Hit:
         return f"Hit({self.kind}:{self.key!r} {self.field} x{self.count} line {self.line})"
 
 
+WORKER_MIN_BYTES = 4 << 20  # a smaller run is scanned in-process (starting a process costs ~0.1 s)
+
+
 class Search:
     """One query over one run's model and payloads, run a slice at a time.
 
@@ -315,31 +122,50 @@ class Search:
         session: the run's model.
         reread: ``(offset, size) -> bytes`` re-reading the source (the payloads).
         query: the compiled query.
+        file: ``(path, fd, base)`` of a file holding the stream's bytes (a replayed file,
+            the spool of a pipe), so a second process can scan it; None scans in-process.
+        byte_range: ``(start, end)`` of the run in the stream (``end`` None: to the end).
 
     Attributes:
         done: everything known so far has been searched.
         total: matches found.
+        waiting: the last :meth:`step` ended early, waiting on the scan process (the
+            caller may sleep a little before the next one).
     """
 
-    def __init__(self, session: Any, reread: Callable[[int, int], bytes], query: Query) -> None:
+    def __init__(self, session: Any, reread: Callable[[int, int], bytes], query: Query,
+                 file: tuple[str | None, int | None, int] | None = None,
+                 byte_range: tuple[int, int | None] = (0, None)) -> None:
         self.session = session
         self.reread = reread
         self.query = query
         self.filter = query.prefilter()
+        self.file = file
         self.done = False
+        self.waiting = False
         self.total = 0
         self._hits: dict[tuple[str, Any, str], Hit] = {}
         self._sorted: list[Hit] | None = []
         self._prefix: list[int] = []
         self._marks = {"prompt": 0, "segments": 0, "thinking": 0, "notes": 0, "calls": 0}
         self._running: dict[str, int] = {}  # call_id -> index of calls searched while running
-        self._spans: list[tuple[int, int, str, int, int, bool, bool]] = []  # payload spans to scan
         self._phase = 0
         self._calls_iter: Iterator[Any] | None = None
-        self._to_scan = 0  # spans found so far (for progress)
-        self._scanned = 0
+        # the calls' payload spans not yet passed by the scan, a heap by stream offset:
+        # (offset, size, call_id, index, line, args?, result?)
+        self._spans: list[tuple[int, int, str, int, int, bool, bool]] = []
+        self._ready: deque[tuple[int, int, str, int, int, bool, bool]] = deque()  # in order, below _known
+        self._known = -1  # every span below this offset is known (calls are read in stream order)
+        self._known_calls = -1  # the same, from the calls read so far (after a refresh)
+        self._records: list[tuple[int, int, int]] = []  # scan records (in offset order) not yet matched
         self._payload: dict[str, int] = {}  # call_id -> payload matches
         self._payload_parts: dict[str, list[int]] = {}  # call_id -> [started, completed] matches
+        self._range = byte_range
+        self._scanned = byte_range[0]  # stream offset scanned up to
+        self._scan_end = byte_range[1]
+        self._worker: Any = None
+        self._inproc: Iterator[list] | None = None
+        self._start_scan(byte_range[0], byte_range[1])
 
     # -- results ----------------------------------------------------------------------------
 
@@ -363,12 +189,6 @@ class Search:
         j = bisect.bisect_right(self._prefix, i) - 1
         return hits[j], i - self._prefix[j]
 
-    def index_of(self, hit: Hit) -> int:
-        """The index of ``hit``'s first match among all matches."""
-        hits = self.hits
-        j = hits.index(hit)
-        return self._prefix[j]
-
     def payload_hits(self) -> dict[str, int]:
         """``call_id -> matches`` inside each call's payload."""
         return dict(self._payload)
@@ -378,11 +198,43 @@ class Search:
         """Share of the work done (0 to 1; the payload scan is most of it)."""
         if self.done:
             return 1.0
-        if self._phase < 5:
-            return 0.05 * self._phase
-        return 0.25 + 0.75 * (self._scanned / max(1, self._to_scan))
+        start, end = self._range
+        if end is None:
+            end = max(self._scanned, start + 1)
+            with contextlib.suppress(Exception):
+                if self.file is not None and self.file[0] is not None:
+                    end = max(end, os.path.getsize(self.file[0]) - self.file[2])
+        scan = (self._scanned - start) / max(1, end - start)
+        return min(0.99, 0.2 * min(1.0, self._phase / 5) + 0.8 * scan)
+
+    def close(self) -> None:
+        """Stop the scan process (a new query replaces this one)."""
+        if self._worker is not None:
+            self._worker.close()
+            self._worker = None
 
     # -- work -------------------------------------------------------------------------------
+
+    def _start_scan(self, start: int, end: int | None) -> None:
+        from .scan import ScanWorker, scan
+
+        self.close()
+        self._inproc = None
+        size = None
+        if self.file is not None and self.file[0] is not None:
+            with contextlib.suppress(OSError):
+                size = os.path.getsize(self.file[0]) - self.file[2]
+        elif self.file is not None and self.file[1] is not None:
+            with contextlib.suppress(OSError):
+                size = os.fstat(self.file[1]).st_size - self.file[2]
+        big = size is not None and (end if end is not None else size) - start >= WORKER_MIN_BYTES
+        if self.file is not None and big:
+            try:
+                self._worker = ScanWorker(self.file[0], self.file[1], self.file[2], start, end, self.query)
+                return
+            except OSError:
+                self._worker = None
+        self._inproc = scan(self.reread, start, end, self.query)
 
     def _set(self, line: int, kind: str, key: Any, field: str, count: int, call_index: int = 0) -> None:
         k = (kind, key, field)
@@ -407,28 +259,40 @@ class Search:
         marks = self._marks
         marks["segments"] = max(0, marks["segments"] - 1)  # the last segment may have grown
         marks["thinking"] = max(0, marks["thinking"] - 1)
-        if self.session.prompt is not None and not marks["prompt"]:
-            marks["prompt"] = 0
         self._phase = 0
         self._calls_iter = None
         self.done = False
+        self._known = self._known_calls  # new calls' spans are not known yet
+        if self._range[1] is None and self._worker is None and self._inproc is None:
+            self._start_scan(self._scanned, None)  # the bytes that arrived since
 
     def step(self, budget_s: float = SLICE_S) -> bool:
-        """Search for about ``budget_s`` seconds; True when everything known is searched."""
+        """Search for about ``budget_s`` seconds; True when everything known is searched.
+
+        The tool calls come first (their spans let the scan's matches be placed, the
+        payloads being where most of a big run is), then the texts.
+        """
         deadline = time.monotonic() + budget_s
         s = self.session
         q = self.query
         marks = self._marks
+        self.waiting = False
         while time.monotonic() < deadline:
+            self._collect(time.monotonic() + budget_s / 4)
+            self._match_records()
             phase = self._phase
             if phase == 0:  # the prompt
                 if not marks["prompt"] and s.prompt is not None:
                     self._set(0, "prompt", None, "text", q.count(s.prompt))
                     marks["prompt"] = 1
                 self._phase = 1
-            elif phase in (1, 2, 3):  # segments, thinking blocks, notes
-                name = ("segments", "thinking", "notes")[phase - 1]
-                kind = ("segment", "thinking", "note")[phase - 1]
+            elif phase == 1:  # tool calls: summaries, and their payload spans
+                if not self._more_calls(deadline):
+                    self._known = 1 << 62  # every span is known now (until the run grows)
+                    self._phase = 2
+            elif phase in (2, 3, 4):  # segments, thinking blocks, notes
+                name = ("segments", "thinking", "notes")[phase - 2]
+                kind = ("segment", "thinking", "note")[phase - 2]
                 records = getattr(s, name)
                 n = len(records)
                 i = marks[name]
@@ -440,18 +304,44 @@ class Search:
                 marks[name] = i
                 if i >= n:
                     self._phase += 1
-            elif phase == 4:  # tool calls: summaries now, payload spans for the scan
-                if not self._more_calls(deadline):
-                    self._spans.sort()
-                    self._to_scan = max(self._to_scan, self._scanned + len(self._spans))
-                    self._phase = 5
-            elif phase == 5:  # payloads, in stream order
-                if not self._scan(deadline):
+            elif phase == 5:  # the rest of the scan
+                if self._worker is None and self._inproc is None and not self._records:
                     self._phase = 6
+                elif self._worker is not None:
+                    self.waiting = True
+                    return False  # the other process is scanning: give the event loop back
             else:
                 self.done = True
                 return True
         return False
+
+    def _collect(self, deadline: float) -> None:
+        """Take the scan's records (from the other process, or a chunk scanned here)."""
+        worker = self._worker
+        if worker is not None:
+            records = worker.poll()
+            if worker.ended:
+                failed = worker.failed
+                self._worker = None
+                if failed:  # scan the rest here
+                    self._inproc = __import__("cursor_watch.scan", fromlist=["scan"]).scan(
+                        self.reread, self._scanned, self._scan_end, self.query)
+            self._take(records)
+            return
+        while self._inproc is not None and time.monotonic() < deadline:
+            try:
+                self._take(next(self._inproc))
+            except StopIteration:
+                self._inproc = None
+
+    def _take(self, records: list[tuple[int, int, int]]) -> None:
+        from .scan import DONE
+
+        for rec in records:
+            if rec[1] == DONE:
+                self._scanned = rec[0]
+            else:
+                self._records.append(rec)
 
     def _more_calls(self, deadline: float) -> bool:
         """Search call summaries until ``deadline``; False when every call is done."""
@@ -463,7 +353,8 @@ class Search:
             rerun = [cid for cid in list(self._running)]
             self._running = {}
             again = [c for c in (calls.get(cid) for cid in rerun) if c is not None]
-            self._calls_iter = _chain(again, (calls.at(i) for i in range(start + 1, len(calls) + 1)))
+            self._calls_iter = _chain(again, calls.values(start + 1))  # paged: old calls come from disk
+        spans = self._spans
         for call in self._calls_iter:
             if call is None:
                 continue
@@ -476,46 +367,59 @@ class Search:
             has_start = call.start_span is not None
             if has_start:
                 off, size = call.start_span
-                self._spans.append((off, size, cid, call.index, line, True, False))
+                heapq.heappush(spans, (off, size, cid, call.index, line, True, False))
             if call.end_span is not None:
                 off, size = call.end_span
-                self._spans.append((off, size, cid, call.index, line, not has_start, True))
+                heapq.heappush(spans, (off, size, cid, call.index, line, not has_start, True))
             if call.index > self._marks["calls"]:
                 self._marks["calls"] = call.index
+                first = call.start_span or call.end_span
+                if first is not None:
+                    # a later call first appears after this one: no unknown span lies below
+                    self._known_calls = max(self._known_calls, first[0])
+                    self._known = max(self._known, self._known_calls)
             if time.monotonic() >= deadline:
                 return True
         self._calls_iter = None
         return False
 
-    def _scan(self, deadline: float) -> bool:
-        """Scan payload spans until ``deadline``; False when none are left."""
-        spans = self._spans
-        q = self.query
-        filt = self.filter
-        while spans and time.monotonic() < deadline:
-            # one read covers the spans that follow each other closely, up to CHUNK bytes
-            first = spans[0][0]
-            k = 1
-            end = first + spans[0][1]
-            while k < len(spans) and spans[k][0] - end < 65536 and spans[k][0] + spans[k][1] - first <= CHUNK:
-                end = max(end, spans[k][0] + spans[k][1])
-                k += 1
-            group, self._spans = spans[:k], spans[k:]
-            spans = self._spans
-            data = self.reread(first, end - first)
-            positions = sorted(filt.positions(data)) if filt is not None else None
-            for off, size, cid, index, line, with_args, with_result in group:
-                a, b = off - first, off - first + size
-                if positions is not None:
-                    i = bisect.bisect_left(positions, a)
-                    if i >= len(positions) or positions[i] >= b:
-                        continue
-                args, result = _payload_of(data[a:b], with_args, with_result)
-                n = payload_count(q, args, result)
-                if n or cid in self._payload_parts:
-                    self._add_payload(cid, index, line, n, with_result)
-            self._scanned += len(group)
-        return bool(spans)
+    def _match_records(self) -> None:
+        """Add the scan's matches (below the known spans) to the calls whose spans hold them.
+
+        Records and spans are both in stream order: a merge, each span passed once.
+        """
+        from .scan import UNDECODED
+
+        records = self._records
+        if not records:
+            return
+        known = self._known
+        spans, ready = self._spans, self._ready
+        while spans and spans[0][0] < known:
+            ready.append(heapq.heappop(spans))
+        n = 0
+        decoded = None
+        for off, n_args, n_result in records:
+            if off >= known:
+                break
+            n += 1
+            while ready and ready[0][0] + ready[0][1] <= off:
+                ready.popleft()
+            if not ready or off < ready[0][0]:
+                continue  # not in a tool call of this run (another run's line, or no call)
+            span = ready[0]
+            span_off, size, cid, index, line, with_args, with_result = span
+            if n_args == UNDECODED:
+                if decoded == span_off:
+                    continue  # the same broken event, a second piece
+                decoded = span_off
+                args, result = _payload_of(self.reread(span_off, size), with_args, with_result)
+                count = payload_count(self.query, args, result)
+            else:
+                count = (n_args if with_args else 0) + (n_result if with_result else 0)
+            if count or cid in self._payload_parts:
+                self._add_payload(cid, index, line, count, with_result)
+        del records[:n]
 
     def _add_payload(self, cid: str, index: int, line: int, n: int, completed: bool) -> None:
         # a call's payload is its started span (args) plus its completed span (result, and

@@ -121,6 +121,13 @@ class Spool:
             with contextlib.suppress(OSError):
                 os.write(self._fd, chunk)
 
+    def ref(self) -> tuple[str | None, int | None, int]:
+        """``(path, fd, base)``: the ``--save`` file's path, or this process's descriptor of
+        the anonymous spool (another process inherits it)."""
+        if self._save is not None:
+            return (self._save.path, None, self._base)
+        return (None, self._fd, 0)
+
     def read(self, offset: int, size: int) -> bytes:
         """Bytes ``[offset, offset+size)`` of the stream; b"" if unavailable."""
         try:
@@ -183,6 +190,13 @@ class Source:
         if self.spool is not None:
             return self.spool.read(offset, size)
         return b""
+
+    def byte_file(self) -> tuple[str | None, int | None, int] | None:
+        """``(path, fd, base)`` of a file holding the stream's bytes (stream offset 0 at
+        ``base``), for another process to read (the search's scan); None when there is none."""
+        if self.spool is not None:
+            return self.spool.ref()
+        return None
 
     async def get(self, timeout: float | None = None) -> bytes | Notice | None:
         """Next chunk, a :class:`Notice`, or None at end of stream.
@@ -265,6 +279,11 @@ class FileSource(Source):
 
     def precheck(self) -> None:
         os.close(_open_input(self.path))
+
+    def byte_file(self) -> tuple[str | None, int | None, int] | None:
+        if self.spool is not None:
+            return self.spool.ref()
+        return (self.path, None, 0)
 
     def reread(self, offset: int, size: int) -> bytes:
         if self.spool is not None:

@@ -349,13 +349,15 @@ class SpillDict(Generic[T]):
         """The items in memory (every item that is not final among them)."""
         return list(self._by_key.values())
 
-    def values(self) -> Iterator[T]:
-        """Every item in insertion order (disk pages merged with memory; memory wins)."""
+    def values(self, start: int = 1) -> Iterator[T]:
+        """Every item in insertion order from 1-based position ``start`` (disk pages merged
+        with memory; memory wins)."""
         hot = self._by_position
         if not self._spilled:
-            yield from list(hot.values())  # added in position order, never revived
+            items = list(hot.values())  # added in position order, never revived
+            yield from items[max(0, start - 1):] if start > 1 else items
             return
-        position = 1
+        position = max(1, start)
         while position <= self._count:
             stop = position + PAGE_ROWS
             rows = dict(self._spill.query("SELECT idx, data FROM calls WHERE idx >= ? AND idx < ?", (position, stop)))

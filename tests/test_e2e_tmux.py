@@ -173,3 +173,36 @@ def test_follow_a_directory_of_logs(tmux_factory, tmp_path):
     t.keys("q")
     t.wait_for("EXIT=")
     assert not t.alternate_screen()
+
+
+CREW = "rogazth__crew__crates__crew-core__tests__fixtures__protocols__cursor-tools.jsonl"
+
+
+def test_search_a_tool_output_and_filter_problems_on_a_real_capture(tmux_factory):
+    from conftest import REAL_DIR
+
+    capture = REAL_DIR / CREW
+    if not capture.exists():
+        pytest.skip(f"real captures not found at {REAL_DIR} (a user's clone has none)")
+    t = tmux_factory(f"{PY} -m cursor_watch {shlex.quote(str(capture))}")
+    t.wait_for("incomplete")  # crew's capture has neither init nor result
+    # a word that appears only in the failing shell call's stderr
+    t.keys("/")
+    t.wait_for("search the run")
+    t.keys("-l", "wrapModuleLoad")  # deep in the stack trace: past the summary line's failure detail
+    screen = t.wait_for("1/1")
+    assert "/ wrapModuleLoad" in screen
+    t.keys("Enter")  # the match is inside a tool call's output: its detail opens at it
+    screen = t.wait_for("search: 1 match for wrapModuleLoad")
+    assert "npm test" in screen
+    assert sum("wrapModuleLoad" in line for line in screen.splitlines()) >= 2  # the list of matches, stderr
+    t.keys("Escape")
+    t.wait_for("/ wrapModuleLoad")
+    t.keys("x")  # problems only: the failed shell call is the only problem in this capture
+    screen = t.wait_for("problems only")
+    assert "1 of 10 calls" in screen
+    rows = [line.split("│")[-1] for line in screen.splitlines() if "│" in line]
+    listed = [r for r in rows if any(s in r for s in ("✔ success", "✖ failure", "⊘ rejected", "… incomplete"))]
+    assert listed and all(("failure" in r or "rejected" in r) for r in listed), listed
+    t.keys("q")
+    t.wait_for("EXIT=")

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import json
 import random
+import re
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import REAL_DIR, SAMPLES, real_captures, run_bytes
+from cursor_watch import scan as scan_mod
 from cursor_watch import search as search_mod
-from cursor_watch.search import Query, QueryError, RawFilter, Search, payload_strings, timeline_position
+from cursor_watch.match import Query, QueryError, RawFilter, payload_strings
+from cursor_watch.search import Search, timeline_position
 
 
 # -- the matching rule ------------------------------------------------------------------------
@@ -157,8 +160,8 @@ def test_match_count_equals_brute_force_on_real_and_sample_streams(path, data, m
     if data.draw(st.booleans()):
         needle = needle.lower()
     regex = data.draw(st.booleans())
-    q = Query(search_mod.re.escape(needle) if regex else needle, regex=regex)
-    monkeypatch.setattr(search_mod, "CHUNK", data.draw(st.sampled_from([64, 4096, 4 << 20])))
+    q = Query(re.escape(needle) if regex else needle, regex=regex)
+    monkeypatch.setattr(scan_mod, "CHUNK", data.draw(st.sampled_from([64, 4096, 1 << 20])))
     assert run_search(mon, raw, q).total == brute_force(mon, raw, q)
 
 
@@ -188,7 +191,7 @@ def test_generated_stream_with_hostile_encodings():
     for needle in ["pricing", "Pricing", "assertionerror", "k", "KELVIN", "kelvin", "straße", "/usr", "\"hi\"",
                    "\t", "i", "s", "ſ", "ı", "ß"]:
         for regex in (False, True):
-            q = Query(search_mod.re.escape(needle) if regex else needle, regex=regex)
+            q = Query(re.escape(needle) if regex else needle, regex=regex)
             assert run_search(mon, raw, q).total == brute_force(mon, raw, q), (needle, regex)
 
 
@@ -276,3 +279,54 @@ def test_characters_that_fold_to_ascii_are_not_missed(text, needle):
     assert q.count(text) == 1  # re.IGNORECASE folds them to the ASCII letter
     for raw in _encodings(text):
         assert q.prefilter().positions(b'{"s":' + raw + b"}"), raw
+
+
+@pytest.mark.parametrize("needle,regex", [("pricing", False), ("Decimal", False), (r"apply_\w+", True),
+                                          ("\"\"\"", False)])
+def test_the_scan_in_a_second_process_counts_the_same(tmp_path, monkeypatch, needle, regex):
+    monkeypatch.setattr(search_mod, "WORKER_MIN_BYTES", 0)
+    raw = (SAMPLES / "plain-tools.jsonl").read_bytes()
+    path = tmp_path / "run.jsonl"
+    path.write_bytes(raw)
+    mon = run_bytes(raw)
+    q = Query(needle, regex=regex)
+    search = Search(mon.session, lambda off, size: raw[off: off + size], q, file=(str(path), None, 0))
+    assert search._worker is not None  # the other process scans
+    while not search.step(0.5):
+        pass
+    assert search.total == brute_force(mon, raw, q) > 0
+
+
+def test_a_run_is_searched_in_its_own_bytes_only(tmp_path, monkeypatch):
+    monkeypatch.setattr(search_mod, "WORKER_MIN_BYTES", 0)
+    a = (SAMPLES / "plain-tools.jsonl").read_bytes()
+    b = (SAMPLES / "parallel-failed-rejected.jsonl").read_bytes()
+    path = tmp_path / "two.jsonl"
+    path.write_bytes(a + b)
+    mon = run_bytes(a + b)
+    first, second = mon.runs
+    assert (first.first_offset, first.end_offset, second.first_offset, second.end_offset) == (0, len(a), len(a), None)
+    q = Query("pytest")  # in both runs' shell calls
+    for run, alone in ((first, a), (second, b)):
+        search = Search(run.session, lambda off, size: (a + b)[off: off + size], q, file=(str(path), None, 0),
+                        byte_range=(run.first_offset, run.end_offset))
+        while not search.step(0.5):
+            pass
+        solo = run_bytes(alone)
+        assert search.total == brute_force(solo, alone, q)
+
+
+def test_interleaved_output_is_not_counted_twice():
+    shell = {"stdout": "hello", "stderr": "", "interleavedOutput": "hello"}
+    assert list(payload_strings({"success": shell})) == ["hello", ""]
+    assert list(payload_strings({"success": {"interleavedOutput": "only here"}})) == ["only here"]
+
+
+@settings(max_examples=400)
+@given(st.text(alphabet=st.sampled_from(list("abcKkSsIi \u0130\u0131\u017f\u212aéÉß")), max_size=40),
+       st.text(alphabet=st.sampled_from(list("abcksi ")), min_size=1, max_size=4))
+def test_the_lower_case_fast_path_counts_as_the_regex_does(text, needle):
+    q = Query(needle)
+    assert q.ignore_case
+    assert q.count(text) == len([m for m in q.pattern.finditer(text) if m.end() > m.start()])
+    assert q.matches(text) == bool(q.count(text))

@@ -24,7 +24,7 @@ from ..events import Event, decode_all
 from ..model import ToolCall
 from ..plain import STATUS_STYLE, dumps_json, format_ms
 from ..safe import visible, visible_line
-from ..search import Query, payload_strings
+from ..match import Query, payload_strings
 from ..tools import Section, cut_payload, detail_sections, find_variant
 
 # Pygments' lexer lookup by file name compiles ~1,500 filename globs and scans the

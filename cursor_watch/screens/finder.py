@@ -26,7 +26,9 @@ from ..widgets.tool_table import ToolTable
 from ..widgets.transcript import Transcript
 
 DEBOUNCE_S = 0.08  # typing: a search starts when the keys pause this long
-STATUS_EVERY_S = 0.1  # the bar's status and the highlights while a search runs
+STATUS_EVERY_S = 0.1  # the bar's status while a search runs
+HIGHLIGHT_EVERY_S = 0.5  # the transcript's payload-match badges while a search runs
+MANY_HITS = 2_000  # more pieces with matches than this: "i/N" waits for the end of the search
 LIVE_REFRESH_S = 0.5  # a streaming run is searched again at most this often
 
 
@@ -47,6 +49,7 @@ class Finder:
         self._visible_key: tuple | None = None
         self._visible: tuple[list[Hit], list[int], int, dict] = ([], [], 0, {})
         self._last_status = 0.0
+        self._last_highlight = 0.0
         self._live_dirty = False
         self._last_live = 0.0
         self._payload_shown: dict[str, int] = {}
@@ -134,6 +137,8 @@ class Finder:
         if self._search_task is not None:
             self._search_task.cancel()
             self._search_task = None
+        if self.search is not None:
+            self.search.close()
 
     def _start_search(self) -> None:
         """Run the typed query from the start (typing, Ctrl+R)."""
@@ -161,7 +166,9 @@ class Finder:
             bar.set_status(str(err), error=True)
             return
         self.search_error = ""
-        self.search = Search(self.session, self.run.reread, query)
+        run = self.run
+        self.search = Search(self.session, run.reread, query, file=self.feed.source.byte_file(),
+                             byte_range=(run.first_offset, run.end_offset))
         self._payload_shown = {}
         transcript.set_search(query, {})
         bar.set_status("searching…")
@@ -177,7 +184,7 @@ class Finder:
                     self._search_progress(search)
                 if done:
                     return
-                await asyncio.sleep(0)
+                await asyncio.sleep(0.01 if search.waiting else 0)
         except asyncio.CancelledError:
             raise
         finally:
@@ -188,11 +195,14 @@ class Finder:
         """Show what the running search found so far (status, highlights, the first match)."""
         if search is not self.search:
             return
-        payload = search.payload_hits()
-        if payload != self._payload_shown:
-            self._payload_shown = payload
-            self.query_one(Transcript).set_search(search.query, payload)
-        if self._cur is None and self.visible_matches()[2]:
+        now = time.monotonic()
+        if search.done or now - self._last_highlight >= HIGHLIGHT_EVERY_S:
+            self._last_highlight = now
+            payload = search.payload_hits()
+            if payload != self._payload_shown:
+                self._payload_shown = payload
+                self.query_one(Transcript).set_search(search.query, payload)
+        if self._cur is None and search.total and self.visible_matches()[2]:
             self.go_to_match(0)
         else:
             self.update_search_status()
@@ -238,6 +248,10 @@ class Finder:
         if search is None:
             if self.search_error:
                 bar.set_status(self.search_error, error=True)
+            return
+        if not search.done and len(search._hits) > MANY_HITS:
+            # ordering this many hits ten times a second would cost the UI more than it shows
+            bar.set_status(Text(f"{search.total:,} so far  searching {search.progress:.0%}"))
             return
         _hits, _prefix, total, _where = self.visible_matches()
         i = self.current_match_index()

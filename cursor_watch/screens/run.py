@@ -132,6 +132,9 @@ class RunScreen(Finder, Screen):
         self._built = True
         self.refresh_view([], [], force=True)
 
+    def on_unmount(self) -> None:
+        self._stop_search()  # a search's scan process ends with the view
+
     def end_preview(self) -> None:
         """The big file has been read: the transcript's real tail replaces the preview."""
         self.query_one(Transcript).end_preview()

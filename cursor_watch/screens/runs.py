@@ -14,7 +14,7 @@ from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from ..search import Query, QueryError
+from ..match import Query, QueryError
 from ..widgets.query_bar import QueryBar
 from ..widgets.runs_table import RunRow, RunsTable, RunsTableHeader
 

@@ -96,7 +96,9 @@ class QueryBar(Horizontal):
         """Show the bar and put the cursor in it."""
         self.add_class("-shown")
         inp = self.query_one(Input)
-        inp.focus()
+        # at once, not after a refresh (Widget.focus): keys typed right after the one that
+        # opened the bar are already queued, and must reach the input
+        self.screen.set_focus(inp)
         inp.cursor_position = len(inp.value)
 
     def close(self) -> None:

@@ -44,7 +44,7 @@ from .. import model as m
 from ..model import Session, ToolCall
 from ..plain import STATUS_STYLE, format_ms
 from ..safe import visible, visible_line
-from ..search import Query
+from ..match import Query
 
 MAX_ENTRIES = 150  # timeline entries in the window while following
 MAX_WINDOW = 400  # entries in the window at most (scrolling up adds, the far end is dropped)
