@@ -265,6 +265,10 @@ class Section:
         return f"Section({self.title!r}, {self.kind!r})"
 
 
+def _lines(text: str) -> int:
+    return text.count("\n") + (1 if text and not text.endswith("\n") else 0)
+
+
 def cut_text(text: Any, limit: int = DETAIL_TEXT_LIMIT) -> str:
     """The first ``DETAIL_LINE_LIMIT`` lines / ``limit`` characters, with a note saying how
     much was left out."""
@@ -277,7 +281,7 @@ def cut_text(text: Any, limit: int = DETAIL_TEXT_LIMIT) -> str:
         cut = cut[:end]
     if len(cut) < len(s):
         rest = s[len(cut):]
-        lines = rest.count("\n")
+        lines = _lines(s) - _lines(cut)  # a line cut in the middle counts as shown
         more = f"{lines:,} more line{'s' if lines != 1 else ''} ({len(rest):,} characters)" if lines \
             else f"{len(rest):,} more characters"
         return cut + f"\n… {more} not shown"
