@@ -407,3 +407,23 @@ def test_an_unwritable_export_is_one_line_and_keeps_the_watchs_status(tmp_path):
     assert p.stderr.decode() == f"cursor-watch: cannot write --export {tmp_path / 'missing' / 'a.html'}: " \
                                 "No such file or directory\n"
     assert not list(tmp_path.iterdir())
+
+
+def test_exporting_from_the_headless_path_does_not_import_textual(tmp_path):
+    code = (
+        "import sys; from cursor_watch.cli import main;"
+        f"rc = main(['--summary', '--json', '--export', {str(tmp_path / 'a.html')!r}, "
+        f"{str(SAMPLES / 'plain-tools.jsonl')!r}]);"
+        "assert 'textual' not in sys.modules, 'textual imported'; assert rc == 0"
+    )
+    p = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True)
+    assert p.returncode == 0, p.stderr.decode()
+    assert (tmp_path / "a.html").stat().st_size > 10_000
+
+
+def test_bench_export_quick_runs_and_checks_its_exports():
+    p = subprocess.run([sys.executable, str(ROOT / "bench" / "bench_export.py"), "--quick", "--out",
+                        str(ROOT / "bench" / "out")], capture_output=True, cwd=ROOT, timeout=300)
+    assert p.returncode == 0, p.stdout.decode() + p.stderr.decode()
+    out = p.stdout.decode()
+    assert "| 2MB 400 calls |" in out and out.count("| ok |") == 4 and "target 2MB 400 calls html:" in out
