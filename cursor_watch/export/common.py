@@ -10,7 +10,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from ..model import Note, Segment, Session, ThinkingBlock, ToolCall
+from ..model import Session, ToolCall
 from ..plain import format_ms, usage_text
 from ..runs import Run
 
@@ -30,9 +30,8 @@ def format_when(ms: int | None) -> str:
 
 
 def run_title(run: Run, several: bool) -> str:
-    """``Run 2 · a.jsonl #1`` with several runs, else the source's name."""
-    name = run.source_label if run.source == "-" else run.source
-    return f"{name} · run {run.index}" if several else name
+    """The source's short name (``a.jsonl``, ``stdin``), and ``· run 2`` with several runs."""
+    return f"{run.source_label} · run {run.index}" if several else run.source_label
 
 
 def run_duration_ms(session: Session) -> int | None:
@@ -94,22 +93,26 @@ def run_facts(run: Run) -> list[tuple[str, str]]:
 
 
 def call_facts(call: ToolCall) -> list[tuple[str, str]]:
-    """Tool, status, times, the full ``call_id``, stream lines: the head of a call's detail."""
-    status = call.status
+    """What a call's detail shows above its sections: the status when there is more to say
+    than the summary line's word, the times, the full ``call_id``, its stream lines, the
+    model's description of it and its approval (``interaction_query``)."""
+    status = ""
     if call.outcome and call.outcome != call.status:
-        status += f" (outcome {call.outcome})"
+        status = f"{call.status} (outcome {call.outcome})"
     if call.detail:
-        status += f": {call.detail}"
-    lines = ", ".join(f"{k} line {v}" for k, v in (("started", call.started_line), ("completed", call.completed_line))
-                      if v)
+        status = f"{status or call.status}: {call.detail}"
+    when = format_when(call.started_ms)
+    if call.completed_ms is not None and call.completed_ms != call.started_ms:
+        end = format_when(call.completed_ms)
+        when += " → " + (end[11:] if end[:10] == when[:10] else end)  # the day once
+    if call.duration_ms is not None:
+        when += f" ({format_ms(call.duration_ms)})"
+    lines = sorted({n for n in (call.started_line, call.completed_line) if n})
     facts = [
-        ("tool", call.tool),
         ("status", status),
-        ("started", format_when(call.started_ms)),
-        ("completed", format_when(call.completed_ms)),
-        ("duration", format_ms(call.duration_ms)),
+        ("time", when),
         ("call_id", call.call_id),
-        ("stream", lines),
+        ("stream", ("line " if len(lines) == 1 else "lines ") + " and ".join(map(str, lines)) if lines else ""),
         ("description", call.description),
         ("approval", call.interaction),
     ]
@@ -152,13 +155,11 @@ def transcript(session: Session) -> Iterator[Entry]:
                 yield kind, session.notes[key]
             elif kind == "tool":
                 call = next(calls, None)
-                if call is None or call.call_id != key:
+                if call is None or call.call_id != key:  # out of step: look each call up from now on
+                    calls = iter(())
                     call = session.tool_calls.get(key)
                 if call is not None:
                     yield kind, call
         except (IndexError, KeyError):  # a record of a live run not there yet
             continue
 
-
-__all__ = ["Entry", "Note", "Segment", "ThinkingBlock", "call_facts", "final_text", "format_when", "run_facts",
-           "run_title", "transcript"]

@@ -209,7 +209,7 @@ _DIFF_MARKS = ((re.compile(r"^((?:\+\+\+|---|diff |index ).*)$", re.M), r'<span 
 def render_diff(diff: str) -> str:
     """A unified diff, each line coloured by its first characters (regular expressions, no
     lexer: fast at any size)."""
-    out = html.escape(visible_doc(diff))
+    out = html.escape(visible_doc(diff).rstrip("\n"))
     for pattern, template in _DIFF_MARKS:
         out = pattern.sub(template, out)
     return f'<pre class="code diff"><code>{out}</code></pre>'
@@ -334,15 +334,10 @@ pre.text, pre.prompt, pre.think { white-space: pre-wrap; overflow-wrap: anywhere
 .code-wrap > pre.code { flex: 1 1 auto; min-width: 0; padding-left: .25rem; }
 pre.gutter { flex: none; overflow: hidden; text-align: right; color: var(--muted); padding-right: .5rem;
   border-right: 1px solid var(--line); user-select: none; -webkit-user-select: none; }
-dl.fields { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: .15rem 1rem; margin: .5rem 0;
-  font-size: 13px; }
-dl.fields dt { font-weight: 600; color: var(--muted); }
+dl.fields { display: grid; grid-template-columns: minmax(4rem, max-content) minmax(0, 1fr); gap: .15rem 1rem;
+  margin: .5rem 0; font-size: 13px; }
+dl.fields dt { font-weight: 600; color: var(--muted); overflow-wrap: anywhere; }
 dl.fields dd { margin: 0; white-space: pre-wrap; overflow-wrap: anywhere; font-size: 13px; }
-@media (max-width: 36rem) {
-  dl.fields { grid-template-columns: minmax(0, 1fr); }
-  dl.fields dd { margin-bottom: .35rem; }
-  .page-wrap { padding: .6rem; }
-}
 .prompt { margin: .75rem 0; }
 .transcript > * { margin: .6rem 0; }
 .msg { padding: .1rem .9rem; border-left: 3px solid var(--accent); overflow-wrap: anywhere; }
@@ -354,6 +349,7 @@ dl.fields dd { margin: 0; white-space: pre-wrap; overflow-wrap: anywhere; font-s
 .md code { background: var(--panel); padding: .1em .3em; border-radius: 4px; }
 .md pre code { background: none; padding: 0; }
 details { border: 1px solid var(--line); border-radius: 6px; background: var(--bg); }
+details.call, section.run { scroll-margin-top: 4rem; }  /* below the sticky filter bar */
 details > summary { cursor: pointer; padding: .35rem .6rem; overflow-wrap: anywhere; }
 details[open] > summary { border-bottom: 1px solid var(--line); }
 .call-body, details.thinking > pre { padding: .25rem .75rem .75rem; }
@@ -394,6 +390,12 @@ nav.toc li { margin: .25rem 0; overflow-wrap: anywhere; }
   background: var(--panel); border: 1px solid var(--line); border-radius: 6px; }
 .hidden { display: none !important; }
 footer { margin: 2rem 0 1rem; color: var(--muted); font-size: .85rem; }
+@media (max-width: 36rem) {  /* a phone: less margin, the filter bar scrolls away */
+  .page-wrap { padding: .6rem; }
+  .filter { position: static; }
+  dl.fields { gap: .1rem .6rem; }
+  pre, code, dl.fields { font-size: 12px; }
+}
 """
 
 SCRIPT = """
