@@ -12,26 +12,21 @@ from __future__ import annotations
 
 import asyncio
 import os
-import shutil
-import signal
-import socket
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
 
 from cursor_watch.export import export_runs  # noqa: E402
 from cursor_watch.runner import Watch  # noqa: E402
 from cursor_watch.sources import open_sources  # noqa: E402
+from webhelpers import CHROMIUM, CHROMIUM_ARGS, serving  # noqa: E402
 
 SAMPLE = Path("sample_streams") / "plain-tools.jsonl"  # relative: the page shows the path as given
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
 
 
 def export(path: Path, out: Path) -> None:
@@ -77,21 +72,7 @@ def export_shots(browser, page_url: str) -> None:
 
 
 def serve_shot(browser) -> None:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    server = subprocess.Popen([sys.executable, "-m", "cursor_watch", "--serve", "--port", str(port), str(SAMPLE)],
-                              cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise SystemExit("--serve did not start") from None
-                time.sleep(0.2)
+    with serving(str(SAMPLE)) as port:
         context = browser.new_context(viewport={"width": 1400, "height": 860}, device_scale_factor=1)
         page = context.new_page()
         page.route("**/*", only_local)
@@ -100,9 +81,6 @@ def serve_shot(browser) -> None:
         page.wait_for_timeout(4_000)  # the replay ends and the screen settles
         page.screenshot(path=str(HERE / "serve.png"))
         context.close()
-    finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        server.wait(timeout=10)
 
 
 def main() -> None:
@@ -110,14 +88,13 @@ def main() -> None:
 
     os.chdir(ROOT)
 
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
-    if chromium is None:
+    if CHROMIUM is None:
         raise SystemExit("no chromium: apt-get install chromium")
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "plain-tools.html"
         export(SAMPLE, out)
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=chromium, args=ARGS)
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=[*CHROMIUM_ARGS, "--hide-scrollbars"])
             export_shots(browser, out.as_uri())
             serve_shot(browser)
             browser.close()

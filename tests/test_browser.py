@@ -11,33 +11,24 @@ the internet: that request is refused here).
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
-import signal
-import socket
-import subprocess
-import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from conftest import ROOT, SAMPLES, real_params
+from conftest import SAMPLES, real_params
 
 from cursor_watch.export import export_runs
 from cursor_watch.export.common import final_text
 from cursor_watch.export.html import render_markdown
 
 from test_export import watch_runs
+from webhelpers import CHROMIUM, CHROMIUM_ARGS, serving
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright for Python is not installed "
                                                               "(pip install '.[test]')")
 html5lib = pytest.importorskip("html5lib")
 
-CHROMIUM = next((p for p in ("/usr/bin/chromium", shutil.which("chromium"), shutil.which("chromium-browser"))
-                 if p and os.access(p, os.X_OK)), None)
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage"]
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Chromium not found (Debian: apt-get install chromium); "
                                                          "the browser tests need it")
 
@@ -45,7 +36,7 @@ pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Chromium not found (De
 @pytest.fixture(scope="module")
 def browser():
     with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield b
         b.close()
 
@@ -141,12 +132,6 @@ def test_html_export_filters_opens_a_linked_call_and_fits_a_phone(browser, tmp_p
         view.close()
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 # Every byte the server sends the page (the app's terminal output) kept as text for the test.
 RECORD_SOCKET = """
 (() => {
@@ -184,43 +169,30 @@ def _wait_for(page, predicate, timeout: float = 30.0) -> str:
     raise AssertionError(f"the served app never showed it; it drew: {text[-500:]!r}")
 
 
-def test_serve_shows_the_run_in_a_browser_and_keys_work(browser, tmp_path):
+def test_serve_shows_the_run_in_a_browser_and_keys_work(browser):
     pytest.importorskip("textual_serve", reason="textual-serve is not installed (pip install '.[web]')")
-    port = _free_port()
-    server = subprocess.Popen([sys.executable, "-m", "cursor_watch", "--serve", "--port", str(port),
-                               str(SAMPLES / "plain-tools.jsonl")], cwd=ROOT, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.PIPE, start_new_session=True)
-    view = Page(browser, re.compile(rf"(http|ws)://127\.0\.0\.1:{port}/"), viewport={"width": 1400, "height": 900})
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline or server.poll() is not None:
-                    raise AssertionError(f"--serve did not listen: {server.stderr.read1(4000)!r}") from None
-                time.sleep(0.2)
-        view.page.add_init_script(RECORD_SOCKET)
-        view.page.goto(f"http://127.0.0.1:{port}/")
-        _wait_for(view.page, lambda text: "Composer 2.5" in text)  # the run's model, in the header
-        assert view.page.locator("#terminal canvas").count() >= 1  # drawn by xterm.js
-        view.page.evaluate("window.__cwText = ''")
-        view.page.locator(".xterm-helper-textarea").focus()
-        view.page.keyboard.press("?")
+    with serving(str(SAMPLES / "plain-tools.jsonl")) as port:
+        view = Page(browser, re.compile(rf"(http|ws)://127\.0\.0\.1:{port}/"), viewport={"width": 1400, "height": 900})
         try:
-            from cursor_watch.screens.help import KEYS
+            page = view.page
+            page.add_init_script(RECORD_SOCKET)
+            page.goto(f"http://127.0.0.1:{port}/")
+            _wait_for(page, lambda text: "Composer 2.5" in text)  # the run's model, in the header
+            assert page.locator("#terminal canvas").count() >= 1  # drawn by xterm.js
+            page.evaluate("window.__cwText = ''")
+            page.locator(".xterm-helper-textarea").focus()
+            page.keyboard.press("?")
+            _wait_for(page, lambda text: _help_marker() in text)
+            assert all("fonts.googleapis.com" in url for url in view.refused), view.refused  # nothing else went out
+        finally:
+            view.close()
 
-            marker = dict(KEYS)["t"]
-        except (ImportError, KeyError, TypeError, ValueError):
-            marker = "help"
-        _wait_for(view.page, lambda text: marker in text)
-        assert all("fonts.googleapis.com" in url for url in view.refused), view.refused  # nothing else went out
-    finally:
-        view.close()
-        os.killpg(server.pid, signal.SIGTERM)
-        try:
-            server.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            os.killpg(server.pid, signal.SIGKILL)
-            server.wait()
+
+def _help_marker() -> str:
+    """A line only the help screen draws: the ``t`` key's description, else the word help."""
+    try:
+        from cursor_watch.screens.help import KEYS
+
+        return dict(KEYS)["t"]
+    except (ImportError, KeyError, TypeError, ValueError):  # the help screen is being redone
+        return "help"
