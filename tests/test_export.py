@@ -24,8 +24,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cursor_watch.export import export_file_name, export_run_to, export_runs
-from cursor_watch.export.html import SCRIPT, Highlighter, markdown_renderer, render_markdown
-from cursor_watch.export.markdown import GITHUB_COMMENT_CHARS, payload_cap
+from cursor_watch.export.html import MARKDOWN_MESSAGE_CHARS, SCRIPT, Renderer, markdown_renderer, render_markdown
+from cursor_watch.export.markdown import GITHUB_COMMENT_CHARS, _Messages, payload_cap
 from cursor_watch.payloads import call_detail
 from cursor_watch.runner import Monitor, Watch
 from cursor_watch.safe import visible_doc
@@ -251,7 +251,7 @@ def test_hostile_stream_exports_to_markdown_with_no_fence_broken_and_no_stream_h
             if child.type == "link_open":
                 assert not child.attrGet("href").lower().startswith(("javascript", "data", "vbscript")), child
     assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", text)
-    assert "*Shown as source: this message holds raw HTML" in text
+    assert "*Shown as source: it holds raw HTML" in text
 
 
 def test_the_agents_markdown_renders_safely_in_html():
@@ -276,12 +276,24 @@ def test_plain_text_shortcut_renders_as_markdown_it_does(text):
 # -- caps and sizes ----------------------------------------------------------------------------
 
 def test_code_beyond_the_highlighting_budget_is_shown_plain_with_a_note():
-    hl = Highlighter(budget=20)
-    first = hl.code("x = 1\ny = 2\n", "a.py")
+    render = Renderer(code_budget=20)
+    first = render.code("x = 1\ny = 2\n", "a.py")
     assert 'class="pg-' in first and "Not coloured" not in first
-    second = hl.code("z = 3 < 4 and more\n", "b.py")
+    second = render.code("z = 3 < 4 and more\n", "b.py")
     assert "Not coloured" in second and "z = 3 &lt; 4 and more" in second and 'class="pg-' not in second
     assert '<pre class="gutter" aria-hidden="true">1\n2</pre>' in first
+
+
+def test_markdown_beyond_its_budget_or_too_long_is_shown_as_text_with_a_note():
+    render = Renderer(markdown_budget=30)
+    assert render.markdown(("plain words, no syntax at all " * 10).strip()).startswith("<p>plain")  # costs nothing
+    assert render.markdown("**bold** and `code`") == "<p><strong>bold</strong> and <code>code</code></p>\n"
+    past = render.markdown("**bold** again, past the budget of thirty")
+    assert "Shown as text" in past and "<pre class=\"text\">**bold** again" in past
+    hostile = "[" * (MARKDOWN_MESSAGE_CHARS + 1)  # markdown-it takes seconds on this: never parsed
+    assert "Shown as text" in Renderer().markdown(hostile)
+    block = _Messages().block(hostile).text  # the Markdown export: shown as its source, unparsed
+    assert block.startswith("*Shown as source: it is too long to check.*") and fences(block) == [hostile + "\n"]
 
 
 def test_a_payload_over_the_cap_is_cut_with_a_note_in_both_formats(tmp_path):

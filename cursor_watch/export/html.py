@@ -42,6 +42,8 @@ from ..tools import Section, lexer_for
 from .common import EXPORT_PAYLOAD_CHARS, call_facts, final_text, run_facts, run_title, tool_counts_line, transcript
 
 HIGHLIGHT_BUDGET_CHARS = 250_000  # code characters highlighted per document; the rest is plain
+MARKDOWN_BUDGET_CHARS = 1_000_000  # characters of Markdown parsed per document (see Renderer)
+MARKDOWN_MESSAGE_CHARS = EXPORT_PAYLOAD_CHARS  # a longer message is shown as text
 SAFE_SCHEMES = frozenset({"http", "https", "mailto"})
 _SCHEME = re.compile(r"\s*([A-Za-z][A-Za-z0-9+.\-]*):")
 TODO_MARK = {"completed": "☑", "in progress": "◐", "pending": "☐", "cancelled": "☒"}
@@ -132,18 +134,22 @@ def markdown_renderer() -> Any:
 
 
 # Text none of whose characters or line starts can begin CommonMark syntax: its rendering is
-# its paragraphs, escaped (about half of real agent messages; 20x faster than parsing them)
+# its paragraphs, escaped (12 of the 26 messages in the real captures; about 6x faster than parsing)
 _MD_SYNTAX = re.compile(r"[`*_<>\[\]|~&\\]|^[ \t>+=#-]|^\d+[.)]|[ \t]$", re.M)
 _BLANK_LINES = re.compile(r"\n{2,}")
 
 
 def render_markdown(text: str) -> str:
-    """The agent's Markdown as safe HTML (see the module docstring)."""
-    text = visible_doc(text)
-    if not _MD_SYNTAX.search(text):
-        paragraphs = _BLANK_LINES.split(html.escape(text, quote=False).replace('"', "&quot;").strip("\n"))
+    """The agent's Markdown as safe HTML (see the module docstring), with no size limit."""
+    shown = visible_doc(text)
+    return _render_shown(shown, bool(_MD_SYNTAX.search(shown)))
+
+
+def _render_shown(shown: str, syntax: bool) -> str:
+    if not syntax:
+        paragraphs = _BLANK_LINES.split(html.escape(shown, quote=False).replace('"', "&quot;").strip("\n"))
         return "".join(f"<p>{p}</p>\n" for p in paragraphs if p)
-    return markdown_renderer().render(text, {})
+    return markdown_renderer().render(shown, {})
 
 
 # -- code ------------------------------------------------------------------------------------
@@ -173,11 +179,31 @@ def _numbered(code_html: str, lines: int) -> str:
             f'<pre class="code hl"><code>{code_html}</code></pre></div>')
 
 
-class Highlighter:
-    """Pygments highlighting with a budget of :data:`HIGHLIGHT_BUDGET_CHARS` per document."""
+class Renderer:
+    """The costly renderings of one document, each within a budget of characters.
 
-    def __init__(self, budget: int = HIGHLIGHT_BUDGET_CHARS) -> None:
-        self.budget = budget
+    Pygments colours code until :data:`HIGHLIGHT_BUDGET_CHARS` have been coloured (it writes
+    0.3 to 1.5 MB/s); markdown-it parses the agent's Markdown until
+    :data:`MARKDOWN_BUDGET_CHARS` have been parsed, and never a message longer than
+    :data:`MARKDOWN_MESSAGE_CHARS` (hostile text such as 100,000 ``[`` takes it seconds).
+    Past a budget, code and Markdown are shown as escaped text, with a note.
+    """
+
+    def __init__(self, code_budget: int = HIGHLIGHT_BUDGET_CHARS, markdown_budget: int = MARKDOWN_BUDGET_CHARS) -> None:
+        self.code_budget = self.code_left = code_budget
+        self.markdown_budget = self.markdown_left = markdown_budget
+
+    def markdown(self, text: str) -> str:
+        """The agent's Markdown (or a fetched page's) as HTML, within the budget."""
+        shown = visible_doc(text)
+        syntax = bool(_MD_SYNTAX.search(shown))  # text without any costs nothing
+        if syntax and len(shown) > min(MARKDOWN_MESSAGE_CHARS, self.markdown_left):
+            return ('<p class="note">Shown as text: an export renders the Markdown of messages of up to '
+                    f"{MARKDOWN_MESSAGE_CHARS:,} characters, {self.markdown_budget:,} in all.</p>"
+                    f'<pre class="text">{html.escape(shown)}</pre>')
+        if syntax:
+            self.markdown_left -= len(shown)
+        return _render_shown(shown, syntax)
 
     def code(self, code: str, path: str) -> str:
         """``code`` with line numbers, coloured by the lexer for ``path`` while the budget lasts."""
@@ -186,14 +212,14 @@ class Highlighter:
         out = None
         note = ""
         if lexer is not None and lexer.name != "Text only":
-            if len(code) <= self.budget:
+            if len(code) <= self.code_left:
                 from pygments import highlight
 
-                self.budget -= len(code)
+                self.code_left -= len(code)
                 out = highlight(code, lexer, _formatter()).removesuffix("\n")
             else:
-                note = ('<p class="note">Not coloured: this export has already highlighted '
-                        f"{HIGHLIGHT_BUDGET_CHARS:,} characters of code.</p>")
+                note = (f'<p class="note">Not coloured: an export colours {self.code_budget:,} characters of code at '
+                        "most, and this block would pass that.</p>")
         if out is None:
             out = html.escape(code)
         return note + _numbered(out, code.count("\n") + 1)
@@ -228,14 +254,14 @@ def fields_html(fields: Iterable[tuple[str, Any]], cls: str = "fields") -> str:
     return f'<dl class="{cls}">{rows}</dl>'
 
 
-def render_section(section: Section, hl: Highlighter) -> str:
+def render_section(section: Section, render: Renderer) -> str:
     """One :class:`~cursor_watch.tools.Section` as HTML, its title included."""
     body = section.body
     kind = section.kind
     if kind == "fields":
         inner = fields_html(body)
     elif kind == "code":
-        inner = hl.code(body if isinstance(body, str) else str(body), section.language)
+        inner = render.code(body if isinstance(body, str) else str(body), section.language)
     elif kind == "diff":
         inner = render_diff(body if isinstance(body, str) else str(body))
     elif kind == "json":
@@ -256,7 +282,7 @@ def render_section(section: Section, hl: Highlighter) -> str:
                          + (f'<pre class="code"><code>{rows}</code></pre>' if rows else ""))
         inner = '<div class="matches">' + "".join(parts) + "</div>"
     elif kind == "markdown":
-        inner = f'<div class="md page">{render_markdown(body if isinstance(body, str) else str(body))}</div>'
+        inner = f'<div class="md page">{render.markdown(body if isinstance(body, str) else str(body))}</div>'
     else:  # "text" and anything newer
         inner = f'<pre class="text">{esc(body)}</pre>'
     return f'<div class="section"><h5>{esc(section.title, line=True)}</h5>{inner}</div>'
@@ -277,14 +303,14 @@ def call_anchor(run_no: int, call: ToolCall) -> str:
     return f"r{run_no}-c{call.index}"
 
 
-def render_call(call: ToolCall, run: Run, run_no: int, hl: Highlighter, limit: int) -> str:
+def render_call(call: ToolCall, run: Run, run_no: int, render: Renderer, limit: int) -> str:
     """One tool call: a ``<details>`` with status, tool, summary and duration in its
     ``<summary>``, and the call's facts and detail sections inside."""
     sections, note = call_detail(call, run.reread, limit, raw=False)
     parts = [fields_html(call_facts(call), "fields facts")]
     if note:
         parts.append(f'<p class="note">{esc(note)}</p>')
-    parts += [render_section(section, hl) for section in sections]
+    parts += [render_section(section, render) for section in sections]
     duration = format_ms(call.duration_ms)
     summary = (f'{status_badge(call.status)} <span class="idx">[{call.index}]</span> '
                f'<span class="tool">{esc(call.tool, line=True)}</span> '
@@ -503,9 +529,9 @@ def _toc(runs: list[Run]) -> str:
     return f'<nav class="toc"><h2>Runs</h2><ol>{"".join(items)}</ol></nav>\n'
 
 
-def _entry_html(kind: str, item: Any, run: Run, run_no: int, hl: Highlighter, limit: int) -> str:
+def _entry_html(kind: str, item: Any, run: Run, run_no: int, render: Renderer, limit: int) -> str:
     if kind == "segment":
-        return f'<div class="msg md">{render_markdown(item.text)}</div>\n' if item.text.strip() else ""
+        return f'<div class="msg md">{render.markdown(item.text)}</div>\n' if item.text.strip() else ""
     if kind == "thinking":
         text = item.text
         if not text.strip():
@@ -513,7 +539,7 @@ def _entry_html(kind: str, item: Any, run: Run, run_no: int, hl: Highlighter, li
         return (f'<details class="thinking"><summary>Thinking <span class="dim">· {len(text):,} characters</span>'
                 f'</summary><pre class="think">{esc(text)}</pre></details>\n')
     if kind == "tool":
-        return render_call(item, run, run_no, hl, limit)
+        return render_call(item, run, run_no, render, limit)
     cls = "note connection" if item.kind == "connection" else "note"
     return f'<p class="{cls}">· {esc(item.text, line=True)}</p>\n'
 
@@ -560,7 +586,7 @@ def write_html(runs: list[Run], write: Callable[[str], Any], limit: int = EXPORT
         limit: characters of one payload shown; the rest is cut with a note.
     """
     several = len(runs) > 1
-    hl = Highlighter()
+    render = Renderer()
     if several:
         title = f"cursor-watch: {len(runs)} runs"
     else:
@@ -587,11 +613,11 @@ def write_html(runs: list[Run], write: Callable[[str], Any], limit: int = EXPORT
             write(f'<div class="prompt"><h5>Prompt</h5><pre class="prompt">{esc(s.prompt)}</pre></div>\n')
         write('<h3>Transcript</h3>\n<div class="transcript">\n')
         for kind, item in transcript(s):
-            write(_entry_html(kind, item, run, n, hl, limit))
+            write(_entry_html(kind, item, run, n, render, limit))
         write("</div>\n")
         final = final_text(s)
         if final:
-            write(f'<h3>Final text (from the result)</h3>\n<div class="msg md">{render_markdown(final)}</div>\n')
+            write(f'<h3>Final text (from the result)</h3>\n<div class="msg md">{render.markdown(final)}</div>\n')
         if s.tool_calls:
             write(f"<h3>Tool calls ({len(s.tool_calls):,})</h3>\n")
             write(_calls_table(s, n))

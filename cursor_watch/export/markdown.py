@@ -15,7 +15,9 @@ Escaping (everything from the stream is untrusted):
 * the agent's own Markdown is kept as Markdown when it holds no raw HTML, no link or image
   to a scheme other than ``http``, ``https`` or ``mailto``, and no unclosed code fence (any
   of which could break the document or carry a script to a renderer less careful than
-  GitHub); otherwise that segment is shown as its source, in a code block.
+  GitHub); otherwise that segment is shown as its source, in a code block. Checking parses
+  the message, within the HTML export's budgets (:class:`cursor_watch.export.html.Renderer`):
+  a longer message, or one past the budget, is shown as its source too.
 
 ``max_chars`` (``--export-max-chars``; GitHub's comment limit is 65,536) keeps the document
 under that many characters: payloads are cut first (each to the same, largest size that
@@ -40,7 +42,7 @@ from ..runs import Run
 from ..safe import visible_doc
 from ..tools import Section, cut_text, lexer_for
 from .common import EXPORT_PAYLOAD_CHARS, call_facts, final_text, run_facts, run_title, tool_counts_line, transcript
-from .html import RUN_SYMBOL, safe_link
+from .html import MARKDOWN_BUDGET_CHARS, MARKDOWN_MESSAGE_CHARS, RUN_SYMBOL, safe_link
 
 GITHUB_COMMENT_CHARS = 65_536  # GitHub's limit on a comment or an issue body
 _ESCAPE = {ord(c): "\\" + c for c in "\\`*_[]<>#|~&$"}
@@ -122,6 +124,11 @@ def _fence_closed(lines: list[str], tok: Any) -> bool:
     return tok.map[1] - tok.map[0] >= 2 and last.startswith(tok.markup) and set(last) <= {tok.markup[0]}
 
 
+def _needs_check(text: str) -> bool:
+    # only these can start raw HTML, a link or image, or a code fence
+    return "<" in text or "[" in text or "```" in text or "~~~" in text
+
+
 def markdown_is_contained(text: str) -> bool:
     """True when the agent's Markdown ``text`` can go into the document as Markdown.
 
@@ -129,7 +136,7 @@ def markdown_is_contained(text: str) -> bool:
     ``mailto`` or scheme-less, or a code fence that runs to its end unclosed. Only text
     with ``<``, ``[`` or a fence is parsed (markdown-it-py, CommonMark).
     """
-    if "<" not in text and "[" not in text and "```" not in text and "~~~" not in text:
+    if not _needs_check(text):
         return True
     lines = text.split("\n")
     stack = list(_strict_parser().parse(text))
@@ -253,17 +260,32 @@ def call_block(call: ToolCall, run: Run, run_no: int, limit: int) -> Block:
     return b.block()
 
 
-def _segment(text: str) -> Block:
-    if not text.strip():
-        return Block("")
-    shown = visible_doc(text)
-    if markdown_is_contained(shown):
+class _Messages:
+    """The agent's messages as blocks, each kept as Markdown when :func:`markdown_is_contained`
+    says so, else shown as its source. Checking parses the text, within the HTML export's
+    budgets: no message over ``MARKDOWN_MESSAGE_CHARS``, ``MARKDOWN_BUDGET_CHARS`` in all."""
+
+    def __init__(self) -> None:
+        self.left = MARKDOWN_BUDGET_CHARS
+
+    def block(self, text: str) -> Block:
+        if not text.strip():
+            return Block("")
+        shown = visible_doc(text)
+        if _needs_check(shown):
+            if len(shown) > min(MARKDOWN_MESSAGE_CHARS, self.left):
+                return self._source(shown, "it is too long to check")
+            self.left -= len(shown)
+            if not markdown_is_contained(shown):
+                return self._source(shown, "it holds raw HTML, an unsafe link or an unclosed code fence")
         return Block(shown.strip("\n") + "\n\n")
-    return Block("*Shown as source: this message holds raw HTML, an unsafe link or an unclosed code fence.*\n\n"
-                 + fenced(shown, "markdown") + "\n\n")
+
+    @staticmethod
+    def _source(shown: str, why: str) -> Block:
+        return Block(f"*Shown as source: {why}.*\n\n" + fenced(shown, "markdown") + "\n\n")
 
 
-def _run_blocks(run: Run, run_no: int, several: bool, limit: int) -> Iterator[Block]:
+def _run_blocks(run: Run, run_no: int, several: bool, limit: int, messages: _Messages) -> Iterator[Block]:
     s = run.session
     b = _Builder(limit)
     b.add(f'<a id="run-{run_no}"></a>\n\n## {md_text(run_title(run, several))} · {md_text(_status(s.status))}\n\n'
@@ -278,7 +300,7 @@ def _run_blocks(run: Run, run_no: int, several: bool, limit: int) -> Iterator[Bl
     yield b.block()
     for kind, item in transcript(s):
         if kind == "segment":
-            yield _segment(item.text)
+            yield messages.block(item.text)
         elif kind == "thinking":
             if item.text.strip():
                 t = _Builder(limit)
@@ -293,7 +315,7 @@ def _run_blocks(run: Run, run_no: int, several: bool, limit: int) -> Iterator[Bl
     final = final_text(s)
     if final:
         yield Block("### Final text (from the result)\n\n")
-        yield _segment(final)
+        yield messages.block(final)
     if s.tool_calls:
         yield Block(f"### Tool calls ({len(s.tool_calls):,})\n\n| # | status | tool | summary | duration |\n"
                     "|---:|---|---|---|---:|\n")
@@ -340,8 +362,9 @@ def blocks(runs: list[Run], limit: int = EXPORT_PAYLOAD_CHARS) -> Iterator[Block
             toc.append(f"{n}. [{md_text(run_title(run, True))}](#run-{n}) {md_text(_status(s.status))} · "
                        f"{md_text(s.model or '?')} · {md_text(tool_counts_line(s))} tool calls\n")
         yield Block("".join(toc) + "\n")
+    messages = _Messages()  # one checking budget for the document
     for n, run in enumerate(runs, 1):
-        yield from _run_blocks(run, n, several, limit)
+        yield from _run_blocks(run, n, several, limit, messages)
 
 
 # -- the size limit ----------------------------------------------------------------------------
