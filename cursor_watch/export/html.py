@@ -46,6 +46,7 @@ MARKDOWN_BUDGET_CHARS = 1_000_000  # characters of Markdown parsed per document 
 MARKDOWN_MESSAGE_CHARS = EXPORT_PAYLOAD_CHARS  # a longer message is shown as text
 SAFE_SCHEMES = frozenset({"http", "https", "mailto"})
 _SCHEME = re.compile(r"\s*([A-Za-z][A-Za-z0-9+.\-]*):")
+_HTML_SPECIAL = re.compile("[&<>\"']")
 TODO_MARK = {"completed": "☑", "in progress": "◐", "pending": "☐", "cancelled": "☒"}
 
 
@@ -54,7 +55,11 @@ TODO_MARK = {"completed": "☑", "in progress": "◐", "pending": "☐", "cancel
 def esc(text: Any, line: bool = False) -> str:
     """Stream text as HTML text: control characters shown (:func:`visible_doc`), ``& < > " '``
     escaped. ``line`` shows newlines and tabs too (one-line fields)."""
-    return html.escape(visible_doc(text if isinstance(text, str) else str(text), line))
+    if text.__class__ is not str:
+        text = str(text)
+    if text.isprintable() and not _HTML_SPECIAL.search(text):  # most short values: nothing to do
+        return text
+    return html.escape(visible_doc(text, line))
 
 
 def attr(text: Any) -> str:
