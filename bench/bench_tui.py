@@ -486,25 +486,24 @@ def _table_phases(app, probe, stall, scale: float = 1.0):
 
 
 def _thinking_shown(transcript) -> bool:
-    shown = getattr(transcript, "show_thinking", None)  # a flag, or (older code) a class on the pane
-    return not transcript.has_class("-hide-thinking") if shown is None else bool(shown)
+    return bool(transcript.show_thinking)
 
 
 def _thinking_step(app):
-    """A ``t`` press: the thinking blocks on screen at the press are hidden (or shown) in the layout."""
-    from cursor_watch.widgets.transcript import ThinkingBlock, Transcript
+    """A ``t`` press: the thinking blocks are hidden (or shown) in the transcript's layout."""
+    from cursor_watch.widgets.transcript import Transcript
 
     transcript = app.run_view().query_one(Transcript)
     hide = _thinking_shown(transcript)
-    blocks = list(transcript.query(ThinkingBlock))
-    want = "none" if hide else "block"
+    height = transcript.virtual_size.height
+    has_thinking = transcript.entry_count("thinking") > 0
 
     def pred() -> bool:
         if _thinking_shown(transcript) == hide:
             return False
-        return all(b.styles.display == want for b in blocks if b.is_attached)
+        return not has_thinking or transcript.virtual_size.height != height
 
-    return "t", pred, lambda: tuple(b for b in blocks if b.is_attached)
+    return "t", pred, lambda: (transcript,)
 
 
 def _transcript_phases(app, probe, stall, scale: float = 1.0):
@@ -565,7 +564,8 @@ def driver_ops(a) -> int:
             prof = _start_profile(a.profile)
             res["phases"] = [await _phase(app, probe, stall, name, steps()) for name, steps in phases]
             _stop_profile(prof, a.profile)
-            res["mounted"] = len(app.run_view().query_one(Transcript).children)
+            start, end = app.run_view().query_one(Transcript).window()
+            res["rendered_entries"] = end - start
             _out(res)
             os._exit(0)
 

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 from rich.text import Text
-from textual.app import App
+from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
@@ -37,7 +37,7 @@ from .screens.runs import RunsScreen
 from .sources import FileSource, Source, SourceError, open_sources
 from .widgets.runs_table import RunRow, RunsTable, make_text
 from .widgets.tool_table import ToolTable
-from .widgets.transcript import ToolMarker
+from .widgets.transcript import Transcript
 
 TICK_HZ = 15
 PREVIEW_MIN_BYTES = 8 << 20  # files this big open on a preview of their tail
@@ -491,19 +491,25 @@ class CursorWatchApp(App):
         return True
 
     def open_detail(self, call_id: str | None) -> None:
-        """Push the detail screen of ``call_id`` (a call of the shown run)."""
+        """Push the detail screen of ``call_id`` (a call of the shown run); with a search on,
+        its matches are highlighted and it opens at the current one."""
         run = self._shown
         if run is None or call_id is None:
             return
         call = run.session.tool_calls.get(call_id)
         if call is None:
             return
-        self.push_screen(ToolDetailScreen(call, run.reread))
+        screen = self._run_screen()
+        search = screen.search if screen is not None else None
+        if search is not None:
+            self.push_screen(ToolDetailScreen(call, run.reread, search.query, screen.current_payload_match(call_id)))
+        else:
+            self.push_screen(ToolDetailScreen(call, run.reread))
 
     def on_tool_table_selected(self, event: ToolTable.Selected) -> None:
         self.open_detail(event.call_id)
 
-    def on_tool_marker_selected(self, event: ToolMarker.Selected) -> None:
+    def on_transcript_call_selected(self, event: Transcript.CallSelected) -> None:
         self.open_detail(event.call_id)
 
     def action_open_detail(self) -> None:
@@ -516,6 +522,33 @@ class CursorWatchApp(App):
 
     def action_help(self) -> None:
         self.push_screen(HelpScreen())
+
+    def get_system_commands(self, screen: Screen):
+        """The command palette (Ctrl+P): Textual's commands, then every action of the screen."""
+        yield from super().get_system_commands(screen)
+        if isinstance(screen, RunScreen):
+            yield SystemCommand("Search the run", "/ : text, thinking, tool calls and their output", screen.action_search)
+            yield SystemCommand("Next match", "n : the next search match", lambda: screen.action_next_match(1))
+            yield SystemCommand("Previous match", "N : the previous search match", lambda: screen.action_next_match(-1))
+            yield SystemCommand("Clear the search", "Escape in the search bar", screen.clear_search)
+            yield SystemCommand("Regular expression search on/off", "Ctrl+R in the search bar",
+                                lambda: screen.query_one("#search-bar").action_toggle_regex())
+            yield SystemCommand("Problems only", "x : only failed, rejected and incomplete tool calls (again: all)",
+                                screen.action_toggle_problems)
+            yield SystemCommand("Filter tool calls", "F : status:NAME tool:NAME and words", screen.action_filter)
+            yield SystemCommand("Clear the tool-call filter", "every call again", screen.clear_filter)
+            yield SystemCommand("Next problem", "p : a failed, rejected or incomplete call, or an error note",
+                                lambda: screen.action_next_problem(1))
+            yield SystemCommand("Previous problem", "P", lambda: screen.action_next_problem(-1))
+            yield SystemCommand("All runs", "Escape : back to the runs list", self.show_runs)
+            yield SystemCommand("Previous run", "[", lambda: self.action_step_run(-1))
+            yield SystemCommand("Next run", "]", lambda: self.action_step_run(1))
+            yield SystemCommand("Follow on/off", "f", screen.action_toggle_follow)
+            yield SystemCommand("Thinking on/off", "t", screen.action_toggle_thinking)
+            yield SystemCommand("Diagnostics on/off", "d", screen.action_toggle_diagnostics)
+            yield SystemCommand("Maximise the pane", "z", screen.action_maximize_pane)
+        elif isinstance(screen, RunsScreen):
+            yield SystemCommand("Filter runs", "/ : by prompt, model, source or state", screen.action_filter_runs)
 
     def refresh_view_now(self) -> None:
         """Re-render the shown run's header at once."""

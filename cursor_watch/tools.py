@@ -20,6 +20,11 @@ SUCCESS_OUTCOMES = frozenset({"success", "complete", "registered", "startSuccess
 # tolerates pid and sandboxPolicy).
 RESULT_SIBLINGS = frozenset({"isBackground", "pid", "sandboxPolicy"})
 
+# A shell result's ``interleavedOutput`` is its ``stdout`` and ``stderr`` again, interleaved
+# (every real capture with shell output: maestro-02, crew); the detail shows it only when
+# they are absent, and a search doesn't count its matches twice.
+DUPLICATE_OUTPUT = ("interleavedOutput", ("stdout", "stderr"))
+
 STATUS_RUNNING = "running"
 STATUS_SUCCESS = "success"
 STATUS_FAILURE = "failure"
@@ -269,7 +274,7 @@ def _lines(text: str) -> int:
     return text.count("\n") + (1 if text and not text.endswith("\n") else 0)
 
 
-def cut_text(text: Any, limit: int = DETAIL_TEXT_LIMIT) -> str:
+def cut_payload(text: Any, limit: int = DETAIL_TEXT_LIMIT) -> str:
     """The first ``DETAIL_LINE_LIMIT`` lines / ``limit`` characters, with a note saying how
     much was left out."""
     s = _s(text)
@@ -400,11 +405,11 @@ def _tool_sections(tool: str, a: dict, outcome: str, p: dict, limit: int) -> lis
             fields.append(("timeout", f"{a.get('timeout')} ms"))
         out.append(Section("shell", "fields", fields))
         if p.get("stdout"):
-            out.append(Section("stdout", "text", cut_text(p["stdout"], limit)))
+            out.append(Section("stdout", "text", cut_payload(p["stdout"], limit)))
         if p.get("stderr"):
-            out.append(Section("stderr", "text", cut_text(p["stderr"], limit)))
+            out.append(Section("stderr", "text", cut_payload(p["stderr"], limit)))
         if not p.get("stdout") and not p.get("stderr") and p.get("interleavedOutput"):
-            out.append(Section("output", "text", cut_text(p["interleavedOutput"], limit)))
+            out.append(Section("output", "text", cut_payload(p["interleavedOutput"], limit)))
     elif tool == "read":
         path = _s(a.get("path") or p.get("path"))
         fields = [("path", path)]
@@ -418,7 +423,7 @@ def _tool_sections(tool: str, a: dict, outcome: str, p: dict, limit: int) -> lis
             fields.append(("exceeded limit", "yes"))
         out.append(Section("read", "fields", fields))
         if "content" in p:
-            out.append(Section("content", "code", cut_text(p.get("content"), limit), language=path))
+            out.append(Section("content", "code", cut_payload(p.get("content"), limit), language=path))
     elif tool == "edit":
         path = _s(a.get("path") or p.get("path"))
         fields = [("path", path)]
@@ -428,9 +433,9 @@ def _tool_sections(tool: str, a: dict, outcome: str, p: dict, limit: int) -> lis
             fields.append(("message", _s(p["message"])))
         out.append(Section("edit", "fields", fields))
         if p.get("diffString"):
-            out.append(Section("diff", "diff", cut_text(p["diffString"], limit)))
+            out.append(Section("diff", "diff", cut_payload(p["diffString"], limit)))
         elif a.get("streamContent"):
-            out.append(Section("new content", "code", cut_text(a["streamContent"], limit), language=path))
+            out.append(Section("new content", "code", cut_payload(a["streamContent"], limit), language=path))
         else:
             for key in ("strReplace", "applyPatch", "multiStrReplace"):
                 if key in a:
@@ -440,7 +445,7 @@ def _tool_sections(tool: str, a: dict, outcome: str, p: dict, limit: int) -> lis
         fields = [("path", path)] + [(k, _s(p[k])) for k in ("linesCreated", "fileSize", "linesAdded") if k in p]
         out.append(Section("write", "fields", fields))
         if a.get("fileText") is not None:
-            out.append(Section("text", "code", cut_text(a.get("fileText"), limit), language=path))
+            out.append(Section("text", "code", cut_payload(a.get("fileText"), limit), language=path))
     elif tool == "grep":
         fields = [("pattern", _s(a.get("pattern") or p.get("pattern"))), ("path", _s(a.get("path") or p.get("path")))]
         out.append(Section("grep", "fields", fields))
@@ -466,7 +471,7 @@ def _tool_sections(tool: str, a: dict, outcome: str, p: dict, limit: int) -> lis
                                               ("directory", _s(a.get("targetDirectory") or p.get("path"))),
                                               ("files", _s(p.get("totalFiles", len(files))))]))
         if files:
-            out.append(Section("files", "text", cut_text("\n".join(_s(f) for f in files), limit)))
+            out.append(Section("files", "text", cut_payload("\n".join(_s(f) for f in files), limit)))
     elif tool == "updateTodos":
         todos = p.get("todos") if isinstance(p.get("todos"), list) else a.get("todos")
         items = [(todo_status(t.get("status")), _s(t.get("content"))) for t in todos or [] if isinstance(t, dict)]
@@ -474,23 +479,23 @@ def _tool_sections(tool: str, a: dict, outcome: str, p: dict, limit: int) -> lis
     elif tool == "webFetch":
         out.append(Section("webFetch", "fields", [("url", _s(a.get("url") or p.get("url")))]))
         if p.get("markdown"):
-            out.append(Section("page", "markdown", cut_text(p["markdown"], limit)))
+            out.append(Section("page", "markdown", cut_payload(p["markdown"], limit)))
     elif tool == "webSearch":
         out.append(Section("webSearch", "fields", [("search", _s(a.get("searchTerm") or a.get("query")))]))
         refs = p.get("references")
         if isinstance(refs, list) and refs:
             md = "\n\n".join(f"**{_s(r.get('title'))}**  \n{_s(r.get('url'))}\n\n{_s(r.get('chunk'))[:2000]}"
                              for r in refs if isinstance(r, dict))
-            out.append(Section("references", "markdown", cut_text(md, limit)))
+            out.append(Section("references", "markdown", cut_payload(md, limit)))
     elif tool == "task":
         out.append(Section("task", "fields", [("description", _s(a.get("description"))), ("model", _s(a.get("model")))]))
         if a.get("prompt"):
-            out.append(Section("prompt", "text", cut_text(a["prompt"], limit)))
+            out.append(Section("prompt", "text", cut_payload(a["prompt"], limit)))
         steps = p.get("conversationSteps")
         texts = [_s(st.get("assistantMessage", {}).get("text")) for st in steps or [] if isinstance(st, dict)
                  and isinstance(st.get("assistantMessage"), dict)]
         if texts:
-            out.append(Section("sub-agent said", "markdown", cut_text("\n\n".join(texts), limit)))
+            out.append(Section("sub-agent said", "markdown", cut_payload("\n\n".join(texts), limit)))
     elif tool == "mcp":
         out.append(Section("mcp", "fields", [("tool", _s(a.get("toolName") or a.get("name"))),
                                              ("server", _s(a.get("providerIdentifier")))]))
@@ -500,5 +505,5 @@ def _tool_sections(tool: str, a: dict, outcome: str, p: dict, limit: int) -> lis
             t = c.get("text") if isinstance(c, dict) else None
             texts.append(_s(t.get("text")) if isinstance(t, dict) else _s(t))
         if texts:
-            out.append(Section("content", "text", cut_text("\n".join(texts), limit)))
+            out.append(Section("content", "text", cut_payload("\n".join(texts), limit)))
     return out

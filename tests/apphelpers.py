@@ -32,12 +32,14 @@ def text_of(widget) -> str:
 
 
 def screen_text(screen) -> str:
-    """All Static and Markdown text on a screen, in order, runs of spaces folded to one."""
+    """All Static and Markdown text on a screen and the transcript's lines, in order, runs of spaces folded to one."""
     from textual.widgets import Markdown, Static
 
     parts = []
     for w in screen.query("*"):
-        if isinstance(w, Markdown):
+        if hasattr(w, "rendered_text"):  # the transcript: a Line-API view
+            parts.append(" ".join(line.strip() for line in w.rendered_text().splitlines()))  # unwrapped
+        elif isinstance(w, Markdown):
             parts.append(w.source)
         elif isinstance(w, Static):
             parts.append(text_of(w))

@@ -8,7 +8,7 @@ from cursor_watch.payloads import call_detail, load_call_events
 from cursor_watch.runner import Monitor
 from cursor_watch.safe import visible_doc
 from cursor_watch.sources import FileSource
-from cursor_watch.tools import DETAIL_LINE_LIMIT, cut_text, detail_sections, lexer_for
+from cursor_watch.tools import DETAIL_LINE_LIMIT, cut_payload, detail_sections, lexer_for
 
 
 def _line(obj: dict) -> bytes:
@@ -69,11 +69,11 @@ def test_file_source_rereads_through_one_descriptor_and_releases_it(tmp_path):
 
 
 def test_payloads_are_cut_at_the_limit_with_a_note_saying_how_much():
-    assert cut_text("abcdef", 4) == "abcd\n… 2 more characters not shown"
-    assert cut_text("a\nb\nc\n", 2) == "a\n\n… 2 more lines (4 characters) not shown"
-    assert cut_text("a\nbcd\nef", 3) == "a\nb\n… 1 more line (5 characters) not shown"
+    assert cut_payload("abcdef", 4) == "abcd\n… 2 more characters not shown"
+    assert cut_payload("a\nb\nc\n", 2) == "a\n\n… 2 more lines (4 characters) not shown"
+    assert cut_payload("a\nbcd\nef", 3) == "a\nb\n… 1 more line (5 characters) not shown"
     long = "\n".join(f"line {i}" for i in range(DETAIL_LINE_LIMIT + 5))
-    cut = cut_text(long, 10**9)
+    cut = cut_payload(long, 10**9)
     assert cut.count("\n") == DETAIL_LINE_LIMIT and cut.endswith("… 5 more lines (50 characters) not shown")
     sections = detail_sections("shell", {"command": "x"}, {"success": {"stdout": "y" * 500}}, limit=100)
     stdout = next(s for s in sections if s.title == "stdout")

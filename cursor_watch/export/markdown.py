@@ -40,7 +40,7 @@ from ..payloads import call_detail
 from ..plain import STATUS_STYLE, dumps_json, format_ms
 from ..runs import Run
 from ..safe import visible_doc
-from ..tools import Section, cut_text, lexer_for
+from ..tools import Section, cut_payload, lexer_for
 from .common import EXPORT_PAYLOAD_CHARS, call_facts, final_text, run_facts, run_title, tool_counts_line, transcript
 from .html import MARKDOWN_BUDGET_CHARS, MARKDOWN_MESSAGE_CHARS, RUN_SYMBOL, safe_link
 
@@ -49,7 +49,7 @@ _ESCAPE = {ord(c): "\\" + c for c in "\\`*_[]<>#|~&$"}
 _BLOCK_START = frozenset("-+=>:")
 _ORDERED = re.compile(r"^(\d+)([.)])")
 _INFO = re.compile(r"[^A-Za-z0-9_+#.-]")
-_CUT_NOTE_CHARS = 60  # what cutting one payload adds (cut_text's note), for the size estimate
+_CUT_NOTE_CHARS = 60  # what cutting one payload adds (cut_payload's note), for the size estimate
 TODO_BOX = {"completed": "[x]", "in progress": "[ ]", "pending": "[ ]", "cancelled": "[x]"}
 
 
@@ -189,7 +189,7 @@ class _Builder:
     def payload(self, body: str, info: str = "", cut: bool = True) -> None:
         """A payload as its own fenced block (``cut`` False: already cut by the caller)."""
         self.payloads.append(len(body))
-        shown = cut_text(body, self.limit) if cut else body
+        shown = cut_payload(body, self.limit) if cut else body
         self.payload_chars += len(shown)
         self.parts.append(fenced(shown, info) + "\n\n")
 

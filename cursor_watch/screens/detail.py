@@ -1,4 +1,8 @@
-"""The tool-call detail screen: a call in full, read back from the source by offset."""
+"""The tool-call detail screen: a call in full, read back from the source by offset.
+
+Opened from a search, it highlights the query's matches in the arguments and result, lists
+them with their context at the top, and opens scrolled to the current one.
+"""
 
 from __future__ import annotations
 
@@ -19,7 +23,8 @@ from ..model import ToolCall
 from ..plain import STATUS_STYLE, dumps_json, format_ms
 from ..safe import visible, visible_line
 from ..payloads import load_call_events
-from ..tools import Section, detail_sections, lexer_for
+from ..search import Query, payload_strings
+from ..tools import Section, cut_payload, detail_sections, lexer_for
 
 CHECK = {"completed": ("☑", "green"), "in progress": ("◐", "cyan"), "pending": ("☐", ""), "cancelled": ("☒", "dim")}
 
@@ -58,31 +63,58 @@ def call_header(call: ToolCall) -> Table:
     return grid
 
 
-def render_section(section: Section) -> Any:
-    """A renderable (or a Markdown widget) for one section."""
+MATCH_STYLE = "black on yellow"
+CURRENT_STYLE = "bold black on dark_orange"
+MAX_EXCERPTS = 100
+
+
+def _mark_text(t: Text, query: Query | None) -> Text:
+    if query is not None:
+        for a, b in query.spans(t.plain):
+            t.stylize(MATCH_STYLE, a, b)
+    return t
+
+
+def _mark_syntax(syntax: Syntax, code: str, query: Query | None, current: int = -1) -> Syntax:
+    """Highlight matches in a Syntax block (positions are (line, column), lines from 1)."""
+    if query is None:
+        return syntax
+    for n, (a, b) in enumerate(query.spans(code)):
+        la, ca = code.count("\n", 0, a) + 1, a - (code.rfind("\n", 0, a) + 1)
+        lb, cb = code.count("\n", 0, b) + 1, b - (code.rfind("\n", 0, b) + 1)
+        syntax.stylize_range(CURRENT_STYLE if n == current else MATCH_STYLE, (la, ca), (lb, cb))
+    return syntax
+
+
+def render_section(section: Section, query: Query | None = None, current: int = -1) -> Any:
+    """A renderable (or a Markdown widget) for one section; ``query``'s matches highlighted
+    (the ``current``-th of this section's text in a stronger colour)."""
     body = section.body
     if section.kind == "fields":
         grid = Table.grid(padding=(0, 2))
         grid.add_column(style="bold", no_wrap=True)
         grid.add_column()
         for label, value in body:
-            grid.add_row(label, Text(visible(str(value))))
+            grid.add_row(label, _mark_text(Text(visible(str(value))), query))
         return grid
     if section.kind == "code":
         code = visible(body)
         lexer = lexer_for(section.language, code) if section.language else "text"
-        return Syntax(code, lexer, line_numbers=True, word_wrap=True, theme="monokai")
+        return _mark_syntax(Syntax(code, lexer, line_numbers=True, word_wrap=True, theme="monokai"), code, query,
+                            current)
     if section.kind == "diff":
-        return Syntax(visible(body), "diff", word_wrap=True, theme="monokai")
+        code = visible(body)
+        return _mark_syntax(Syntax(code, "diff", word_wrap=True, theme="monokai"), code, query, current)
     if section.kind == "json":
-        return Syntax(dumps_json(body).decode(), "json", word_wrap=True, theme="monokai")
+        code = dumps_json(body).decode()
+        return _mark_syntax(Syntax(code, "json", word_wrap=True, theme="monokai"), code, query)
     if section.kind == "checklist":
         t = Text()
         for state, text in body:
             mark, style = CHECK.get(state, ("☐", ""))
             t.append(f"{mark} ", style=style)
             t.append(visible_line(text) + "\n", style="strike dim" if state == "cancelled" else style)
-        return t
+        return _mark_text(t, query)
     if section.kind == "matches":
         parts = []
         for file, lines in body:
@@ -91,11 +123,50 @@ def render_section(section: Section) -> Any:
                 t.append("\n")
                 t.append(f"{number if number is not None else '':>6}: ", style="green")
                 t.append(visible_line(text))
-            parts.append(t)
+            parts.append(_mark_text(t, query))
         return Group(*parts)
     if section.kind == "markdown":
         return Markdown(visible(body), open_links=False)
-    return Text(visible(str(body)))
+    t = _mark_text(Text(visible(str(body))), query)
+    if query is not None and current >= 0:
+        spans = query.spans(t.plain)
+        if current < len(spans):
+            t.stylize(CURRENT_STYLE, *spans[current])
+    return t
+
+
+def payload_matches(query: Query, args: Any, result: Any) -> list[tuple[str, int, int]]:
+    """Every match in a call's payload, in the search's order: ``(string, start, end)``.
+
+    The order is the one :func:`cursor_watch.search.payload_count` counts in (the strings
+    of the arguments, then of the result), so match ``k`` of a search is entry ``k`` here.
+    """
+    out = []
+    for part in (args, result):
+        if part is not None:
+            for string in payload_strings(part):
+                out += [(string, a, b) for a, b in query.spans(string)]
+    return out
+
+
+def excerpt(string: str, a: int, b: int, current: bool, width: int = 160) -> Text:
+    """The line around a match, cut to about ``width`` characters, the match highlighted."""
+    start = string.rfind("\n", 0, a) + 1
+    end = string.find("\n", b)
+    end = len(string) if end < 0 else end
+    lo = max(start, a - width // 2)
+    hi = min(end, max(b, lo + width))
+    line = Text("▶ " if current else "  ", style="bold")
+    number = string.count("\n", 0, a) + 1
+    line.append(f"line {number:>5}: ", style="dim")
+    if lo > start:
+        line.append("…", style="dim")
+    line.append(visible_line(string[lo:a]))
+    line.append(visible_line(string[a:b]), style=CURRENT_STYLE if current else MATCH_STYLE)
+    line.append(visible_line(string[b:hi]))
+    if hi < end:
+        line.append("…", style="dim")
+    return line
 
 
 class ToolDetailScreen(Screen):
@@ -109,10 +180,14 @@ class ToolDetailScreen(Screen):
     ToolDetailScreen .note { color: $warning; }
     """
 
-    def __init__(self, call: ToolCall, reread) -> None:
+    def __init__(self, call: ToolCall, reread, query: Query | None = None, match: int = -1) -> None:
         super().__init__()
         self.call = call
         self._reread = reread
+        self.search_query = query  # (not `query`: that is Textual's DOM query)
+        self.match = match  # the search's current match within this call's payload (-1: none)
+        self._target: Any = None  # (widget, line): the current match in the section that shows it
+        self._excerpt: Any = None  # (widget, line): else its line in the list of matches
 
     def compose(self) -> ComposeResult:
         call = self.call
@@ -127,13 +202,58 @@ class ToolDetailScreen(Screen):
             args, result, note = load_call_events(call, self._reread)
             if note:
                 yield Static(Text(note), classes="note")
+            query = self.search_query
+            found = payload_matches(query, args, result) if query is not None else []
+            current = found[self.match] if 0 <= self.match < len(found) else None
+            if query is not None:
+                yield from self._search_section(query, found, current)
             sections = detail_sections(call.tool, args, result)
             specific = any(s.kind != "json" for s in sections)
             for section in sections:
-                rendered = render_section(section)
+                mark = -1
+                if current is not None and self._target is None and section.kind in ("text", "code", "diff"):
+                    string, a, _b = current
+                    if section.body == cut_payload(string) and a < len(section.body):
+                        # the section shows the current match's string: open there, on its line
+                        mark = sum(1 for x, _ in query.spans(string) if x < a)
+                rendered = render_section(section, query, mark)
                 if section.kind == "json" and specific:
                     with Collapsible(title=f"raw {section.title} (JSON)", collapsed=True):
                         yield Static(rendered)
                     continue
                 yield Static(Text(section.title), classes="section-title")
-                yield rendered if isinstance(rendered, Markdown) else Static(rendered)
+                widget = rendered if isinstance(rendered, Markdown) else Static(rendered)
+                if mark >= 0:
+                    self._target = (widget, current[0].count("\n", 0, current[1]))
+                yield widget
+
+    def _search_section(self, query: Query, found: list, current: Any) -> Any:
+        """The matches of the search in this call, each with its line of context."""
+        title = Text(f"search: {len(found):,} match{'es' if len(found) != 1 else ''} for ", style="")
+        title.append(visible_line(query.text), style=MATCH_STYLE)
+        title.append(" in this call's arguments and result" + (" (regular expression)" if query.regex else ""))
+        yield Static(title, classes="section-title")
+        lines = Text()
+        shown = found[:MAX_EXCERPTS]
+        if current is not None and current not in shown:
+            shown.append(current)
+        for n, (string, a, b) in enumerate(shown):
+            if n:
+                lines.append("\n")
+            lines.append_text(excerpt(string, a, b, (string, a, b) == current))
+        if len(found) > MAX_EXCERPTS:
+            lines.append(f"\n  … {len(found) - MAX_EXCERPTS:,} more", style="dim")
+        widget = Static(lines, id="search-matches")
+        if current is not None:
+            self._excerpt = (widget, shown.index(current))
+        yield widget
+
+    def on_mount(self) -> None:
+        if self._target is not None or self._excerpt is not None:
+            self.call_after_refresh(self._scroll_to_target)
+
+    def _scroll_to_target(self) -> None:
+        widget, line = self._target or self._excerpt
+        body = self.query_one("#detail-body", VerticalScroll)
+        y = widget.virtual_region.y + line
+        body.scroll_to(y=max(0, y - body.size.height // 3), animate=False, immediate=True)

@@ -13,14 +13,30 @@ from textual.widgets import Static
 KEYS = (
     ("q", "quit (a spawned command is terminated)"),
     ("Enter", "open the highlighted tool call's detail"),
-    ("Escape", "back from a detail or this help"),
+    ("Escape", "back from a detail or this help; from a run, back to the runs list"),
+    ("[ / ]", "the previous / next run"),
     ("f", "toggle follow (stick to the newest output)"),
     ("End", "jump to the latest and follow again"),
+    ("Home", "in the transcript: the start of the run"),
     ("t", "show or hide thinking"),
     ("d", "show or hide diagnostics (invalid lines, unknown events, stderr)"),
+    ("z", "maximise the focused pane (again to restore)"),
     ("Tab / Shift+Tab", "move between transcript, tool calls and diagnostics"),
-    ("↑ ↓ PgUp PgDn Home", "scroll or move in the focused pane"),
+    ("↑ ↓ PgUp PgDn", "scroll or move in the focused pane"),
+    ("Ctrl+P", "the command palette (every action by name)"),
     ("?", "this help"),
+)
+FIND_KEYS = (
+    ("/", "search the run as you type: prompt, text, thinking, notes, tool summaries and payloads "
+          "(arguments, shell output, file contents, diffs, fetched pages)"),
+    ("Enter", "in the search bar: keep the search; on a match inside a tool call, open it at the match"),
+    ("Escape", "in the search bar: clear the search"),
+    ("Ctrl+R", "in the search bar: regular expression on/off"),
+    ("n / N", "the next / previous match, in stream order, wrapping (i/N in the bar)"),
+    ("x", "tool calls: problems only (failed, rejected, incomplete); again for all"),
+    ("F", "filter tool calls: status:NAME tool:NAME and words (Escape clears)"),
+    ("p / P", "the next / previous problem: a failed, rejected or incomplete call, or an error note"),
+    ("/ (runs list)", "filter the runs by prompt, model, source or state"),
 )
 STATES = (
     ("connecting", "no event yet"),
@@ -46,6 +62,11 @@ class HelpScreen(ModalScreen):
         keys.add_column()
         for k, v in KEYS:
             keys.add_row(k, v)
+        find = Table.grid(padding=(0, 2))
+        find.add_column(style="bold cyan", no_wrap=True)
+        find.add_column()
+        for k, v in FIND_KEYS:
+            find.add_row(k, v)
         states = Table.grid(padding=(0, 2))
         states.add_column(style="bold", no_wrap=True)
         states.add_column()
@@ -54,6 +75,8 @@ class HelpScreen(ModalScreen):
         with VerticalScroll():
             yield Static(Text("cursor-watch keys", style="bold"))
             yield Static(keys)
+            yield Static(Text("\nfind things (smart case: case-insensitive unless you type a capital)", style="bold"))
+            yield Static(find)
             yield Static(Text("\nheader states", style="bold"))
             yield Static(states)
             yield Static(Text("\nEscape closes this help.", style="dim"))

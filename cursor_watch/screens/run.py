@@ -16,15 +16,17 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer
+from textual.widgets import Footer, Static
 
 from .. import model as m
 from ..runs import Run, RunActivity
 from ..sources import FileSource
 from ..widgets.diagnostics import DiagnosticsPane
 from ..widgets.header import LiveState, SessionHeader
+from ..widgets.query_bar import QueryBar
 from ..widgets.tool_table import ToolTable, ToolTableHeader
 from ..widgets.transcript import Transcript
+from .finder import Finder
 
 IDLE_AFTER_S = 5.0  # no event for this long: the header says "idle for N s"
 
@@ -35,8 +37,17 @@ class ToolsPane(Vertical):
     ALLOW_MAXIMIZE = True
 
 
-class RunScreen(Screen):
-    """One run, live: header, transcript | tool calls, diagnostics (toggled), footer.
+class FilterLine(Static):
+    """Above the tool table's titles while a filter is on: the filter and ``N of M calls``."""
+
+    DEFAULT_CSS = """
+    FilterLine { height: 1; background: $warning 20%; display: none; }
+    """
+
+
+class RunScreen(Finder, Screen):
+    """One run, live: header, transcript | tool calls, diagnostics (toggled), search and
+    filter bars, footer. Search, filters and problem jumps: :class:`~.finder.Finder`.
 
     Args:
         run: the run shown.
@@ -49,12 +60,19 @@ class RunScreen(Screen):
 
     BINDINGS = [
         Binding("escape", "app.show_runs", "All runs", id="runs"),
-        Binding("left_square_bracket", "app.step_run(-1)", "Prev run", id="prev_run"),
-        Binding("right_square_bracket", "app.step_run(1)", "Next run", id="next_run"),
+        Binding("left_square_bracket", "app.step_run(-1)", "Prev run", id="prev_run", show=False),
+        Binding("right_square_bracket", "app.step_run(1)", "Next run", id="next_run", show=False),
         Binding("f", "toggle_follow", "Follow", id="follow"),
         Binding("t", "toggle_thinking", "Thinking", id="thinking"),
         Binding("d", "toggle_diagnostics", "Diagnostics", id="diagnostics"),
         Binding("z", "maximize_pane", "Zoom", id="zoom"),
+        Binding("slash", "search", "Search", id="search"),
+        Binding("n", "next_match(1)", "Next match", id="next_match", show=False),
+        Binding("N", "next_match(-1)", "Prev match", id="prev_match", show=False),
+        Binding("x", "toggle_problems", "Problems", id="problems"),
+        Binding("F", "filter", "Filter", id="filter"),
+        Binding("p", "next_problem(1)", "Problem", id="next_problem"),
+        Binding("P", "next_problem(-1)", "Prev problem", id="prev_problem", show=False),
     ]
 
     def __init__(self, run: Run, feed: Any, activity: RunActivity, *, clock: Callable[[], float],
@@ -74,6 +92,7 @@ class RunScreen(Screen):
         self._seen_ts_at = 0.0
         self._built = False
         self.preview: tuple[Any, str] | None = None  # (preview session, note) for a big file's tail
+        self._finder_init()
 
     @property
     def session(self) -> m.Session:
@@ -87,9 +106,13 @@ class RunScreen(Screen):
         with Horizontal(id="body"):
             yield Transcript(id="transcript", show_thinking=self._show_thinking)
             with ToolsPane(id="tools"):
+                yield FilterLine(id="filter-line")
                 yield ToolTableHeader()
                 yield ToolTable(id="tool-table")
         yield DiagnosticsPane(id="diagnostics")
+        yield QueryBar("/", "search the run: text, thinking, tool calls and their output (Ctrl+R: regex)",
+                       regex_toggle=True, id="search-bar")
+        yield QueryBar("filter", "status:failure tool:shell words… (x: problems only)", id="filter-bar")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -202,11 +225,13 @@ class RunScreen(Screen):
                     lines.append(f"source: {s.notes[key].text}")
             table.update(s, calls, now_ms, follow=transcript.following)
             diagnostics.add(lines)
+            self.finder_changed(changes)
         diagnostics.add([f"stderr: {line}" for line in stderr])
         transcript.flush_streams(s)
         if slow:
             self._last_slow_tick = now
             table.tick(s, now_ms)
+            self.finder_tick()
         header.show(s, self.live_state(watch_ended))
 
     def refresh_now(self, watch_ended: bool = False) -> None:

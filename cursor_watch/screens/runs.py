@@ -1,7 +1,8 @@
 """The runs list: every run of every watched source, one row each (issue 9).
 
 Enter opens a run in the run view (:class:`~cursor_watch.screens.run.RunScreen`); Escape there
-comes back here, to the same row. The app fills the rows at its tick.
+comes back here, to the same row. The app fills the rows at its tick. ``/`` filters the rows
+by prompt, model, source and state (the search's smart-case rule).
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
+from ..search import Query, QueryError
+from ..widgets.query_bar import QueryBar
 from ..widgets.runs_table import RunRow, RunsTable, RunsTableHeader
 
 
@@ -27,15 +30,23 @@ class RunsSummary(Static):
 class RunsScreen(Screen):
     """The list of runs (the app's first screen when it watches several runs)."""
 
-    BINDINGS = [Binding("enter", "open_run", "Open run", id="open_run", show=True)]
+    BINDINGS = [Binding("enter", "open_run", "Open run", id="open_run", show=True),
+                Binding("slash", "filter_runs", "Filter runs", id="filter_runs")]
     DEFAULT_CSS = """
     RunsScreen RunsTableHeader { margin-top: 0; }
     """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._all: list[RunRow] = []
+        self._query: Query | None = None
+        self._query_error = ""
 
     def compose(self) -> ComposeResult:
         yield RunsSummary(Text(" cursor-watch ", style="bold reverse"), id="runs-summary")
         yield RunsTableHeader()
         yield RunsTable(id="runs-table")
+        yield QueryBar("runs /", "filter runs by prompt, model, source or state", id="runs-filter")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -48,9 +59,52 @@ class RunsScreen(Screen):
             line = self.query_one(RunsSummary)
         except NoMatches:
             return False
-        table.set_rows(rows)
-        line.update(summary)
+        self._all = rows
+        table.set_rows(self._filtered(rows))
+        line.update(summary, layout=False)  # one line high whatever it says: no layout
         return True
+
+    def _filtered(self, rows: list[RunRow]) -> list[RunRow]:
+        query = self._query
+        if query is None:
+            return rows
+        return [r for r in rows if query.matches(row_text(r))]
 
     def action_open_run(self) -> None:
         self.query_one(RunsTable).action_select()
+
+    def action_filter_runs(self) -> None:
+        """``/``: type to keep the runs whose prompt, model, source or state match."""
+        self.query_one("#runs-filter", QueryBar).open()
+
+    def on_query_bar_changed(self, event: QueryBar.Changed) -> None:
+        event.stop()
+        bar = event.bar
+        try:
+            self._query = Query(event.value) if event.value else None
+        except QueryError as err:
+            bar.set_status(str(err), error=True)
+            return
+        rows = self._filtered(self._all)
+        self.query_one(RunsTable).set_rows(rows)
+        if self._query is None:
+            bar.set_status("")
+        elif rows:
+            bar.set_status(f"{len(rows):,} of {len(self._all):,} runs")
+        else:
+            bar.set_status("no runs match")
+
+    def on_query_bar_submitted(self, event: QueryBar.Submitted) -> None:
+        event.stop()
+        self.query_one(RunsTable).focus()
+
+    def on_query_bar_cleared(self, event: QueryBar.Cleared) -> None:
+        event.stop()
+        self._query = None
+        self.query_one(RunsTable).set_rows(self._all)
+        self.query_one(RunsTable).focus()
+
+
+def row_text(row: RunRow) -> str:
+    """What ``/`` on the runs list searches: source, state, model and prompt."""
+    return f"{row.source}\n{row.state}\n{row.model}\n{row.prompt}"

@@ -19,7 +19,7 @@ class DiagnosticsPane(Log):
     DiagnosticsPane.-shown { display: block; }
     """
 
-    BINDINGS = [Binding("tab", "app.focus_next", "Pane")]
+    BINDINGS = [Binding("tab", "app.focus_next", "Pane", show=False)]
 
     def __init__(self, **kwargs) -> None:
         super().__init__(max_lines=20_000, **kwargs)

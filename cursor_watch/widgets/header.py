@@ -60,9 +60,19 @@ class SessionHeader(Static):
     }
     """
 
+    _shown: tuple | None = None
+
     def show(self, session: Session, live: LiveState) -> None:
-        """Re-render from the model and the live state."""
-        self.update(render_header(session, live))
+        """Re-render from the model and the live state (only when what it shows changed).
+
+        The header is two lines high whatever it holds, so an update never needs a layout:
+        a layout 15 times a second re-rendered every widget on the screen.
+        """
+        header = render_header(session, live)
+        key = tuple((line.plain, tuple(line.spans)) for line in header.renderables)
+        if key != self._shown:
+            self._shown = key
+            self.update(header, layout=False)
 
 
 def render_header(s: Session, live: LiveState) -> Group:

@@ -5,7 +5,9 @@ long agent runs reach 100k tool calls, so this is a Line-API view: only the rows
 screen are rendered, each row's strip is cached until its call changes, and an
 update or a new row costs the same with 10 rows or 100,000. The table keeps nothing
 per row: row ``i`` is ``session.tool_calls.at(i + 1)``, so its memory does not grow
-with the stream (old calls are read back from the session's spill file).
+with the stream (old calls are read back from the session's spill file). With a filter
+(:mod:`cursor_watch.filters`), row ``i`` is the ``i``-th call that passes it (an array of
+call indices, 8 bytes a row).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widgets import Static
 
+from ..filters import FilteredCalls
 from ..model import Session, ToolCall
 from ..plain import STATUS_STYLE, format_ms
 from ..safe import visible_line
@@ -141,8 +144,8 @@ class ToolTable(ScrollView, can_focus=True):
         Binding("pageup", "page(-1)", "Page up", show=False),
         Binding("pagedown", "page(1)", "Page down", show=False),
         Binding("home", "cursor_home", "First", show=False),
-        Binding("end", "app.jump_end", "Latest"),
-        Binding("tab", "app.focus_next", "Pane"),
+        Binding("end", "app.jump_end", "Latest", show=False),
+        Binding("tab", "app.focus_next", "Pane", show=False),
     ]
 
     class Selected(Message):
@@ -160,13 +163,48 @@ class ToolTable(ScrollView, can_focus=True):
         self._now_ms = 0.0
         self.cursor_row = 0
         self._seen = Widths()
+        self._filtered: FilteredCalls | None = None
 
     # -- data ------------------------------------------------------------------------
 
     @property
     def row_count(self) -> int:
-        """Number of rows."""
+        """Number of rows (the calls that pass the filter, when there is one)."""
         return self._rows
+
+    @property
+    def filtered(self) -> FilteredCalls | None:
+        """The filter's rows, or None when every call is shown."""
+        return self._filtered
+
+    def set_filter(self, filtered: FilteredCalls | None) -> None:
+        """Show only the calls of ``filtered`` (None: every call); the cursor stays on its call."""
+        call = self._call(self.cursor_row) if self._rows else None
+        self._filtered = filtered
+        self._strips.clear()
+        self._resize_rows()
+        if call is not None:
+            self.move_cursor(self.row_of(call.index) if self.row_of(call.index) is not None
+                             else (filtered.nearest_row(call.index) if filtered is not None else call.index - 1))
+        self.refresh()
+
+    def row_of(self, index: int) -> int | None:
+        """The row of call ``index`` (1-based), or None when the filter hides it."""
+        if self._filtered is None:
+            return index - 1 if self._session is not None and 1 <= index <= len(self._session.tool_calls) else None
+        return self._filtered.row_of(index)
+
+    def _total_rows(self) -> int:
+        if self._session is None:
+            return 0
+        return len(self._filtered.rows) if self._filtered is not None else len(self._session.tool_calls)
+
+    def _resize_rows(self) -> None:
+        self._rows = self._total_rows()
+        self._seen.rows = len(self._session.tool_calls) if self._session is not None else 0
+        self.virtual_size = Size(self.scrollable_content_region.width, self._rows)
+        if self._rows and self.cursor_row >= self._rows:
+            self.cursor_row = self._rows - 1
 
     def update(self, session: Session, call_ids: list[str], now_ms: float, follow: bool = True) -> None:
         """New rows up to ``len(session.tool_calls)``; re-render the rows of ``call_ids``.
@@ -184,13 +222,25 @@ class ToolTable(ScrollView, can_focus=True):
         seen.status = max([seen.status] + [len(st) + 2 for st, n in session.tool_counts.items() if n])
         if not self._rows and len(session.tool_calls):  # opened on a run under way: its recent calls
             seen.tool = max([seen.tool] + [len(c.tool) for c in session.tool_calls.hot_values()])
+        filtered = self._filtered
+        rows_before = len(filtered.rows) if filtered is not None else -1
         for cid in call_ids:
             call = session.tool_calls.peek(cid)  # an update is to a recent call, in memory
             if call is not None:
                 seen.tool = max(seen.tool, len(call.tool))
-            self._changed(call.index - 1 if call is not None else None)
-        if len(session.tool_calls) != self._rows or seen.key() != before:
-            self._rows = seen.rows = len(session.tool_calls)
+                if filtered is not None:
+                    filtered.update(call)
+            if call is None:
+                self._changed(None)  # an old call changed (read back from disk): every row again
+            elif filtered is None:
+                self._changed(call.index - 1)
+            elif (row := filtered.row_of(call.index)) is not None:
+                self._changed(row)
+        if filtered is not None and len(filtered.rows) != rows_before:
+            self._strips.clear()  # a row came or went in the middle: the rows below moved
+        if self._total_rows() != self._rows or seen.key() != before or seen.rows != len(session.tool_calls):
+            self._rows = self._total_rows()
+            seen.rows = len(session.tool_calls)
             self.virtual_size = Size(self.scrollable_content_region.width, self._rows)
             if seen.key() != before:
                 self._strips.clear()  # a column widens: every row moves
@@ -203,8 +253,9 @@ class ToolTable(ScrollView, can_focus=True):
         """Refresh the elapsed time of running calls."""
         self._now_ms = now_ms
         for call in session.running_calls():
-            if call.index <= self._rows:
-                self._changed(call.index - 1)
+            row = self.row_of(call.index)
+            if row is not None and row < self._rows:
+                self._changed(row)
 
     def _changed(self, row: int | None) -> None:
         if row is None:  # an old call changed (read back from disk): drop every cached row
@@ -224,6 +275,9 @@ class ToolTable(ScrollView, can_focus=True):
     def _call(self, row: int) -> ToolCall | None:
         if self._session is None or not 0 <= row < self._rows:
             return None
+        if self._filtered is not None:
+            rows = self._filtered.rows
+            return self._session.tool_calls.at(rows[row]) if row < len(rows) else None
         return self._session.tool_calls.at(row + 1)
 
     def selected_call_id(self) -> str | None:

@@ -1,0 +1,293 @@
+"""Pilot tests: search (/, n, N, Ctrl+R), filters (x, F), problems (p, P), the runs list's /."""
+
+from __future__ import annotations
+
+from apphelpers import make_app, screen_text, wait_until
+from conftest import SAMPLES, run_bytes
+from cursor_watch.screens.detail import ToolDetailScreen
+from cursor_watch.search import Query, Search
+from cursor_watch.sources import FileSource
+from cursor_watch.widgets.query_bar import QueryBar
+from cursor_watch.widgets.tool_table import ToolTable
+from cursor_watch.widgets.transcript import Transcript
+
+SIZE = (160, 48)
+PLAIN = SAMPLES / "plain-tools.jsonl"
+PARALLEL = SAMPLES / "parallel-failed-rejected.jsonl"
+
+
+def expected_total(path, text: str, regex: bool = False) -> int:
+    raw = path.read_bytes()
+    mon = run_bytes(raw)
+    search = Search(mon.session, lambda off, size: raw[off: off + size], Query(text, regex=regex))
+    while not search.step(1.0):
+        pass
+    return search.total
+
+
+def status(app) -> str:
+    bar = app.run_view().query_one("#search-bar", QueryBar)
+    return str(bar.query_one(".query-bar--status").content)
+
+
+async def type_text(pilot, text: str) -> None:
+    for ch in text:
+        await pilot.press("space" if ch == " " else ch)
+
+
+async def open_search(app, pilot, text: str) -> None:
+    await pilot.press("slash")
+    await type_text(pilot, text)
+    screen = app.run_view()
+    await wait_until(pilot, lambda: screen.search is not None and screen.search.query.text == text
+                     and screen.search.done)
+
+
+async def test_incremental_count_and_smart_case():
+    app = make_app(FileSource(str(PLAIN)))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.ended)
+        await open_search(app, pilot, "disc")
+        assert status(app).startswith(f"1/{expected_total(PLAIN, 'disc')}")
+        await type_text(pilot, "ount")
+        screen = app.run_view()
+        await wait_until(pilot, lambda: screen.search.query.text == "discount" and screen.search.done)
+        total = expected_total(PLAIN, "discount")
+        assert status(app) == f"1/{total}"
+        # a capital letter makes it case-sensitive
+        for _ in range(8):
+            await pilot.press("backspace")
+        await type_text(pilot, "Decimal")
+        await wait_until(pilot, lambda: screen.search.query.text == "Decimal" and screen.search.done)
+        sensitive = expected_total(PLAIN, "Decimal")
+        assert status(app) == f"1/{sensitive}"
+        assert sensitive < expected_total(PLAIN, "decimal")
+        # nothing found
+        await type_text(pilot, "zzz")
+        await wait_until(pilot, lambda: screen.search.query.text == "Decimalzzz" and screen.search.done)
+        assert status(app) == "no matches"
+
+
+async def test_n_and_shift_n_go_in_stream_order_and_wrap():
+    app = make_app(FileSource(str(PLAIN)))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.ended)
+        await open_search(app, pilot, "pricing")
+        await pilot.press("enter")  # keep it; the focus goes back to the panes
+        screen = app.run_view()
+        total = expected_total(PLAIN, "pricing")
+        assert total > 4 and status(app) == f"1/{total}"
+        seen = [screen._cur]
+        for i in range(2, total + 1):
+            await pilot.press("n")
+            assert status(app) == f"{i}/{total}"
+            seen.append(screen._cur)
+        assert len(set(seen)) == total  # every match visited once
+        hits = screen.search.hits
+        order = {(h.kind, h.key, h.field): j for j, h in enumerate(hits)}
+        assert [order[c[:3]] for c in seen] == sorted(order[c[:3]] for c in seen)  # stream order
+        await pilot.press("n")
+        assert status(app) == f"1/{total}"  # wraps
+        await pilot.press("N")
+        assert status(app) == f"{total}/{total}"
+        assert screen._cur == seen[-1]
+
+
+async def test_a_transcript_match_scrolls_the_transcript_and_is_highlighted():
+    app = make_app(FileSource(str(PLAIN)))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.ended)
+        await open_search(app, pilot, "regression test")
+        await pilot.pause(0.2)
+        transcript = app.run_view().query_one(Transcript)
+        lit = [e for e in transcript._entries if e.hits]
+        assert lit and lit[-1].kind == "segment"
+        assert not transcript.following  # a jump holds the view still
+
+
+async def test_regex_and_an_invalid_regex():
+    app = make_app(FileSource(str(PLAIN)))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.ended)
+        await pilot.press("slash")
+        await pilot.press("ctrl+r")
+        await type_text(pilot, r"apply_\w+")
+        screen = app.run_view()
+        await wait_until(pilot, lambda: screen.search is not None and screen.search.done
+                         and screen.search.query.text == r"apply_\w+")
+        assert screen.search.query.regex
+        total = expected_total(PLAIN, r"apply_\w+", regex=True)
+        assert status(app) == f"1/{total} · regex"
+        await pilot.press("backspace", "backspace", "backspace")
+        await type_text(pilot, "discount(")
+        await wait_until(pilot, lambda: screen.search is None and screen.search_error)
+        assert "invalid regular expression" in status(app)
+        assert app.is_running and isinstance(app.screen, type(screen))
+        await pilot.press("ctrl+r")  # literal again: "(" is just a character
+        await wait_until(pilot, lambda: screen.search is not None and screen.search.done)
+        assert status(app) == f"1/{expected_total(PLAIN, 'apply_discount(')}"
+        await pilot.press("escape")
+        await pilot.pause(0.1)
+        assert screen.search is None and not screen.query_one("#search-bar", QueryBar).shown
+
+
+async def test_a_match_in_shell_stdout_selects_the_call_and_opens_its_detail_at_the_match():
+    app = make_app(FileSource(str(PLAIN)))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.ended)
+        await open_search(app, pilot, "FAILURES")  # only in the failing pytest call's output
+        assert status(app) == "1/1"
+        table = app.run_view().query_one(ToolTable)
+        assert table.row_plain(table.cursor_row)[2:4] == ["shell", "pytest -q (exit 1)"]
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ToolDetailScreen))
+        detail = app.screen
+        assert detail.call.tool == "shell" and detail.match == 0
+        assert "search: 1 match for FAILURES" in screen_text(detail)
+        widget, line = detail._target
+        body = detail.query_one("#detail-body")
+        await pilot.pause(0.2)
+        y = widget.virtual_region.y + line
+        assert body.scroll_y <= y < body.scroll_y + body.size.height  # the match is on screen
+        assert "FAILURES" in widget.content.plain
+
+
+async def test_x_shows_only_problems_and_the_header_counts_them():
+    app = make_app(FileSource(str(PARALLEL)))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.ended)
+        table = app.run_view().query_one(ToolTable)
+        total = table.row_count
+        await pilot.press("x")
+        await pilot.pause(0.2)
+        statuses = [table.row_plain(i)[1] for i in range(table.row_count)]
+        assert statuses and all(s.split()[-1] in ("failure", "rejected", "incomplete") for s in statuses)
+        line = str(app.run_view().query_one("#filter-line").content)
+        assert "problems only" in line and f"{table.row_count} of {total} calls" in line
+        await pilot.press("x")
+        await pilot.pause(0.1)
+        assert table.row_count == total and not app.run_view().query_one("#filter-line").display
+
+
+async def test_filter_bar_status_tool_and_words():
+    app = make_app(FileSource(str(PARALLEL)))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.ended)
+        table = app.run_view().query_one(ToolTable)
+        bar = app.run_view().query_one("#filter-bar", QueryBar)
+
+        async def filt(text: str) -> list[list[str]]:
+            bar.set_value(text)
+            await pilot.pause(0.2)
+            return [table.row_plain(i) for i in range(table.row_count)]
+
+        await pilot.press("F")
+        assert bar.shown
+        rows = await filt("status:rejected")
+        assert rows and all(r[1] == "⊘ rejected" for r in rows)
+        rows = await filt("tool:webFetch")
+        assert [r[2] for r in rows] == ["webFetch"]
+        rows = await filt("curl")
+        assert len(rows) == 1 and "curl" in rows[0][3]
+        rows = await filt("tool:shell status:success mypy")
+        assert len(rows) == 1 and rows[0][3].startswith("mypy app")
+        rows = await filt("status:nonsense")
+        assert "unknown status" in str(bar.query_one(".query-bar--status").content)
+        await pilot.press("escape")
+        await pilot.pause(0.1)
+        assert table.filtered is None and not bar.shown
+
+
+async def test_markers_of_filtered_out_calls_are_dim():
+    app = make_app(FileSource(str(PARALLEL)))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.ended)
+        await pilot.press("x")
+        await pilot.pause(0.2)
+        transcript = app.run_view().query_one(Transcript)
+        session = app.session
+        for entry in transcript._entries:
+            if entry.kind == "tool":
+                transcript._render(entry, session)
+                dim = all(seg.style is not None and seg.style.dim for seg in entry.lines[0] if seg.text.strip())
+                assert dim == (session.tool_calls[entry.key].status not in ("failure", "rejected", "incomplete"))
+
+
+async def test_p_jumps_to_each_problem_in_stream_order_and_selects_its_row():
+    app = make_app(FileSource(str(PARALLEL)))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.ended)
+        screen = app.run_view()
+        table = screen.query_one(ToolTable)
+        problems = screen.problems()
+        kinds = [p[1] for p in problems]
+        assert "note" in kinds and kinds.count("tool") == 4  # reconnecting/retry; 3 rejected + 1 failed
+        lines = []
+        for p in problems:
+            await pilot.press("p")
+            lines.append(screen._problem_line)
+            if p[1] == "tool":
+                assert table.cursor_row == table.row_of(p[3])
+                assert table.row_plain(table.cursor_row)[1].split()[-1] in ("failure", "rejected")
+        assert lines == [p[0] for p in problems] == sorted(lines)
+        await pilot.press("p")
+        assert screen._problem_line == problems[0][0]  # wraps
+        await pilot.press("P")
+        assert screen._problem_line == problems[-1][0]
+
+
+async def test_search_and_filter_combine():
+    app = make_app(FileSource(str(PARALLEL)))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.ended)
+        await open_search(app, pilot, "passed")  # in the successful shell calls' output
+        everything = expected_total(PARALLEL, "passed")
+        assert status(app) == f"1/{everything}"
+        await pilot.press("enter")  # the first match is in a call's output: its detail opens
+        await wait_until(pilot, lambda: isinstance(app.screen, ToolDetailScreen))
+        await pilot.press("escape")
+        await pilot.press("x")  # problems only: the successful calls' matches are hidden
+        await pilot.pause(0.2)
+        screen = app.run_view()
+        hidden = sum(h.count for h in screen.search.hits if h.kind == "tool")
+        shown = everything - hidden
+        assert hidden > 0
+        text = status(app)
+        assert (text.startswith(f"1/{shown}") if shown else text.startswith("no matches"))
+        assert f"({hidden} in filtered-out calls)" in text
+
+
+async def test_runs_list_slash_filters_runs(tmp_path):
+    for name in ("plain-tools", "partial-output", "parallel-failed-rejected"):
+        (tmp_path / f"{name}.jsonl").write_bytes((SAMPLES / f"{name}.jsonl").read_bytes())
+    from cursor_watch.sources import open_sources
+    from cursor_watch.widgets.runs_table import RunsTable
+
+    sources, dirs = open_sources([str(tmp_path)], None)
+    app = make_app(sources, directories=dirs)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.ended and app.screen.query_one(RunsTable).row_count == 3)
+        await pilot.press("slash")
+        await type_text(pilot, "parallel")
+        await pilot.pause(0.2)
+        table = app.screen.query_one(RunsTable)
+        assert [r.source for r in table.rows] == ["parallel-failed-rejected.jsonl"]
+        bar = app.screen.query_one("#runs-filter", QueryBar)
+        assert "1 of 3 runs" in str(bar.query_one(".query-bar--status").content)
+        bar.set_value("Composer")  # a model: capital, case-sensitive
+        await pilot.pause(0.2)
+        assert len(table.rows) == 2
+        await pilot.press("escape")
+        await pilot.pause(0.1)
+        assert len(table.rows) == 3
+
+
+async def test_the_palette_lists_search_filter_and_jump_actions():
+    app = make_app(FileSource(str(PLAIN)))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.ended)
+        titles = {c.title for c in app.get_system_commands(app.screen)}
+        for title in ("Search the run", "Next match", "Previous match", "Clear the search", "Problems only",
+                      "Filter tool calls", "Clear the tool-call filter", "Next problem", "Previous problem",
+                      "Regular expression search on/off"):
+            assert title in titles
