@@ -12,6 +12,8 @@ import base64
 import hashlib
 import os
 import re
+import shlex
+import shutil
 import stat
 import subprocess
 import sys
@@ -439,3 +441,22 @@ def test_bench_export_quick_runs_and_checks_its_exports():
     assert p.returncode == 0, p.stdout.decode() + p.stderr.decode()
     out = p.stdout.decode()
     assert "| 2MB 400 calls |" in out and out.count("| ok |") == 4 and "target 2MB 400 calls html:" in out
+
+
+@pytest.mark.e2e
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+def test_the_tui_writes_the_export_when_it_quits_payloads_read_from_the_pipes_spool(tmp_path):
+    from test_e2e_tmux import PY, Tmux
+
+    out = tmp_path / "tui.html"
+    t = Tmux(f"cat {shlex.quote(str(SAMPLES / 'plain-tools.jsonl'))} | {PY} -m cursor_watch --export {shlex.quote(str(out))}")
+    try:
+        t.wait_for("100% discounts.")
+        t.keys("q")
+        t.wait_for("EXIT=0")
+    finally:
+        t.close()
+    doc = parse_html(out.read_bytes())
+    assert len(doc.findall(".//details[@data-call-id]")) == 6
+    assert "could not be read back" not in text_of(doc) and "apply_discount" in text_of(doc)
+    assert stat.S_IMODE(out.stat().st_mode) == 0o600
