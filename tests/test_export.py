@@ -299,17 +299,22 @@ def test_markdown_beyond_its_budget_or_too_long_is_shown_as_text_with_a_note():
 
 
 def test_a_payload_over_the_cap_is_cut_with_a_note_in_both_formats(tmp_path):
-    big = "".join(f"line {i}\n" for i in range(50_000))  # ~390,000 characters, 50,000 lines
+    big = "".join(f"line {i}\n" for i in range(50_000))  # 538,890 characters, 50,000 lines
     path = tmp_path / "big.jsonl"
-    path.write_bytes(_ev(type="tool_call", subtype="completed", call_id="c",
-                         tool_call={"shellToolCall": {"args": {"command": "seq"}, "result": {"success": {"stdout": big}}}},
-                         session_id="s", timestamp_ms=1))
+    path.write_bytes(
+        _ev(type="user", message={"role": "user", "content": [{"type": "text", "text": big}]}, session_id="s")
+        + _ev(type="thinking", subtype="delta", text=big, session_id="s", timestamp_ms=1)
+        + _ev(type="thinking", subtype="completed", session_id="s", timestamp_ms=1)
+        + _ev(type="tool_call", subtype="completed", call_id="c",
+              tool_call={"shellToolCall": {"args": {"command": "seq"}, "result": {"success": {"stdout": big}}}},
+              session_id="s", timestamp_ms=1))
     runs = watch_runs(path)
     for name in ("big.html", "big.md"):
         export_runs(str(tmp_path / name), runs)
         text = (tmp_path / name).read_text()
         assert "line 998\n" in text and "line 1000\n" not in text
-        assert "… 49,000 more lines (" in text and "characters) not shown" in text
+        # the prompt, the thinking and the output: each cut, each with its note
+        assert text.count("… 49,000 more lines (530,001 characters) not shown") == 3
 
 
 @pytest.mark.parametrize("max_chars", [1_000, 3_000, 10_000, GITHUB_COMMENT_CHARS])

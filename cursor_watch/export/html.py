@@ -28,7 +28,7 @@ import base64
 import hashlib
 import html
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
 from typing import Any
 
@@ -38,7 +38,7 @@ from ..payloads import call_detail
 from ..plain import STATUS_STYLE, dumps_json, format_ms
 from ..runs import Run
 from ..safe import visible_doc
-from ..tools import Section, lexer_for
+from ..tools import Section, cut_payload, lexer_for
 from .common import EXPORT_PAYLOAD_CHARS, call_facts, final_text, run_facts, run_title, tool_counts_line, transcript
 
 HIGHLIGHT_BUDGET_CHARS = 250_000  # code characters highlighted per document; the rest is plain
@@ -542,26 +542,26 @@ def _entry_html(kind: str, item: Any, run: Run, run_no: int, render: Renderer, l
         if not text.strip():
             return ""
         return (f'<details class="thinking"><summary>Thinking <span class="dim">· {len(text):,} characters</span>'
-                f'</summary><pre class="think">{esc(text)}</pre></details>\n')
+                f'</summary><pre class="think">{esc(cut_payload(text, limit))}</pre></details>\n')
     if kind == "tool":
         return render_call(item, run, run_no, render, limit)
     cls = "note connection" if item.kind == "connection" else "note"
     return f'<p class="{cls}">· {esc(item.text, line=True)}</p>\n'
 
 
-def _calls_table(session: Session, run_no: int) -> str:
-    rows = []
+def _calls_table(session: Session, run_no: int) -> Iterator[str]:
+    """The table of tool calls, a row at a time (a long run has many)."""
+    yield ('<div class="scroll"><table class="calls"><thead><tr><th class="num">#</th><th>status</th><th>tool</th>'
+           '<th>summary</th><th class="num">duration</th></tr></thead><tbody>\n')
     for call in session.tool_calls.values():
         anchor = call_anchor(run_no, call)
         summary = esc(call.summary, line=True) + (f' <span class="dim">({esc(call.detail, line=True)})</span>'
                                                  if call.detail else "")
-        rows.append(f'<tr data-call="{anchor}"><td class="num"><a href="#{anchor}">{call.index}</a></td>'
-                    f"<td>{status_badge(call.status)}</td><td>{esc(call.tool, line=True)}</td>"
-                    f'<td class="sum"><a href="#{anchor}">{summary}</a></td>'
-                    f'<td class="num">{format_ms(call.duration_ms)}</td></tr>\n')
-    return ('<div class="scroll"><table class="calls"><thead><tr><th class="num">#</th><th>status</th><th>tool</th>'
-            '<th>summary</th><th class="num">duration</th></tr></thead><tbody>\n' + "".join(rows)
-            + "</tbody></table></div>\n")
+        yield (f'<tr data-call="{anchor}"><td class="num"><a href="#{anchor}">{call.index}</a></td>'
+               f"<td>{status_badge(call.status)}</td><td>{esc(call.tool, line=True)}</td>"
+               f'<td class="sum"><a href="#{anchor}">{summary}</a></td>'
+               f'<td class="num">{format_ms(call.duration_ms)}</td></tr>\n')
+    yield "</tbody></table></div>\n"
 
 
 def _diagnostics(run: Run) -> str:
@@ -615,7 +615,8 @@ def write_html(runs: list[Run], write: Callable[[str], Any], limit: int = EXPORT
               f'<span class="badge">{status_badge(s.status)}</span></h2>\n')
         write(fields_html(run_facts(run)) + "\n")
         if s.prompt is not None:
-            write(f'<div class="prompt"><h5>Prompt</h5><pre class="prompt">{esc(s.prompt)}</pre></div>\n')
+            write(f'<div class="prompt"><h5>Prompt</h5><pre class="prompt">{esc(cut_payload(s.prompt, limit))}</pre>'
+                  "</div>\n")
         write('<h3>Transcript</h3>\n<div class="transcript">\n')
         for kind, item in transcript(s):
             write(_entry_html(kind, item, run, n, render, limit))
@@ -625,7 +626,8 @@ def write_html(runs: list[Run], write: Callable[[str], Any], limit: int = EXPORT
             write(f'<h3>Final text (from the result)</h3>\n<div class="msg md">{render.markdown(final)}</div>\n')
         if s.tool_calls:
             write(f"<h3>Tool calls ({len(s.tool_calls):,})</h3>\n")
-            write(_calls_table(s, n))
+            for row in _calls_table(s, n):
+                write(row)
         write(f"<h3>Diagnostics</h3>\n{_diagnostics(run)}\n</section>\n")
     write(f'</main>\n<footer>Exported by cursor-watch {esc(__version__)}. Links are shown with their URL; '
           "this page loads nothing from anywhere.</footer>\n</div>\n"
