@@ -596,6 +596,9 @@ def run_tui(opts: Any) -> int:
                          result_grace=opts.result_grace, notify_terminal=getattr(opts, "notify", False))
     try:
         app.run()
+        from .export import write_export_file  # before the sources close: a pipe's payloads are in its spool
+
+        write_export_file(getattr(opts, "export", None), app.watch.runs(), getattr(opts, "export_max_chars", None))
     finally:
         for feed in app.watch.feeds:
             feed.source.close()

@@ -66,6 +66,12 @@ def build_parser() -> argparse.ArgumentParser:
                         f"(default {RESULT_EXIT_GRACE_S:g})")
     p.add_argument("--json-out", metavar="PATH",
                    help="when the watch ends, also write the --summary --json object to PATH (any mode)")
+    p.add_argument("--export", metavar="PATH",
+                   help="when the watch ends (any mode, the TUI included), write the run(s) to PATH: .html (one "
+                        "self-contained page), .md (Markdown for GitHub) or .json (the --summary --json output)")
+    p.add_argument("--export-max-chars", type=int, metavar="N",
+                   help="--export FILE.md: keep the document under N characters (GitHub's comment limit is 65536) "
+                        "by cutting payloads first, with notes")
     p.add_argument("--notify", action="store_true",
                    help="TUI: when a run ends, fails or waits for an answer, also ring the terminal bell and send a "
                         "desktop notification (OSC 9 and OSC 777; terminals without them ignore them)")
@@ -96,6 +102,8 @@ class Options:
     thinking: bool = False
     result_grace: float = RESULT_EXIT_GRACE_S
     json_out: str | None = None
+    export: str | None = None
+    export_max_chars: int | None = None
     notify: bool = False
     serve: bool = False
     host: str = "127.0.0.1"
@@ -145,7 +153,10 @@ def parse_args(argv: list[str]) -> Options | None:
         raise UsageError("'-' (stdin) can't be read together with FILEs")
     if ns.save and (len(files) > 1 or (files and os.path.isdir(files[0]))):
         raise UsageError("--save takes one source: one FILE, stdin or a command")
+    _check_export(ns)
     if ns.serve:
+        if ns.export:
+            raise UsageError("--serve doesn't go with --export: each browser tab is its own app")
         if command or not files or "-" in files:
             raise UsageError("--serve starts the app once per browser tab, so it can't read stdin or run a command: "
                              "run it with --save LOG in another terminal, then --serve -f LOG")
@@ -155,8 +166,29 @@ def parse_args(argv: list[str]) -> Options | None:
             raise UsageError("--port must be between 1 and 65535")
     return Options(files=files, command=command, follow=ns.follow, save=ns.save, plain=ns.plain,
                    summary=ns.summary, json=ns.json, speed=ns.speed, thinking=ns.thinking,
-                   result_grace=ns.result_grace, json_out=ns.json_out, notify=ns.notify, serve=ns.serve,
-                   host=ns.host, port=ns.port)
+                   result_grace=ns.result_grace, json_out=ns.json_out, export=ns.export,
+                   export_max_chars=ns.export_max_chars, notify=ns.notify, serve=ns.serve, host=ns.host, port=ns.port)
+
+
+def _check_export(ns: argparse.Namespace) -> None:
+    """``--export PATH``: a known extension; ``--export-max-chars N``: with a Markdown PATH.
+
+    Raises:
+        UsageError: one line.
+    """
+    from .export import MIN_MAX_CHARS, export_format
+
+    fmt = None
+    if ns.export is not None:
+        try:
+            fmt = export_format(ns.export)
+        except ValueError as err:
+            raise UsageError(str(err)) from None
+    if ns.export_max_chars is not None:
+        if fmt != "markdown":
+            raise UsageError("--export-max-chars goes with --export FILE.md")
+        if ns.export_max_chars < MIN_MAX_CHARS:
+            raise UsageError(f"--export-max-chars must be at least {MIN_MAX_CHARS}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -258,20 +290,37 @@ def report_unreadable(watch: Watch) -> None:
                 _error(f"{feed.error} (skipped)")
 
 
+def _write_end_files(opts: Options, watch: Watch) -> None:
+    """``--json-out`` and ``--export``, when the watch ends (each failure: one line on stderr),
+    then release the sources (kept open until now: an export re-reads payloads from them)."""
+    from .export import write_export_file
+    from .plain import write_json_out
+
+    runs = watch.runs()
+    write_json_out(opts.json_out, runs)
+    write_export_file(opts.export, runs, opts.export_max_chars)
+    for feed in watch.feeds:
+        feed.source.close()
+
+
 async def run_headless(opts: Options) -> int:
     """``--plain`` (the default off a terminal) and ``--summary``."""
-    from .plain import (OutputClosed, RunsPrinter, make_console, print_summaries, write_json_out,
-                        write_summaries)
+    from .export import needs_payloads
+    from .plain import OutputClosed, RunsPrinter, make_console, print_summaries, write_summaries
 
     sources, directories = open_sources(opts.files, opts.command or None, follow=opts.follow, save_path=opts.save)
     several = len(sources) > 1 or bool(directories)
+    if needs_payloads(opts.export):
+        for source in sources:  # a pipe's payloads can only be re-read from a copy
+            if source.kind in ("stdin", "process"):
+                source.enable_spool()
     if opts.summary:
         watch = Watch(sources, speed=opts.speed, result_grace=opts.result_grace, directories=directories,
                       follow=opts.follow)
-        code = await watch.run(lambda run, changes: None)
+        code = await watch.run(lambda run, changes: None, close=False)
         report_unreadable(watch)
         runs = watch.runs()
-        write_json_out(opts.json_out, runs)
+        _write_end_files(opts, watch)
         try:
             if opts.json:
                 write_summaries(runs, sys.stdout.buffer.write)
@@ -289,14 +338,14 @@ async def run_headless(opts: Options) -> int:
     watch = Watch(sources, speed=opts.speed, result_grace=opts.result_grace, on_stderr=printer.stderr,
                   directories=directories, follow=opts.follow, reading_at_once=1)
     try:
-        code = await watch.run(printer.handle)
+        code = await watch.run(printer.handle, close=False)
     except OutputClosed:
         # the reader went away (`| head`): the watch is stopped, a child terminated
         _stdout_closed()
-        write_json_out(opts.json_out, watch.runs())
+        _write_end_files(opts, watch)
         return 128 + signal.SIGPIPE
     report_unreadable(watch)
-    write_json_out(opts.json_out, watch.runs())
+    _write_end_files(opts, watch)
     with contextlib.suppress(BrokenPipeError):
         sys.stdout.flush()
     return code

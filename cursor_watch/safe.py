@@ -16,6 +16,11 @@ import re
 # disguise text (Trojan Source) are shown too.
 _UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 _UNSAFE_LINE = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+# Documents (HTML, Markdown) also can't carry lone surrogates (UTF-8 can't encode them) or
+# noncharacters (an HTML parse error): those are shown too.
+_DOC_EXTRA = "\ud800-\udfff\ufdd0-\ufdef\ufffe\uffff"
+_UNSAFE_DOC = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069{_DOC_EXTRA}]")
+_UNSAFE_DOC_LINE = re.compile(f"[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069{_DOC_EXTRA}]")
 
 
 def _escape(match: re.Match[str]) -> str:
@@ -49,3 +54,14 @@ def visible_line(text: str) -> str:
     if text.isprintable():
         return text
     return _UNSAFE_LINE.sub(_escape, text)
+
+
+def visible_doc(text: str, line: bool = False) -> str:
+    """:func:`visible` (or, with ``line``, :func:`visible_line`) for documents (HTML, Markdown).
+
+    Also shows lone surrogates and the noncharacters U+FDD0-U+FDEF, U+FFFE and U+FFFF
+    (``\\udc80``, ``\\ufffe``), which UTF-8 can't encode or an HTML parser rejects.
+    """
+    if text.isprintable():
+        return text
+    return (_UNSAFE_DOC_LINE if line else _UNSAFE_DOC).sub(_escape, text)

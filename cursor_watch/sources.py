@@ -263,6 +263,7 @@ class FileSource(Source):
         self.follow = follow
         self.kind = "follow" if follow else "file"
         self._fd: int | None = None
+        self._reread_fd: int | None = None
         self.size_at_start = 0
         self.bytes_read = 0
 
@@ -289,11 +290,18 @@ class FileSource(Source):
         if self.spool is not None:
             return self.spool.read(offset, size)
         try:
-            with open(self.path, "rb") as f:
-                f.seek(offset)
-                return f.read(size)
+            if self._reread_fd is None:  # opened once: an export re-reads thousands of payloads
+                self._reread_fd = os.open(self.path, os.O_RDONLY)
+            return os.pread(self._reread_fd, size, offset)
         except OSError:
             return b""
+
+    def close(self) -> None:
+        super().close()
+        if self._reread_fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(self._reread_fd)
+            self._reread_fd = None
 
     async def _read(self) -> None:
         fd = self._fd

@@ -9,6 +9,8 @@ seen in a capture).
 
 from __future__ import annotations
 
+import contextlib
+import os
 from typing import Any
 
 # Outcome keys that mean the tool did its job (reference 2.5.1, from AgentsServer's
@@ -211,6 +213,46 @@ def _first_arg(tool: str, args: dict) -> str:
 
 DETAIL_TEXT_LIMIT = 100_000  # characters of one payload shown; the rest is cut with a note
 DETAIL_LINE_LIMIT = 1_000  # lines of one payload shown (rendering cost grows with lines)
+JSON_STRING_LIMIT = 4_000  # characters of one string in the raw JSON of arguments and results
+
+
+# Pygments' lexer lookup by file name compiles ~1,500 filename globs and scans the
+# installed packages for plugin lexers: 250 ms and 36 MB on the first call (measured). Common
+# extensions are looked up by name instead; only the others are guessed.
+LEXERS = {".py": "python", ".pyi": "python", ".ts": "typescript", ".tsx": "tsx", ".js": "javascript",
+          ".jsx": "jsx", ".mjs": "javascript", ".rs": "rust", ".go": "go", ".md": "markdown", ".json": "json",
+          ".toml": "toml", ".yaml": "yaml", ".yml": "yaml", ".sh": "bash", ".bash": "bash", ".c": "c", ".h": "c",
+          ".cc": "cpp", ".cpp": "cpp", ".hpp": "cpp", ".java": "java", ".kt": "kotlin", ".rb": "ruby",
+          ".css": "css", ".html": "html", ".sql": "sql", ".txt": "text", ".log": "text", ".diff": "diff",
+          "Makefile": "make", "Dockerfile": "docker"}
+
+
+def lexer_for(path: str, code: str) -> str:
+    """The Pygments lexer name for a ``code`` section's file ``path``.
+
+    From the table above, else guessed by Pygments from the file name and the first
+    4,000 characters of ``code``, else by the extension as a lexer name; ``"default"``
+    (no highlighting) when nothing fits. Pygments is imported only here (views that
+    never highlight don't pay for it).
+    """
+    name = os.path.basename(path)
+    lexer = LEXERS.get(name) or LEXERS.get(os.path.splitext(name)[1].lower())
+    if lexer:
+        return lexer
+    from pygments.lexers import get_lexer_by_name, guess_lexer_for_filename
+    from pygments.util import ClassNotFound
+
+    found = None
+    if code:
+        with contextlib.suppress(ClassNotFound):
+            found = guess_lexer_for_filename(path, code[:4000])
+    ext = os.path.splitext(path)[1].lstrip(".").lower()
+    if found is None and ext:
+        with contextlib.suppress(ClassNotFound):
+            found = get_lexer_by_name(ext)
+    if found is None:
+        return "default"
+    return found.aliases[0] if found.aliases else found.name
 
 
 class Section:
@@ -228,72 +270,123 @@ class Section:
         return f"Section({self.title!r}, {self.kind!r})"
 
 
-def cut_payload(text: Any) -> str:
-    """The first ``DETAIL_LINE_LIMIT`` lines / ``DETAIL_TEXT_LIMIT`` characters, with a note
-    saying how much was left out (the detail's text, code and diff sections show this)."""
+def _lines(text: str) -> int:
+    return text.count("\n") + (1 if text and not text.endswith("\n") else 0)
+
+
+def cut_payload(text: Any, limit: int = DETAIL_TEXT_LIMIT) -> str:
+    """The first ``DETAIL_LINE_LIMIT`` lines / ``limit`` characters, with a note saying how
+    much was left out."""
     s = _s(text)
-    cut = s[:DETAIL_TEXT_LIMIT]
-    end = -1
-    for _ in range(DETAIL_LINE_LIMIT):
-        end = cut.find("\n", end + 1)
-        if end < 0:
-            break
-    if end >= 0:
+    cut = s[:limit]
+    if cut.count("\n") >= DETAIL_LINE_LIMIT:  # counted in C: most payloads are short
+        end = -1
+        for _ in range(DETAIL_LINE_LIMIT):
+            end = cut.find("\n", end + 1)
         cut = cut[:end]
     if len(cut) < len(s):
         rest = s[len(cut):]
-        return cut + f"\n… {rest.count(chr(10)):,} more lines ({len(rest):,} characters) not shown"
+        lines = _lines(s) - _lines(cut)  # a line cut in the middle counts as shown
+        more = f"{lines:,} more line{'s' if lines != 1 else ''} ({len(rest):,} characters)" if lines \
+            else f"{len(rest):,} more characters"
+        return cut + f"\n… {more} not shown"
     return s
 
 
-def detail_sections(tool: str, args: Any, result: Any) -> list[Section]:
+def _cut_matches(files: list[tuple[str, list]], limit: int) -> tuple[list[tuple[str, list]], str]:
+    """The first ``DETAIL_LINE_LIMIT`` match lines / ``limit`` characters of grep matches,
+    and a note on what was left out ("" when nothing was)."""
+    shown: list[tuple[str, list]] = []
+    lines = chars = 0
+    left_lines = left_files = 0
+    for file, matches in files:
+        if lines >= DETAIL_LINE_LIMIT or chars >= limit:
+            left_files += 1
+            left_lines += len(matches)
+            continue
+        kept = []
+        for number, text in matches:
+            if lines >= DETAIL_LINE_LIMIT or chars >= limit:
+                break
+            kept.append((number, text))
+            lines += 1
+            chars += len(text) + 8
+        left_lines += len(matches) - len(kept)
+        shown.append((file, kept))
+    if not left_lines and not left_files:
+        return shown, ""
+    return shown, f"… {left_lines:,} more matching lines" + (f" in {left_files:,} more files" if left_files else "") \
+        + " not shown"
+
+
+def detail_sections(tool: str, args: Any, result: Any, limit: int = DETAIL_TEXT_LIMIT,
+                    raw: bool = True) -> list[Section]:
     """The detail of a tool call as sections, the way a person wants to read it.
 
     Args:
         tool: tool name (``shell``, ``read``, ``edit``, ...).
         args: the call's ``args`` (from ``started``, else ``completed``), or None.
         result: the variant's ``result`` object (``{"success": {...}}``...), or None.
+        limit: characters of one payload shown.
+        raw: also the arguments and result as JSON after the tool's own view (the TUI
+            folds them); False leaves them out where the tool has a view of its own (the
+            exports: they would repeat every payload). A tool without one always gets them.
 
     Returns:
         Sections: the tool's own view of arguments and result (shell: command, exit
         code, stdout, stderr; read: the content highlighted by the file's extension;
         edit: the diff; write: the text; grep: matches by file; updateTodos: a
-        checklist; webFetch: the Markdown), then the remaining data as JSON. Never raises.
+        checklist; webFetch: the Markdown), then the remaining data as JSON. Each payload
+        (a text, code, diff or Markdown body) is cut at ``limit`` characters and
+        ``DETAIL_LINE_LIMIT`` lines, with a note in the body saying how much was left out
+        (an export cuts harder to stay under a size). Never raises.
     """
     a = args if isinstance(args, dict) else {}
     status, outcome, payload = classify_result(result) if result is not None else ("running", "", {})
     try:
-        sections = _tool_sections(tool, a, outcome, payload)
+        sections = _tool_sections(tool, a, outcome, payload, limit)
     except Exception:  # noqa: BLE001 - fall back to raw JSON for shapes we don't expect
         sections = []
+    raw = raw or not sections
     if status != "success" and not (tool == "shell" and outcome == "failure"):  # shell shows its exit code
         reason = [(k, _s(v)) for k, v in payload.items() if k in ("reason", "error", "message", "exitCode", "signal")
                   and isinstance(v, (str, int, float)) and _s(v) != ""]
         sections.insert(0, Section(f"outcome: {outcome or 'none'}", "fields", reason or [("outcome", outcome)]))
-    if a:
-        sections.append(Section("arguments", "json", _trim_json(a)))
-    if result is not None:
-        sections.append(Section("result", "json", _trim_json(result)))
+    if a and raw:
+        sections.append(Section("arguments", "json", _trim_json(a, min(limit, JSON_STRING_LIMIT))))
+    if result is not None and raw:
+        sections.append(Section("result", "json", _trim_json(result, min(limit, JSON_STRING_LIMIT))))
     return sections
 
 
-def _trim_json(value: Any, depth: int = 0) -> Any:
-    """Copy of ``value`` with long strings cut, for the JSON view."""
+_SCALARS = (int, float, bool, type(None))
+
+
+def _trim_json(value: Any, limit: int = JSON_STRING_LIMIT, depth: int = 0) -> Any:
+    """Copy of ``value`` with strings cut at ``limit`` characters and lists at 500 items,
+    for the JSON view."""
     if isinstance(value, str):
-        return value if len(value) <= 4000 else value[:4000] + f"… ({len(value) - 4000:,} more characters)"
+        return value if len(value) <= limit else value[:limit] + f"… ({len(value) - limit:,} more characters)"
     if depth > 20:
         return "…"
     if isinstance(value, dict):
-        return {k: _trim_json(v, depth + 1) for k, v in value.items()}
+        out_d = {}
+        for k, v in value.items():  # leaves inline: an export trims thousands of these
+            if v.__class__ is str and len(v) <= limit or v.__class__ in _SCALARS:
+                out_d[k] = v
+            else:
+                out_d[k] = _trim_json(v, limit, depth + 1)
+        return out_d
     if isinstance(value, list):
-        out = [_trim_json(v, depth + 1) for v in value[:500]]
+        out = [v if v.__class__ is str and len(v) <= limit or v.__class__ in _SCALARS
+               else _trim_json(v, limit, depth + 1) for v in value[:500]]
         if len(value) > 500:
             out.append(f"… {len(value) - 500} more items")
         return out
     return value
 
 
-def _tool_sections(tool: str, a: dict, outcome: str, p: dict) -> list[Section]:
+def _tool_sections(tool: str, a: dict, outcome: str, p: dict, limit: int) -> list[Section]:
     out: list[Section] = []
     if tool == "shell":
         cmd = a.get("command") or p.get("command")
@@ -312,11 +405,11 @@ def _tool_sections(tool: str, a: dict, outcome: str, p: dict) -> list[Section]:
             fields.append(("timeout", f"{a.get('timeout')} ms"))
         out.append(Section("shell", "fields", fields))
         if p.get("stdout"):
-            out.append(Section("stdout", "text", cut_payload(p["stdout"])))
+            out.append(Section("stdout", "text", cut_payload(p["stdout"], limit)))
         if p.get("stderr"):
-            out.append(Section("stderr", "text", cut_payload(p["stderr"])))
+            out.append(Section("stderr", "text", cut_payload(p["stderr"], limit)))
         if not p.get("stdout") and not p.get("stderr") and p.get("interleavedOutput"):
-            out.append(Section("output", "text", cut_payload(p["interleavedOutput"])))
+            out.append(Section("output", "text", cut_payload(p["interleavedOutput"], limit)))
     elif tool == "read":
         path = _s(a.get("path") or p.get("path"))
         fields = [("path", path)]
@@ -330,7 +423,7 @@ def _tool_sections(tool: str, a: dict, outcome: str, p: dict) -> list[Section]:
             fields.append(("exceeded limit", "yes"))
         out.append(Section("read", "fields", fields))
         if "content" in p:
-            out.append(Section("content", "code", cut_payload(p.get("content")), language=path))
+            out.append(Section("content", "code", cut_payload(p.get("content"), limit), language=path))
     elif tool == "edit":
         path = _s(a.get("path") or p.get("path"))
         fields = [("path", path)]
@@ -340,19 +433,19 @@ def _tool_sections(tool: str, a: dict, outcome: str, p: dict) -> list[Section]:
             fields.append(("message", _s(p["message"])))
         out.append(Section("edit", "fields", fields))
         if p.get("diffString"):
-            out.append(Section("diff", "diff", cut_payload(p["diffString"])))
+            out.append(Section("diff", "diff", cut_payload(p["diffString"], limit)))
         elif a.get("streamContent"):
-            out.append(Section("new content", "code", cut_payload(a["streamContent"]), language=path))
+            out.append(Section("new content", "code", cut_payload(a["streamContent"], limit), language=path))
         else:
             for key in ("strReplace", "applyPatch", "multiStrReplace"):
                 if key in a:
-                    out.append(Section(key, "json", _trim_json(a[key])))
+                    out.append(Section(key, "json", _trim_json(a[key], min(limit, JSON_STRING_LIMIT))))
     elif tool == "write":
         path = _s(a.get("path") or p.get("path"))
         fields = [("path", path)] + [(k, _s(p[k])) for k in ("linesCreated", "fileSize", "linesAdded") if k in p]
         out.append(Section("write", "fields", fields))
         if a.get("fileText") is not None:
-            out.append(Section("text", "code", cut_payload(a.get("fileText")), language=path))
+            out.append(Section("text", "code", cut_payload(a.get("fileText"), limit), language=path))
     elif tool == "grep":
         fields = [("pattern", _s(a.get("pattern") or p.get("pattern"))), ("path", _s(a.get("path") or p.get("path")))]
         out.append(Section("grep", "fields", fields))
@@ -368,14 +461,17 @@ def _tool_sections(tool: str, a: dict, outcome: str, p: dict) -> list[Section]:
                 for f in files_only.get("files", []):
                     files.append((_s(f), []))
         if files:
-            out.append(Section(f"matches in {len(files)} file{'s' if len(files) != 1 else ''}", "matches", files))
+            shown, rest = _cut_matches(files, limit)
+            out.append(Section(f"matches in {len(files)} file{'s' if len(files) != 1 else ''}", "matches", shown))
+            if rest:
+                out.append(Section("more matches", "text", rest))
     elif tool == "glob":
         files = p.get("files") if isinstance(p.get("files"), list) else []
         out.append(Section("glob", "fields", [("pattern", _s(a.get("globPattern") or p.get("pattern"))),
                                               ("directory", _s(a.get("targetDirectory") or p.get("path"))),
                                               ("files", _s(p.get("totalFiles", len(files))))]))
         if files:
-            out.append(Section("files", "text", cut_payload("\n".join(_s(f) for f in files))))
+            out.append(Section("files", "text", cut_payload("\n".join(_s(f) for f in files), limit)))
     elif tool == "updateTodos":
         todos = p.get("todos") if isinstance(p.get("todos"), list) else a.get("todos")
         items = [(todo_status(t.get("status")), _s(t.get("content"))) for t in todos or [] if isinstance(t, dict)]
@@ -383,23 +479,23 @@ def _tool_sections(tool: str, a: dict, outcome: str, p: dict) -> list[Section]:
     elif tool == "webFetch":
         out.append(Section("webFetch", "fields", [("url", _s(a.get("url") or p.get("url")))]))
         if p.get("markdown"):
-            out.append(Section("page", "markdown", cut_payload(p["markdown"])))
+            out.append(Section("page", "markdown", cut_payload(p["markdown"], limit)))
     elif tool == "webSearch":
         out.append(Section("webSearch", "fields", [("search", _s(a.get("searchTerm") or a.get("query")))]))
         refs = p.get("references")
         if isinstance(refs, list) and refs:
             md = "\n\n".join(f"**{_s(r.get('title'))}**  \n{_s(r.get('url'))}\n\n{_s(r.get('chunk'))[:2000]}"
                              for r in refs if isinstance(r, dict))
-            out.append(Section("references", "markdown", cut_payload(md)))
+            out.append(Section("references", "markdown", cut_payload(md, limit)))
     elif tool == "task":
         out.append(Section("task", "fields", [("description", _s(a.get("description"))), ("model", _s(a.get("model")))]))
         if a.get("prompt"):
-            out.append(Section("prompt", "text", cut_payload(a["prompt"])))
+            out.append(Section("prompt", "text", cut_payload(a["prompt"], limit)))
         steps = p.get("conversationSteps")
         texts = [_s(st.get("assistantMessage", {}).get("text")) for st in steps or [] if isinstance(st, dict)
                  and isinstance(st.get("assistantMessage"), dict)]
         if texts:
-            out.append(Section("sub-agent said", "markdown", cut_payload("\n\n".join(texts))))
+            out.append(Section("sub-agent said", "markdown", cut_payload("\n\n".join(texts), limit)))
     elif tool == "mcp":
         out.append(Section("mcp", "fields", [("tool", _s(a.get("toolName") or a.get("name"))),
                                              ("server", _s(a.get("providerIdentifier")))]))
@@ -409,5 +505,5 @@ def _tool_sections(tool: str, a: dict, outcome: str, p: dict) -> list[Section]:
             t = c.get("text") if isinstance(c, dict) else None
             texts.append(_s(t.get("text")) if isinstance(t, dict) else _s(t))
         if texts:
-            out.append(Section("content", "text", cut_payload("\n".join(texts))))
+            out.append(Section("content", "text", cut_payload("\n".join(texts), limit)))
     return out

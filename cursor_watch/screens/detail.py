@@ -7,7 +7,6 @@ them with their context at the top, and opens scrolled to the current one.
 from __future__ import annotations
 
 import datetime as dt
-import os
 from typing import Any
 
 from rich.console import Group
@@ -20,64 +19,14 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Collapsible, Markdown, Static
 
-from ..events import Event, decode_all
 from ..model import ToolCall
 from ..plain import STATUS_STYLE, dumps_json, format_ms
 from ..safe import visible, visible_line
 from ..match import Query, payload_strings
-from ..tools import Section, cut_payload, detail_sections, find_variant
-
-# Pygments' lexer lookup by file name compiles ~1,500 filename globs and scans the
-# installed packages for plugin lexers: 250 ms and 36 MB on the first call (measured). Common
-# extensions are looked up by name instead; only the others are guessed.
-LEXERS = {".py": "python", ".pyi": "python", ".ts": "typescript", ".tsx": "tsx", ".js": "javascript",
-          ".jsx": "jsx", ".mjs": "javascript", ".rs": "rust", ".go": "go", ".md": "markdown", ".json": "json",
-          ".toml": "toml", ".yaml": "yaml", ".yml": "yaml", ".sh": "bash", ".bash": "bash", ".c": "c", ".h": "c",
-          ".cc": "cpp", ".cpp": "cpp", ".hpp": "cpp", ".java": "java", ".kt": "kotlin", ".rb": "ruby",
-          ".css": "css", ".html": "html", ".sql": "sql", ".txt": "text", ".log": "text", ".diff": "diff",
-          "Makefile": "make", "Dockerfile": "docker"}
-
-
-def lexer_for(path: str, code: str) -> str:
-    """A Pygments lexer name for ``path``: from the table above, else guessed."""
-    name = os.path.basename(path)
-    lexer = LEXERS.get(name) or LEXERS.get(os.path.splitext(name)[1].lower())
-    return lexer or Syntax.guess_lexer(path, code=code[:4000])
-
+from ..payloads import load_call_events
+from ..tools import Section, cut_payload, detail_sections, lexer_for
 
 CHECK = {"completed": ("☑", "green"), "in progress": ("◐", "cyan"), "pending": ("☐", ""), "cancelled": ("☒", "dim")}
-
-
-def load_call_events(call: ToolCall, reread) -> tuple[dict | None, dict | None, str]:
-    """Re-read the call's ``started`` and ``completed`` events by byte offset.
-
-    Args:
-        call: the model's record (spans are ``(offset, size)``).
-        reread: ``(offset, size) -> bytes``, from the source.
-
-    Returns:
-        ``(args, result, note)``: the arguments (from ``started``, else ``completed``,
-        else the model's copy), the ``result`` object or None, and a note when the
-        payload could not be read back ("" otherwise).
-    """
-    args = result = None
-    note = ""
-    for span, which in ((call.start_span, "started"), (call.end_span, "completed")):
-        if span is None:
-            continue
-        data = reread(*span)
-        items = [i for i in decode_all([data]) if isinstance(i, Event)] if data else []
-        if not items:
-            note = f"the {which} event could not be read back from the source"
-            continue
-        _tool, body = find_variant(items[0].data.get("tool_call"))
-        if isinstance(body.get("args"), dict) and args is None:
-            args = body["args"]
-        if which == "completed" and "result" in body:
-            result = body["result"]
-    if args is None:
-        args = call.args
-    return args, result, note
 
 
 def _when(ms: int | None) -> str:

@@ -1,0 +1,165 @@
+"""What the HTML and Markdown exports both show, as plain strings (no markup, no escaping).
+
+Each format escapes these for its own output (``design.md``: escaping is per output). The
+values come from the model; nothing here reads the stream or knows a format rule.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from ..model import Session, ToolCall
+from ..plain import format_ms, usage_text
+from ..runs import Run
+
+EXPORT_PAYLOAD_CHARS = 100_000  # characters of one payload in an export (the TUI detail's cap)
+
+
+def format_when(ms: int | None) -> str:
+    """Epoch ms as ``2026-08-14 09:12:03.120 UTC``; ``""`` when unknown."""
+    if ms is None:
+        return ""
+    try:
+        t = time.gmtime(ms // 1000)
+    except (OverflowError, OSError, ValueError):  # a hostile timestamp far outside the calendar
+        return f"{ms} ms"
+    return (f"{t.tm_year:04d}-{t.tm_mon:02d}-{t.tm_mday:02d} {t.tm_hour:02d}:{t.tm_min:02d}:{t.tm_sec:02d}."
+            f"{ms % 1000:03d} UTC")
+
+
+def run_title(run: Run, several: bool) -> str:
+    """The source's short name (``a.jsonl``, ``stdin``), and ``· run 2`` with several runs."""
+    return f"{run.source_label} · run {run.index}" if several else run.source_label
+
+
+def run_duration_ms(session: Session) -> int | None:
+    """The ``result``'s ``duration_ms``, else the span of the events' ``timestamp_ms``."""
+    if session.result is not None and session.result.duration_ms is not None:
+        return session.result.duration_ms
+    if session.first_ts_ms is not None and session.last_ts_ms is not None:
+        return max(0, session.last_ts_ms - session.first_ts_ms)
+    return None
+
+
+def outcome_line(session: Session) -> str:
+    """``success``, ``error (result error_max_turns)``, ``incomplete: no result``, ``running``."""
+    status = session.status
+    bits = []
+    r = session.result
+    if r is not None and r.subtype and r.subtype != status:
+        bits.append(f"result {r.subtype}")
+    if status == "incomplete":
+        bits.append("the stream ended without a result")
+    if session.exit_status is not None:
+        bits.append(f"exit status {session.exit_status}")
+    return status + (f" ({', '.join(bits)})" if bits else "")
+
+
+def tool_counts_line(session: Session) -> str:
+    """``12 (10 success, 1 failure, 1 rejected)``."""
+    c = session.tool_counts
+    detail = [f"{c[k]} {k}" for k in ("success", "failure", "rejected", "incomplete", "running") if c.get(k)]
+    return f"{len(session.tool_calls)}" + (f" ({', '.join(detail)})" if detail else "")
+
+
+def run_facts(run: Run) -> list[tuple[str, str]]:
+    """The header of one run: ``(label, value)`` pairs, values as the stream gave them.
+
+    Model, cwd, session, permission mode, API key source (``system/init``), outcome,
+    duration, tokens (``result.usage``), tool calls, started, source, counts. Empty values
+    are left out.
+    """
+    s = run.session
+    c = s.counts()
+    facts = [
+        ("model", s.model or ""),
+        ("cwd", s.cwd or ""),
+        ("session", s.session_id or ""),
+        ("permission mode", s.permission_mode or ""),
+        ("API key source", s.api_key_source or ""),
+        ("outcome", outcome_line(s)),
+        ("duration", format_ms(run_duration_ms(s))),
+        ("tokens", usage_text(s.result.usage).removeprefix("tokens ") if s.result and s.result.usage else ""),
+        ("tool calls", tool_counts_line(s)),
+        ("started", format_when(s.first_ts_ms)),
+        ("source", f"{run.source if run.source != '-' else run.source_label} (run {run.index}, "
+                   f"lines {run.first_line}-{max(run.first_line, run.last_line)})"),
+        ("events", f"{c['events']:,} events, {c['invalid_lines']:,} invalid lines, "
+                   f"{c['unknown_events']:,} unknown events"),
+    ]
+    return [(label, value) for label, value in facts if value]
+
+
+def call_facts(call: ToolCall) -> list[tuple[str, str]]:
+    """What a call's detail shows above its sections: the status when there is more to say
+    than the summary line's word, the times, the full ``call_id``, its stream lines, the
+    model's description of it and its approval (``interaction_query``)."""
+    status = ""
+    if call.outcome and call.outcome != call.status:
+        status = f"{call.status} (outcome {call.outcome})"
+    if call.detail:
+        status = f"{status or call.status}: {call.detail}"
+    when = format_when(call.started_ms)
+    if call.completed_ms is not None and call.completed_ms != call.started_ms:
+        end = format_when(call.completed_ms)
+        when += " → " + (end[11:] if end[:10] == when[:10] else end)  # the day once
+    if call.duration_ms is not None:
+        when += f" ({format_ms(call.duration_ms)})"
+    lines = sorted({n for n in (call.started_line, call.completed_line) if n})
+    facts = [
+        ("status", status),
+        ("time", when),
+        ("call_id", call.call_id),
+        ("stream", ("line " if len(lines) == 1 else "lines ") + " and ".join(map(str, lines)) if lines else ""),
+        ("description", call.description),
+        ("approval", call.interaction),
+    ]
+    return [(label, value) for label, value in facts if value]
+
+
+def final_text(session: Session) -> str:
+    """The ``result``'s text when it differs from the transcript's segments, else ``""``.
+
+    ``result.result`` is the segments joined (reference 2.9); when it is not (a hand-edited
+    log, an error result), the document shows it on its own.
+    """
+    r = session.result
+    if r is None or not r.text:
+        return ""
+    return r.text if r.text != session.assistant_text else ""
+
+
+Entry = tuple[str, Any]  # ("segment", Segment) | ("thinking", ThinkingBlock) | ("tool", ToolCall) | ("note", Note)
+
+
+def transcript(session: Session) -> Iterator[Entry]:
+    """The run's transcript in stream order, records read back from the spill file as needed.
+
+    Bounded to what the timeline holds when called (a live run goes on growing). The
+    ``prompt`` entry is left out (the header shows it). Tool calls are read in order of
+    first appearance, as the timeline lists them, so a long run's calls are paged from disk
+    in batches instead of one query each.
+    """
+    n = len(session.timeline)
+    calls = session.tool_calls.values()
+    for i in range(n):
+        kind, key = session.timeline[i]
+        try:
+            if kind == "segment":
+                yield kind, session.segments[key]
+            elif kind == "thinking":
+                yield kind, session.thinking[key]
+            elif kind == "note":
+                yield kind, session.notes[key]
+            elif kind == "tool":
+                call = next(calls, None)
+                if call is None or call.call_id != key:  # out of step: look each call up from now on
+                    calls = iter(())
+                    call = session.tool_calls.get(key)
+                if call is not None:
+                    yield kind, call
+        except (IndexError, KeyError):  # a record of a live run not there yet
+            continue
+
