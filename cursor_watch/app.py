@@ -547,6 +547,8 @@ class CursorWatchApp(App):
             yield SystemCommand("Thinking on/off", "t", screen.action_toggle_thinking)
             yield SystemCommand("Diagnostics on/off", "d", screen.action_toggle_diagnostics)
             yield SystemCommand("Maximise the pane", "z", screen.action_maximize_pane)
+            yield SystemCommand("Export this run as HTML", "e : cursor-watch-<session id>.html in this directory",
+                                screen.action_export)
         elif isinstance(screen, RunsScreen):
             yield SystemCommand("Filter runs", "/ : by prompt, model, source or state", screen.action_filter_runs)
 

@@ -291,3 +291,17 @@ async def test_the_palette_lists_search_filter_and_jump_actions():
                       "Filter tool calls", "Clear the tool-call filter", "Next problem", "Previous problem",
                       "Regular expression search on/off"):
             assert title in titles
+
+
+async def test_e_exports_the_shown_run_as_html(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    app = make_app(FileSource(str(PLAIN)))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.ended)
+        await pilot.press("e")
+        want = tmp_path / f"cursor-watch-{app.session.session_id}.html"
+        await wait_until(pilot, lambda: want.exists())
+        html = want.read_text()
+        assert html.count("data-call-id=") >= len(app.session.tool_calls)
+        assert (want.stat().st_mode & 0o777) == 0o600
+        assert any("Exported to" in n.message for n in app._notifications)

@@ -73,6 +73,7 @@ class RunScreen(Finder, Screen):
         Binding("F", "filter", "Filter", id="filter"),
         Binding("p", "next_problem(1)", "Problem", id="next_problem"),
         Binding("P", "next_problem(-1)", "Prev problem", id="prev_problem", show=False),
+        Binding("e", "export", "Export", id="export"),
     ]
 
     def __init__(self, run: Run, feed: Any, activity: RunActivity, *, clock: Callable[[], float],
@@ -235,7 +236,7 @@ class RunScreen(Finder, Screen):
             self._last_slow_tick = now
             table.tick(s, now_ms)
             self.finder_tick()
-        header.show(s, self.live_state(watch_ended))
+        header.show(s, self.live_state(watch_ended), force=slow)
 
     def refresh_now(self, watch_ended: bool = False) -> None:
         """Re-render the header at once (a key press shows its effect now)."""
@@ -265,6 +266,25 @@ class RunScreen(Finder, Screen):
         pane.toggle_class("-shown")
         if not pane.has_class("-shown") and pane.has_focus:
             self.query_one(ToolTable).focus()
+
+    def action_export(self) -> None:
+        """``e``: write the run as one HTML file, ``cursor-watch-<session id>.html`` here.
+
+        It re-reads every payload (about a second per 10,000 tool calls), so the notice
+        that it started is drawn first.
+        """
+        self.notify("Exporting the run as HTML…", title="Export", timeout=2)
+        self.call_after_refresh(self._export_now)
+
+    def _export_now(self) -> None:
+        from ..export import export_run_to
+
+        try:
+            path = export_run_to(self.run)
+        except OSError as err:
+            self.notify(f"Export failed: {err.strerror or err}", title="Export", severity="error")
+            return
+        self.notify(f"Exported to {os.path.abspath(path)}", title="Export", timeout=8)
 
     def action_maximize_pane(self) -> None:
         """``z``: the focused pane fills the screen; again restores the layout."""

@@ -62,15 +62,17 @@ class SessionHeader(Static):
 
     _shown: tuple | None = None
 
-    def show(self, session: Session, live: LiveState) -> None:
-        """Re-render from the model and the live state (only when what it shows changed).
+    def show(self, session: Session, live: LiveState, force: bool = False) -> None:
+        """Re-render from the model and the live state: when what it shows changed, or
+        ``force`` (the screen's once-a-second tick: a terminal that missed a frame at start
+        gets the header again).
 
         The header is two lines high whatever it holds, so an update never needs a layout:
         a layout 15 times a second re-rendered every widget on the screen.
         """
         header = render_header(session, live)
         key = tuple((line.plain, tuple(line.spans)) for line in header.renderables)
-        if key != self._shown:
+        if key != self._shown or force:
             self._shown = key
             self.update(header, layout=False)
 
