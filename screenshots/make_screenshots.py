@@ -73,6 +73,23 @@ async def finished(name: str, sample: str, keys: tuple[str, ...] = (), detail_ro
         app.save_screenshot(f"{name}.svg", path=str(HERE))
 
 
+async def searched(name: str, sample: str, query: str, keys: tuple[str, ...] = ()) -> None:
+    """A finished run with a search typed in the bar (matches highlighted, ``i/N``)."""
+    app = frozen(FileSource(str(SAMPLES / f"{sample}.jsonl")))
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.ended)
+        await pilot.press("slash")
+        for ch in query:
+            await pilot.press("space" if ch == " " else ch)
+        screen = app.run_view()
+        await until(pilot, lambda: screen.search is not None and screen.search.done
+                    and screen.search.query.text == query)
+        for key in keys:
+            await pilot.press(key)
+        await pilot.pause(0.3)
+        app.save_screenshot(f"{name}.svg", path=str(HERE))
+
+
 def live_feed(app: CursorWatchApp, source):
     return next(f for f in app.watch.feeds if f.source is source)
 
@@ -109,6 +126,8 @@ async def main() -> None:
     await finished("tool-detail-shell", "plain-tools", detail_row=2)
     await finished("tool-detail-edit", "plain-tools", detail_row=3)
     await finished("failed-run-diagnostics", "failed-no-result", keys=("d",))
+    await searched("search", "plain-tools", "discount")
+    await searched("search-detail", "plain-tools", "discount", keys=("enter",))
     for svg in sorted(HERE.glob("*.svg")):
         done = svg_to_png(svg)
         print(svg.relative_to(ROOT), "+ png" if done else "(no chromium: svg only)")

@@ -64,7 +64,7 @@ def call_header(call: ToolCall) -> Table:
 
 
 MATCH_STYLE = "black on yellow"
-CURRENT_STYLE = "bold black on dark_orange"
+CURRENT_STYLE = "bold white on red3"  # the match a search went to: unlike the others
 MAX_EXCERPTS = 100
 
 
