@@ -330,3 +330,40 @@ def test_the_lower_case_fast_path_counts_as_the_regex_does(text, needle):
     assert q.ignore_case
     assert q.count(text) == len([m for m in q.pattern.finditer(text) if m.end() > m.start()])
     assert q.matches(text) == bool(q.count(text))
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory):
+    """A generated stream (bench/gen_stream.py): partial output, parallel calls, ANSI escapes in output."""
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    path = tmp_path_factory.mktemp("gen") / "gen.jsonl"
+    subprocess.run([sys.executable, str(ROOT / "bench" / "gen_stream.py"), str(path), "--size", "600KB",
+                    "--tool-calls", "60", "--partial", "--payload-max", "8KB", "--seed", "4"],
+                   check=True, capture_output=True, timeout=120)
+    raw = path.read_bytes()
+    return path, raw, run_bytes(raw)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                                                 HealthCheck.too_slow])
+@given(data=st.data())
+def test_match_count_equals_brute_force_on_a_generated_stream(generated, data, monkeypatch):
+    path, raw, mon = generated
+    text = data.draw(st.sampled_from(pieces(mon, raw)))
+    start = data.draw(st.integers(0, max(0, len(text) - 1)))
+    needle = text[start: start + data.draw(st.integers(1, 16))]
+    if data.draw(st.booleans()):
+        needle = needle.lower()
+    regex = data.draw(st.booleans())
+    q = Query(re.escape(needle) if regex else needle, regex=regex)
+    in_a_second_process = data.draw(st.booleans())
+    monkeypatch.setattr(search_mod, "WORKER_MIN_BYTES", 0 if in_a_second_process else 1 << 40)
+    search = Search(mon.session, lambda off, size: raw[off: off + size], q, file=(str(path), None, 0))
+    assert (search._worker is not None) == in_a_second_process
+    while not search.step(0.5):
+        pass
+    assert search.total == brute_force(mon, raw, q)
