@@ -323,3 +323,24 @@ async def test_big_file_opens_on_a_preview_of_its_tail(tmp_path):
         assert "the end of a" not in transcript.top_note()
         assert "earlier entries" in transcript.top_note()
         assert "regression test for 0% and 100% discounts" in screen_text(app.screen)
+
+
+async def test_z_maximises_the_focused_pane_to_the_whole_width_and_back():
+    app = make_app(FileSource(str(SAMPLES / "plain-tools.jsonl")))
+    async with app.run_test(size=(140, 40)) as pilot:
+        await wait_until(pilot, lambda: app.ended)
+        screen = app.run_view()
+        tools = screen.query_one("#tools")
+        transcript = screen.query_one(Transcript)
+        assert transcript.size.width > tools.size.width  # the transcript has the larger share
+        await pilot.press("z")  # the tool table has the focus
+        await pilot.pause(0.2)
+        assert screen.maximized is tools and tools.size.width >= 138
+        await pilot.press("z")
+        await pilot.pause(0.2)
+        assert screen.maximized is None
+        transcript.focus()
+        await pilot.pause(0.1)
+        await pilot.press("z")
+        await pilot.pause(0.2)
+        assert screen.maximized is transcript and transcript.size.width >= 138

@@ -59,12 +59,12 @@ class RunScreen(Finder, Screen):
     """
 
     BINDINGS = [
-        Binding("escape", "app.show_runs", "All runs", id="runs"),
+        Binding("escape", "app.show_runs", "Runs", id="runs"),
         Binding("left_square_bracket", "app.step_run(-1)", "Prev run", id="prev_run", show=False),
         Binding("right_square_bracket", "app.step_run(1)", "Next run", id="next_run", show=False),
         Binding("f", "toggle_follow", "Follow", id="follow"),
         Binding("t", "toggle_thinking", "Thinking", id="thinking"),
-        Binding("d", "toggle_diagnostics", "Diagnostics", id="diagnostics"),
+        Binding("d", "toggle_diagnostics", "Diag", id="diagnostics"),
         Binding("z", "maximize_pane", "Zoom", id="zoom"),
         Binding("slash", "search", "Search", id="search"),
         Binding("n", "next_match(1)", "Next match", id="next_match", show=False),
