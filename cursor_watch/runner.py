@@ -454,7 +454,10 @@ class Watch:
         def caught_up() -> None:
             nonlocal holding
             feed.caught_up = True
-            if holding and slots is not None:
+            # a followed file never ends: it gives its turn up once its backlog is read; a
+            # replayed file keeps it until its run has ended (the finally below), so the next
+            # file's output never comes before this one's end (--plain prints file by file)
+            if holding and slots is not None and source.kind == "follow":
                 holding = False
                 slots.release()
 
