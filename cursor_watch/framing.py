@@ -20,6 +20,13 @@ from dataclasses import dataclass
 BOM = b"\xef\xbb\xbf"
 
 
+def is_bare(piece: bytes) -> bool:
+    """True when a piece from :meth:`LineFramer.split` is its own line's data: it starts
+    with ``{`` (so no BOM and not blank) and has no CR to remove. Every line of a
+    well-formed stream is; such a piece needs no :class:`RawLine` to be parsed."""
+    return bool(piece) and piece[0] == 0x7B and piece[-1] != 13
+
+
 @dataclass(slots=True)
 class RawLine:
     """One physical line of the stream.
@@ -55,6 +62,32 @@ class LineFramer:
 
     def feed(self, chunk: bytes) -> list[RawLine]:
         """Add ``chunk`` and return the lines it completes (blank ones excluded)."""
+        pieces = self.split(chunk)
+        if not pieces:
+            return []
+        out: list[RawLine] = []
+        append = out.append
+        offset = self._offset
+        number = self._number
+        frame = self.frame
+        for piece in pieces:
+            number += 1
+            line = frame(piece, number, offset)
+            if line is not None:
+                append(line)
+            offset += len(piece) + 1
+        self.advance(number, offset)
+        return out
+
+    def split(self, chunk: bytes) -> list[bytes]:
+        """Add ``chunk``; return the pieces of the lines it completes, in order.
+
+        A piece is a whole physical line without its ``\n`` (BOM and CR still in it,
+        blank ones included). The caller numbers them from ``line_number + 1`` and
+        places them from ``offset`` (each takes ``len(piece) + 1`` bytes), turns each
+        into a line with :meth:`frame` (or takes it as is when :func:`is_bare` says
+        so), then calls :meth:`advance` with the number and offset after the last one.
+        """
         if not chunk:
             return []
         self.bytes_seen += len(chunk)
@@ -69,25 +102,35 @@ class LineFramer:
         tail = pieces.pop()
         if tail:
             self._parts.append(tail)
-        out: list[RawLine] = []
-        append = out.append
-        offset = self._offset
-        number = self._number
-        for piece in pieces:
-            number += 1
-            size = len(piece) + 1
-            data = piece
-            if data and data[0] == 0xEF and data.startswith(BOM):
-                data = data[3:]
-            if data and data[-1] == 13:  # CR of a CRLF
-                data = data[:-1]
-            if data:
-                append(RawLine(number, offset, size, data))
-            offset += size
+        return pieces
+
+    @staticmethod
+    def frame(piece: bytes, number: int, offset: int) -> RawLine | None:
+        """The :class:`RawLine` of one piece from :meth:`split` (None for a blank line):
+        a leading BOM and a trailing CR are removed."""
+        size = len(piece) + 1
+        data = piece
+        if data and data[0] == 0xEF and data.startswith(BOM):
+            data = data[3:]
+        if data and data[-1] == 13:  # CR of a CRLF
+            data = data[:-1]
+        return RawLine(number, offset, size, data) if data else None
+
+    def advance(self, number: int, offset: int) -> None:
+        """The pieces from :meth:`split` were consumed up to line ``number``, ending at ``offset``."""
         self._offset = offset
         self._number = number
         self.lines_seen = number
-        return out
+
+    @property
+    def line_number(self) -> int:
+        """Physical lines framed so far (the number of the last one)."""
+        return self._number
+
+    @property
+    def offset(self) -> int:
+        """Byte offset where the next line begins."""
+        return self._offset
 
     def finish(self) -> list[RawLine]:
         """End of input: return the last line if it had no ``\\n``."""
