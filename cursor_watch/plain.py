@@ -7,20 +7,19 @@ stream text is passed through :func:`cursor_watch.safe.visible` before printing.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import IO, Any
 
-import orjson
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
 from . import model as m
 from .model import Session, ToolCall
-from .output import error_line, write_private
+from .output import OutputClosed
 from .runs import Run
 from .safe import visible, visible_line
+from .summary import dumps_json, summary_json, write_json_out, write_summaries, write_summary_json  # noqa: F401
 from .tools import STATUS_FAILURE, STATUS_INCOMPLETE, STATUS_REJECTED, STATUS_RUNNING, STATUS_SUCCESS
 
 STATUS_STYLE = {
@@ -47,10 +46,6 @@ def format_ms(ms: int | float | None) -> str:
         return f"{minutes}m{sec:02d}s"
     hours, minutes = divmod(minutes, 60)
     return f"{hours}h{minutes:02d}m"
-
-
-class OutputClosed(Exception):
-    """stdout was closed by the reader (``cursor-watch --plain | head``)."""
 
 
 class _StreamConsole(Console):
@@ -231,161 +226,6 @@ class PlainPrinter:
         t = Text("stderr: ", style="bold yellow")
         t.append(visible_line(line), style="yellow")
         self._print(t)
-
-
-class _Items:
-    """A list in the summary written item by item (see :func:`write_summary_json`)."""
-
-    def __init__(self, items: Any) -> None:
-        self.items = items
-
-
-class _Joined:
-    """A string in the summary written piece by piece (pieces of one string)."""
-
-    def __init__(self, pieces: Any) -> None:
-        self.pieces = pieces
-
-
-def _summary_fields(session: Session, stderr_tail: list[str] | None) -> list[tuple[str, Any]]:
-    """The summary's keys in order; the long values are lazy (``_Items``, ``_Joined``)."""
-    s = session
-    return [
-        ("session", {
-            "session_id": s.session_id,
-            "model": s.model,
-            "cwd": s.cwd,
-            "api_key_source": s.api_key_source,
-            "permission_mode": s.permission_mode,
-            "prompt": s.prompt,
-        }),
-        ("status", s.status if s.status != "running" else "incomplete"),
-        ("result", s.result.to_json() if s.result else None),
-        ("assistant_text", _Joined(seg.text for seg in s.segments)),
-        ("segments", _Items(seg.text for seg in s.segments)),
-        ("thinking_text", _Joined(b.text for b in s.thinking)),
-        ("tool_calls", _Items(c.to_json() for c in s.tool_calls.values())),
-        ("notes", _Items({"line": n.line, "kind": n.kind, "subtype": n.subtype, "text": n.text} for n in s.notes)),
-        ("counts", s.counts()),
-        ("diagnostics", _Items({"line": d.line, "message": d.message} for d in s.diagnostics)),
-        ("unknown_events", _Items({"line": u.line, "type": u.type, "subtype": u.subtype} for u in s.unknown)),
-        ("stderr", stderr_tail or []),
-        ("exit_status", s.exit_status),
-    ]
-
-
-def summary_json(session: Session, stderr_tail: list[str] | None = None) -> dict:
-    """The ``--summary --json`` object (keys documented in the README)."""
-    out: dict = {}
-    for key, value in _summary_fields(session, stderr_tail):
-        if isinstance(value, _Items):
-            value = list(value.items)
-        elif isinstance(value, _Joined):
-            value = "".join(value.pieces)
-        out[key] = value
-    return out
-
-
-# orjson escapes C0 controls but writes DEL, C1 controls (U+0080-U+009F, e.g. the 8-bit
-# CSI U+009B) and bidi overrides as raw UTF-8: escape those too.
-_RAW_UNSAFE_UTF8 = re.compile(rb"\x7f|\xc2[\x80-\x9f]|\xe2\x80[\xaa-\xae]|\xe2\x81[\xa6-\xa9]")
-
-
-def _escape_raw(out: bytes) -> bytes:
-    return _RAW_UNSAFE_UTF8.sub(lambda mt: f"\\u{ord(mt.group().decode()):04x}".encode(), out)
-
-
-def dumps_json(obj: Any) -> bytes:
-    """orjson, indented, newline-terminated; every control character comes out escaped."""
-    return _escape_raw(orjson.dumps(obj, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE))
-
-
-def _indented(value: Any, prefix: bytes) -> bytes:
-    # orjson's indented form of a value nested under ``prefix``: every line after the first
-    # moves right (JSON output breaks lines only between tokens, never inside a string)
-    return orjson.dumps(value, option=orjson.OPT_INDENT_2).replace(b"\n", b"\n" + prefix)
-
-
-def write_summary_json(session: Session, write: Callable[[bytes], Any], stderr_tail: list[str] | None = None,
-                       *, compact: bool = False, extra: dict | None = None) -> None:
-    """Write exactly ``dumps_json(summary_json(session, stderr_tail))``, piece by piece.
-
-    The long lists and texts of a long session (read back from the spill file) are
-    never all in memory at once: memory stays flat at the end of a run too.
-
-    Args:
-        write: called with each piece (bytes); an ``OSError`` it raises propagates.
-        compact: one line (a line of NDJSON) instead of the indented object.
-        extra: keys written first (``{"source": ..., "run": ...}`` for several runs).
-    """
-    fields = list((extra or {}).items()) + _summary_fields(session, stderr_tail)
-    if compact:
-        for n, (key, value) in enumerate(fields):
-            write((b"{" if n == 0 else b",") + orjson.dumps(key) + b":")
-            if isinstance(value, _Joined):
-                write(b'"')
-                for piece in value.pieces:
-                    if piece:
-                        write(_escape_raw(orjson.dumps(piece)[1:-1]))
-                write(b'"')
-            elif isinstance(value, _Items):
-                first = True
-                for item in value.items:
-                    write((b"[" if first else b",") + _escape_raw(orjson.dumps(item)))
-                    first = False
-                write(b"[]" if first else b"]")
-            else:
-                write(_escape_raw(orjson.dumps(value)))
-        write(b"}\n")
-        return
-    write(b"{\n")
-    for n, (key, value) in enumerate(fields):
-        write(b"  " + orjson.dumps(key) + b": ")
-        if isinstance(value, _Joined):
-            write(b'"')
-            for piece in value.pieces:
-                if piece:
-                    write(_escape_raw(orjson.dumps(piece)[1:-1]))
-            write(b'"')
-        elif isinstance(value, _Items):
-            first = True
-            for item in value.items:
-                write((b"[\n    " if first else b",\n    ") + _escape_raw(_indented(item, b"    ")))
-                first = False
-            write(b"[]" if first else b"\n  ]")
-        else:
-            write(_escape_raw(_indented(value, b"  ")))
-        write(b",\n" if n < len(fields) - 1 else b"\n")
-    write(b"}\n")
-
-
-def write_summaries(runs: list[Run], write: Callable[[bytes], Any]) -> None:
-    """``--summary --json`` for the runs of a watch (ordered by source path, then run).
-
-    One run: the indented object, exactly as for a single stream. Several: one compact
-    object per run and per line (NDJSON), each with ``"source"`` (the path, or ``-``)
-    and ``"run"`` (1-based within its source) added first.
-    """
-    if len(runs) == 1:
-        write_summary_json(runs[0].session, write, runs[0].stderr)
-        return
-    for run in runs:
-        write_summary_json(run.session, write, run.stderr, compact=True,
-                           extra={"source": run.source, "run": run.index})
-
-
-def write_json_out(path: str | None, runs: list[Run]) -> None:
-    """``--json-out PATH``: what ``--summary --json`` prints, written when the watch ends.
-
-    The file is private (0600) and written whole (see :func:`cursor_watch.output.write_private`);
-    a failure is one line on stderr, never an exit.
-    """
-    if not path:
-        return
-    try:
-        write_private(path, lambda f: write_summaries(runs, f.write))
-    except OSError as err:
-        error_line(f"cannot write --json-out {path}: {err.strerror or err}")
 
 
 def run_title(run: Run) -> str:
