@@ -955,23 +955,22 @@ def _done(call: ToolCall) -> bool:
     return call.status != STATUS_RUNNING
 
 
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+_SCALAR_TYPES = (str, int, float, bool)
+
+
 def _small_args(args: dict) -> dict:
     """A bounded copy of ``args``: scalars only, strings cut to ``ARGS_KEEP_CHARS``.
 
     The full arguments (an edit's ``streamContent``, a shell call's ``parsingResult``)
     stay in the stream; a view re-reads them by offset.
     """
-    out: dict = {}
-    for key, value in islice(args.items(), 24):
-        cls = value.__class__
-        if cls is str:
-            out[key] = value if len(value) <= ARGS_KEEP_CHARS else value[:ARGS_KEEP_CHARS] + "…"
-        elif cls is int or cls is bool or cls is float or value is None:  # orjson's exact classes first
-            out[key] = value
-        elif isinstance(value, str):
-            out[key] = value if len(value) <= ARGS_KEEP_CHARS else value[:ARGS_KEEP_CHARS] + "…"
-        elif isinstance(value, (int, float, bool)):
-            out[key] = value
+    # orjson's exact classes are checked first (a set lookup); isinstance only for the rest
+    out = {key: value for key, value in islice(args.items(), 24)
+           if value.__class__ in _SCALARS or isinstance(value, _SCALAR_TYPES)}
+    for key, value in out.items():
+        if isinstance(value, str) and len(value) > ARGS_KEEP_CHARS:
+            out[key] = value[:ARGS_KEEP_CHARS] + "…"
     return out
 
 
