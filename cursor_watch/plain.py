@@ -11,7 +11,6 @@ from collections.abc import Callable
 from typing import IO, Any
 
 from rich.console import Console
-from rich.table import Table
 from rich.text import Text
 
 from . import model as m
@@ -360,6 +359,8 @@ def print_summary(session: Session, console: Console, stderr_tail: list[str] | N
         console.print(t)
     console.print(outcome_text(s))
     if s.tool_calls:
+        from rich.table import Table  # only the readable --summary draws a table (--plain starts faster)
+
         table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
         for col, kw in (("#", {"justify": "right"}), ("status", {}), ("tool", {}), ("summary", {"overflow": "fold"}), ("duration", {"justify": "right"})):
             table.add_column(col, **kw)
