@@ -83,7 +83,8 @@ out = open(sys.argv[1], "wb") if sys.argv[1] != "-" else subprocess.DEVNULL
 t0 = time.perf_counter()
 rc = subprocess.run(sys.argv[2:], stdout=out).returncode
 dt = time.perf_counter() - t0
-sys.stderr.write(f"\n__BENCH__ {rc} {dt} {resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss}\n")
+ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+sys.stderr.write(f"\n__BENCH__ {rc} {dt} {ru.ru_maxrss} {ru.ru_utime + ru.ru_stime}\n")
 """
 
 TIME_V = "/usr/bin/time"
@@ -267,12 +268,17 @@ def warm(path: Path) -> None:
 
 
 class Measure:
-    """Runs a command as a child process; returns (seconds, peak RSS in KiB, exit status)."""
+    """Runs a command as a child process; returns (seconds, peak RSS in KiB, exit status).
+
+    ``last_cpu`` is then the CPU seconds (user + system) of the command and its children:
+    on a machine shared with other work it varies less than the wall clock.
+    """
 
     def __init__(self, method: str) -> None:
         if method == "auto":
             method = "time" if os.access(TIME_V, os.X_OK) else "rusage"
         self.method = method
+        self.last_cpu: float | None = None
 
     def run(self, argv: list[str], stdout: Path | None, env: dict | None = None, cwd: Path | None = None):
         with tempfile.NamedTemporaryFile(prefix="bench-", suffix=".txt", delete=False) as tf:
@@ -291,6 +297,8 @@ class Measure:
                 text = Path(side).read_text(errors="replace")
                 m = re.search(r"Maximum resident set size \(kbytes\): (\d+)", text)
                 rss = int(m.group(1)) if m else None
+                cpu = [re.search(rf"{kind} time \(seconds\): ([\d.]+)", text) for kind in ("User", "System")]
+                self.last_cpu = sum(float(c.group(1)) for c in cpu) if all(cpu) else None
                 rc = p.returncode
                 m = re.search(r"Exit status: (\d+)", text)
                 if m:
@@ -299,10 +307,11 @@ class Measure:
             else:
                 p = subprocess.run([sys.executable, "-c", RUSAGE_WRAPPER, str(stdout) if stdout else "-"] + argv,
                                    stderr=subprocess.PIPE, env=env, cwd=cwd)
-                m = re.search(rb"__BENCH__ (-?\d+) ([\d.e-]+) (\d+)\s*$", p.stderr)
+                m = re.search(rb"__BENCH__ (-?\d+) ([\d.e-]+) (\d+) ([\d.e-]+)\s*$", p.stderr)
                 if not m:
                     raise RuntimeError(f"wrapper failed: {p.stderr[-500:]!r}")
                 rc, dt, rss = int(m.group(1)), float(m.group(2)), int(m.group(3))
+                self.last_cpu = float(m.group(4))
                 err = p.stderr[: m.start()]
             if rc != 0 and err:
                 log("    stderr: " + err.decode(errors="replace").strip()[-400:])
@@ -424,6 +433,7 @@ def main(argv: list[str] | None = None) -> int:
     names = ["orjson", "summary"] + ([] if a.no_plain else list(PLAIN_CMDS)) + (["jq"] if jq else [])
 
     rows = []
+    cpu_rows: list[dict[str, float]] = []
     failed = False
     load_before = _loadavg()
     for st in streams:
@@ -431,6 +441,7 @@ def main(argv: list[str] | None = None) -> int:
         st.ensure()
         warm(st.path)
         best: dict[str, tuple[float, int | None]] = {}
+        best_cpu: dict[str, float] = {}
         check = "ok"
         path = str(st.path)
         watch = [py, "-m", "cursor_watch"]
@@ -446,7 +457,10 @@ def main(argv: list[str] | None = None) -> int:
             for name in names:
                 cmd, out, cmd_env = cmds[name]
                 dt, rss, rc = measure.run(cmd, out, env=cmd_env, cwd=a.pkg_root)
-                log(f"    {name:8s} {dt:8.3f} s  {fmt_rss(rss):>8s}  exit {rc}")
+                cpu = measure.last_cpu
+                log(f"    {name:8s} {dt:8.3f} s  cpu {fmt_s(cpu):>6s} s  {fmt_rss(rss):>8s}  exit {rc}")
+                if cpu is not None:
+                    best_cpu[name] = min(cpu, best_cpu.get(name, cpu))
                 c = "ok"
                 if name == "summary":
                     c = check_summary(out, st.meta, rc)
@@ -462,6 +476,7 @@ def main(argv: list[str] | None = None) -> int:
             failed = True
             log(f"    CHECK FAILED: {check}")
         rows.append((st, best, check))
+        cpu_rows.append(best_cpu)
         if a.delete_generated and st.generated:
             st.path.unlink(missing_ok=True)
             st.meta_path.unlink(missing_ok=True)
@@ -495,6 +510,16 @@ def main(argv: list[str] | None = None) -> int:
     for st, best, check in rows:
         out.write(f"| {st.label} | " + " | ".join(fmt_ratio(t(best, n), t(best, "orjson")) for n in shown) + " | "
                   + " | ".join(fmt_rss(rss(best, n)) for n in rss_cols) + f" | {check} |\n")
+    if any(cpu_rows):
+        out.write("\nCPU time (user + system, s, best of the runs) and its ratio to orjson's: less sensitive to "
+                  "other work on the machine than the wall clock\n\n")
+        out.write("| stream | orjson s | " + " | ".join(f"{n} s" for n in shown) + " | "
+                  + " | ".join(f"{n}/orjson" for n in shown) + " |\n")
+        out.write("|---|---:|" + "---:|" * (2 * len(shown)) + "\n")
+        for (st, _best, _check), cpu in zip(rows, cpu_rows):
+            o = cpu.get("orjson")
+            out.write(f"| {st.label} | {fmt_s(o)} | " + " | ".join(fmt_s(cpu.get(n)) for n in shown) + " | "
+                      + " | ".join(fmt_ratio(cpu.get(n), o) for n in shown) + " |\n")
     if not jq:
         out.write("\njq: " + ("skipped (--no-jq)" if a.no_jq else "not installed, skipped") + "\n")
     out.write("\n")
@@ -525,8 +550,9 @@ def main(argv: list[str] | None = None) -> int:
     results = {"machine": info, "repeat": a.repeat, "rss_method": measure.method, "pkg_root": str(a.pkg_root),
                "code": code_version(a.pkg_root), "load_before": load_before, "load_after": _loadavg(),
                "rows": [{"stream": st.label, "path": str(st.path), "meta": st.meta, "check": check,
-                         **{f"{k}_s": v[0] for k, v in best.items()}, **{f"{k}_rss_kb": v[1] for k, v in best.items()}}
-                        for st, best, check in rows]}
+                         **{f"{k}_s": v[0] for k, v in best.items()}, **{f"{k}_rss_kb": v[1] for k, v in best.items()},
+                         **{f"{k}_cpu_s": v for k, v in cpu.items()}}
+                        for (st, best, check), cpu in zip(rows, cpu_rows)]}
     (a.out / "last-results.json").write_bytes(orjson.dumps(results, option=orjson.OPT_INDENT_2))
     return 1 if failed else 0
 
