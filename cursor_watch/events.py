@@ -255,8 +255,9 @@ class Decoder:
         for piece in pieces:
             number += 1
             size = len(piece) + 1
-            # the common line: an object on its own (no BOM, CR, or broken line waiting
-            # for a join): parsed here, without a RawLine; anything else goes the long way
+            # the common line (LineFramer.split): an object on its own, no BOM, no CR, no
+            # broken line waiting for a join; parsed here without a RawLine and a parser
+            # call. Anything else goes the long way (framing rules, joins, diagnostics)
             if piece and piece[0] == 0x7B and piece[-1] != 13 and not held:
                 try:
                     value = loads(piece)

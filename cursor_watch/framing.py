@@ -20,13 +20,6 @@ from dataclasses import dataclass
 BOM = b"\xef\xbb\xbf"
 
 
-def is_bare(piece: bytes) -> bool:
-    """True when a piece from :meth:`LineFramer.split` is its own line's data: it starts
-    with ``{`` (so no BOM and not blank) and has no CR to remove. Every line of a
-    well-formed stream is; such a piece needs no :class:`RawLine` to be parsed."""
-    return bool(piece) and piece[0] == 0x7B and piece[-1] != 13
-
-
 @dataclass(slots=True)
 class RawLine:
     """One physical line of the stream.
@@ -85,8 +78,10 @@ class LineFramer:
         A piece is a whole physical line without its ``\n`` (BOM and CR still in it,
         blank ones included). The caller numbers them from ``line_number + 1`` and
         places them from ``offset`` (each takes ``len(piece) + 1`` bytes), turns each
-        into a line with :meth:`frame` (or takes it as is when :func:`is_bare` says
-        so), then calls :meth:`advance` with the number and offset after the last one.
+        into a line with :meth:`frame`, then calls :meth:`advance` with the number and
+        offset after the last one. A piece that starts with ``{`` and does not end with
+        CR is its own line's data (no BOM, not blank, no CR to remove): every line of a
+        well-formed stream is, and the decoder parses those without a RawLine.
         """
         if not chunk:
             return []
