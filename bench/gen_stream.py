@@ -3,6 +3,12 @@
 
     python bench/gen_stream.py OUT --size 100MB [--partial] [--tool-calls N]
                                [--payload-min 1KB --payload-max 1MB] [--seed 1]
+    python bench/gen_stream.py OUT N [--content-kb K] [--seed 1]
+
+The second form is the event-dense stream of issue 10: N tool calls with partial output and
+about K KB of stream per tool call (its events and payloads, plus the thinking and text
+around it; K is 4 by default). ``OUT 20000`` is about 83 MB and 290k events,
+``OUT 40000 --content-kb 6 --seed 3`` about 236 MB and 675k events.
 
 The same arguments always give the same bytes (a seeded ``random.Random``; no clock,
 no ``uuid4``). Event shapes copy the real captures in ``../shared/streams/real/``
@@ -630,10 +636,19 @@ def pace(out, head: list[bytes], body: Iterator[bytes], rate: float, seconds: fl
         time.sleep(nap)
     return sent
 
-def main(argv: list[str] | None = None) -> int:
+CONTENT_KB = 4.0  # default --content-kb: 20000 calls make about 83 MB, as the stream of issue 10
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command line (``bench_summary.py --gen`` parses its stream specs with it too)."""
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("out", help="output file (a .meta.json sidecar is written beside it)")
+    p.add_argument("calls", nargs="?", type=int, metavar="N",
+                   help="N tool calls with partial output, about --content-kb KB of stream each "
+                        "(the event-dense stream of issue 10); replaces --size, --tool-calls and --partial")
+    p.add_argument("--content-kb", type=float, metavar="K",
+                   help=f"with N: about K KB of stream per tool call (default {CONTENT_KB:g})")
     p.add_argument("--size", type=parse_size,
                    help="target size, e.g. 1MB, 100MB, 1GB (default 10MB without --tool-calls)")
     p.add_argument("--partial", action="store_true", help="as with --stream-partial-output: deltas plus re-sends")
@@ -644,11 +659,36 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--answer-chars", type=parse_size, default=0, metavar="SIZE",
                    help="make the final answer about SIZE characters (with --partial: that many in deltas)")
     p.add_argument("--seed", type=int, default=1)
-    a = p.parse_args(argv)
+    return p
+
+
+def resolve_args(p: argparse.ArgumentParser, a: argparse.Namespace) -> dict:
+    """The keyword arguments of :func:`generate` for parsed command-line arguments ``a``.
+
+    ``N`` means ``--tool-calls N --partial --size N*K KB`` (the size budget sets how much
+    thinking and text each call gets, and its payload sizes: see ``Generator.chatter``).
+    """
+    if a.calls is not None:
+        if a.size is not None or a.tool_calls is not None or a.partial:
+            p.error("N replaces --size, --tool-calls and --partial")
+        if a.calls < 0:
+            p.error("N must be >= 0")
+        kb = CONTENT_KB if a.content_kb is None else a.content_kb
+        if kb <= 0:
+            p.error("--content-kb must be > 0")
+        a.tool_calls, a.partial, a.size = a.calls, True, int(a.calls * kb * 1024)
+    elif a.content_kb is not None:
+        p.error("--content-kb goes with N")
     if a.tool_calls is not None and a.tool_calls < 0:
         p.error("--tool-calls must be >= 0")
-    meta = generate(a.out, a.size, a.partial, a.tool_calls, a.payload_min, a.payload_max, a.seed, a.parallel,
-                    a.answer_chars)
+    return {"size": a.size, "partial": a.partial, "tool_calls": a.tool_calls, "payload_min": a.payload_min,
+            "payload_max": a.payload_max, "seed": a.seed, "parallel": a.parallel, "answer_chars": a.answer_chars}
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = build_parser()
+    a = p.parse_args(argv)
+    meta = generate(a.out, **resolve_args(p, a))
     sys.stdout.buffer.write(orjson.dumps(meta, option=_NL))
     return 0
 

@@ -237,6 +237,13 @@ class CursorWatchApp(App):
             self._pending.extend(changes)
         self._dirty.add(id(run))
 
+    def discard_pending(self, run: Run) -> None:
+        """Drop the changes and stderr lines queued for ``run``: its view was just built from
+        the model, which holds them already."""
+        if run is self._shown:
+            self._pending = []
+            self._stderr = []
+
     def _on_stderr(self, line: str) -> None:
         shown = self._shown
         if shown is not None and self.feed_of(shown).runs[-1] is shown:

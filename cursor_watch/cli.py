@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 
 from . import __version__
 from .samples import DEFAULT_SAMPLE, list_samples, sample_path
+from .output import OutputClosed
 from .output import error_line as _error
 from .runner import EXIT_OK, RESULT_EXIT_GRACE_S, Watch
 from .sources import SourceError, open_sources
@@ -294,7 +295,7 @@ def _write_end_files(opts: Options, watch: Watch) -> None:
     """``--json-out`` and ``--export``, when the watch ends (each failure: one line on stderr),
     then release the sources (kept open until now: an export re-reads payloads from them)."""
     from .export import write_export_file
-    from .plain import write_json_out
+    from .summary import write_json_out
 
     runs = watch.runs()
     write_json_out(opts.json_out, runs)
@@ -305,8 +306,9 @@ def _write_end_files(opts: Options, watch: Watch) -> None:
 
 async def run_headless(opts: Options) -> int:
     """``--plain`` (the default off a terminal) and ``--summary``."""
+    # --summary --json needs no Rich: its import is a tenth of the start-up
     from .export import needs_payloads
-    from .plain import OutputClosed, RunsPrinter, make_console, print_summaries, write_summaries
+    from .summary import write_summaries
 
     sources, directories = open_sources(opts.files, opts.command or None, follow=opts.follow, save_path=opts.save)
     several = len(sources) > 1 or bool(directories)
@@ -326,11 +328,15 @@ async def run_headless(opts: Options) -> int:
                 write_summaries(runs, sys.stdout.buffer.write)
                 sys.stdout.flush()
             else:
+                from .plain import make_console, print_summaries
+
                 print_summaries(runs, make_console())
         except (BrokenPipeError, OutputClosed):
             _stdout_closed()  # the reader went away (`| head`): quiet, as --plain
             return 128 + signal.SIGPIPE
         return code
+
+    from .plain import RunsPrinter, make_console
 
     console = make_console()
     printer = RunsPrinter(console, show_thinking=opts.thinking, several=several)

@@ -241,10 +241,37 @@ class Decoder:
 
     def feed(self, chunk: bytes) -> list[Item]:
         """Frame and parse ``chunk``; returns the completed items in order."""
+        framer = self.framer
+        pieces = framer.split(chunk)
+        if not pieces:
+            return []
         out: list[Item] = []
-        feed_line = self.parser.feed_line
-        for raw in self.framer.feed(chunk):
-            out.extend(feed_line(raw))
+        append = out.append
+        parser = self.parser
+        held = parser._held  # the list itself: the parser only ever changes it in place
+        loads = orjson.loads
+        number = framer.line_number
+        offset = framer.offset
+        for piece in pieces:
+            number += 1
+            size = len(piece) + 1
+            # the common line (LineFramer.split): an object on its own, no BOM, no CR, no
+            # broken line waiting for a join; parsed here without a RawLine and a parser
+            # call. Anything else goes the long way (framing rules, joins, diagnostics)
+            if piece and piece[0] == 0x7B and piece[-1] != 13 and not held:
+                try:
+                    value = loads(piece)
+                except orjson.JSONDecodeError:
+                    value = None
+                if value is not None:  # it starts with "{": a valid value is an object
+                    append(Event(value, number, offset, size))
+                    offset += size
+                    continue
+            raw = framer.frame(piece, number, offset)
+            if raw is not None:
+                out.extend(parser.feed_line(raw))
+            offset += size
+        framer.advance(number, offset)
         return out
 
     def flush(self) -> list[Item]:

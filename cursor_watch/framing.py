@@ -55,6 +55,34 @@ class LineFramer:
 
     def feed(self, chunk: bytes) -> list[RawLine]:
         """Add ``chunk`` and return the lines it completes (blank ones excluded)."""
+        pieces = self.split(chunk)
+        if not pieces:
+            return []
+        out: list[RawLine] = []
+        append = out.append
+        offset = self._offset
+        number = self._number
+        frame = self.frame
+        for piece in pieces:
+            number += 1
+            line = frame(piece, number, offset)
+            if line is not None:
+                append(line)
+            offset += len(piece) + 1
+        self.advance(number, offset)
+        return out
+
+    def split(self, chunk: bytes) -> list[bytes]:
+        """Add ``chunk``; return the pieces of the lines it completes, in order.
+
+        A piece is a whole physical line without its ``\n`` (BOM and CR still in it,
+        blank ones included). The caller numbers them from ``line_number + 1`` and
+        places them from ``offset`` (each takes ``len(piece) + 1`` bytes), turns each
+        into a line with :meth:`frame`, then calls :meth:`advance` with the number and
+        offset after the last one. A piece that starts with ``{`` and does not end with
+        CR is its own line's data (no BOM, not blank, no CR to remove): every line of a
+        well-formed stream is, and the decoder parses those without a RawLine.
+        """
         if not chunk:
             return []
         self.bytes_seen += len(chunk)
@@ -69,25 +97,35 @@ class LineFramer:
         tail = pieces.pop()
         if tail:
             self._parts.append(tail)
-        out: list[RawLine] = []
-        append = out.append
-        offset = self._offset
-        number = self._number
-        for piece in pieces:
-            number += 1
-            size = len(piece) + 1
-            data = piece
-            if data and data[0] == 0xEF and data.startswith(BOM):
-                data = data[3:]
-            if data and data[-1] == 13:  # CR of a CRLF
-                data = data[:-1]
-            if data:
-                append(RawLine(number, offset, size, data))
-            offset += size
+        return pieces
+
+    @staticmethod
+    def frame(piece: bytes, number: int, offset: int) -> RawLine | None:
+        """The :class:`RawLine` of one piece from :meth:`split` (None for a blank line):
+        a leading BOM and a trailing CR are removed."""
+        size = len(piece) + 1
+        data = piece
+        if data and data[0] == 0xEF and data.startswith(BOM):
+            data = data[3:]
+        if data and data[-1] == 13:  # CR of a CRLF
+            data = data[:-1]
+        return RawLine(number, offset, size, data) if data else None
+
+    def advance(self, number: int, offset: int) -> None:
+        """The pieces from :meth:`split` were consumed up to line ``number``, ending at ``offset``."""
         self._offset = offset
         self._number = number
         self.lines_seen = number
-        return out
+
+    @property
+    def line_number(self) -> int:
+        """Physical lines framed so far (the number of the last one)."""
+        return self._number
+
+    @property
+    def offset(self) -> int:
+        """Byte offset where the next line begins."""
+        return self._offset
 
     def finish(self) -> list[RawLine]:
         """End of input: return the last line if it had no ``\\n``."""

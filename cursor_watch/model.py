@@ -25,6 +25,7 @@ from __future__ import annotations
 import operator
 import time
 from collections.abc import Callable
+from itertools import islice
 from typing import Any
 
 from .events import Event, Invalid
@@ -64,6 +65,11 @@ LIST_CAP = 100_000  # diagnostics / unknown events listed (all are counted)
 
 def _int(value: Any) -> int | None:
     """int64 fields are strings in real streams (``startedAtMs``); accept both."""
+    cls = value.__class__
+    if cls is int:
+        return value
+    if cls is str and len(value) < 19 and value.isascii() and value.isdigit():
+        return int(value)  # the common case: "1786676149877" (ASCII digits: int() can't fail)
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
@@ -255,10 +261,13 @@ class ToolCall:
 
     @classmethod
     def from_state(cls, state: tuple) -> ToolCall:
-        """The inverse of :meth:`state`."""
+        """The inverse of :meth:`state` (a ``ValueError`` if its length is not that of the slots)."""
         call = cls.__new__(cls)
-        for name, value in zip(cls.__slots__, state, strict=True):
-            setattr(call, name, value)
+        # one unpacking, in __slots__ order (a test checks the order): 18 setattr calls cost
+        # more than the summary's whole write of a spilled call
+        (call.index, call.call_id, call.tool, call.summary, call.status, call.outcome, call.started_ms,
+         call.completed_ms, call.exit_code, call.detail, call.args, call.started_line, call.completed_line,
+         call.start_span, call.end_span, call.description, call.interaction, call.model_call_id) = state
         return call
 
     @property
@@ -442,7 +451,7 @@ class Session:
         self.segments: SpillList[Segment] = spill_list("segments", Segment.from_state)
         self.thinking: SpillList[ThinkingBlock] = spill_list("thinking", ThinkingBlock.from_state)
         self.tool_calls: SpillDict[ToolCall] = SpillDict(
-            sp, _state, ToolCall.from_state, _call_id_of, _index_of, _done, hot, batch)
+            sp, _CALL_STATE, ToolCall.from_state, _call_id_of, _index_of, _done, hot, batch)
         self.notes: SpillList[Note] = spill_list("notes", _from_args(Note))
         self.diagnostics: SpillList[Diagnostic] = spill_list("diagnostics", _from_args(Diagnostic))
         self.unknown: SpillList[UnknownEvent] = spill_list("unknown", _from_args(UnknownEvent))
@@ -546,6 +555,75 @@ class Session:
             msg = f"event could not be applied ({type(err).__name__}: {err})"
             self.diagnostics.append(Diagnostic(item.line, item.offset, item.size, msg))
             return [(CHANGE_DIAGNOSTIC, len(self.diagnostics) - 1)]
+
+    def apply_all(self, items: list[Event | Invalid], start: int, changes: list[tuple[str, Any]]) -> int:
+        """Apply ``items[start:]`` in order, adding their changes to ``changes``.
+
+        Stops before the first ``system`` event, which may begin a new run (the caller
+        routes it: :class:`cursor_watch.runs.RunSplitter`), and returns its index; else
+        returns ``len(items)``. The result is exactly that of :meth:`apply` on each item.
+
+        Thinking deltas and assistant deltas (shape A) are most events of a stream with
+        partial output (reference sections 2.3, 2.4; 81 % of the events of
+        ``bench/gen_stream.py OUT 20000``); they are applied here without the general
+        path's calls and lists when nothing else is pending: no delta held as a possible
+        re-send, their thinking block or segment already open, the session known, an
+        integer ``timestamp_ms`` (as in every real capture), and for text a
+        ``message.content`` of one text item not as long as the open segment (an equal
+        one may be a re-send). Anything else goes through :meth:`apply`.
+        """
+        n = len(items)
+        i = start
+        apply = self.apply
+        append = changes.append
+        spill = self.spill
+        while i < n:
+            item = items[i]
+            if item.__class__ is Event:
+                kind = item.type
+                if kind == "system":
+                    return i
+                if ((kind == "assistant" or kind == "thinking") and self._tentative is None
+                        and self.first_ts_ms is not None and self.session_id is not None and not spill.error):
+                    data = item.data
+                    ts = data.get("timestamp_ms")
+                    if ts.__class__ is int:
+                        if kind == "thinking":
+                            block = self._thinking_open
+                            if block is not None and item.subtype == "delta":
+                                self.events += 1
+                                self.last_ts_ms = ts
+                                block.end_ms = ts
+                                text = data.get("text")
+                                if text.__class__ is str and text:
+                                    block._parts.append(text)
+                                    append((CHANGE_THINKING, block.index))
+                                i += 1
+                                continue
+                        elif "model_call_id" not in data:  # with timestamp_ms: shape A
+                            seg = self._open
+                            msg = data.get("message")
+                            if seg is not None and msg.__class__ is dict:
+                                content = msg.get("content")
+                                if content.__class__ is list and len(content) == 1:
+                                    part = content[0]
+                                    if part.__class__ is dict and part.get("type") == "text":
+                                        text = part.get("text")
+                                        if text.__class__ is str and text and len(text) != seg.length:
+                                            self.events += 1
+                                            self.last_ts_ms = ts
+                                            self._resent = None
+                                            seg._parts.append(text)
+                                            seg._text = None
+                                            seg.length += len(text)
+                                            append((CHANGE_SEGMENT, seg.index))
+                                            i += 1
+                                            continue
+            c = apply(item)
+            if c:
+                changes += c
+            i += 1
+        return n
 
     def finish(self, exit_status: int | None = None) -> list[tuple[str, Any]]:
         """End of input: settle pending text, mark running calls ``incomplete``."""
@@ -726,7 +804,8 @@ class Session:
         self.tool_counts[status] += 1
 
     def _tool_call(self, item: Event, data: dict, ts: int | None) -> list[tuple[str, Any]]:
-        changes = self._boundary()
+        # parallel calls: nothing is open between them (_boundary would change nothing)
+        changes = self._boundary() if self._open is not None or self._tentative is not None else []
         call_id = data.get("call_id")
         tc = data.get("tool_call")
         if not isinstance(call_id, str) or not call_id:
@@ -868,16 +947,16 @@ def _from_args(cls: type) -> Callable[[tuple], Any]:
     return lambda state: cls(*state)
 
 
-def _call_id_of(call: ToolCall) -> str:
-    return call.call_id
-
-
-def _index_of(call: ToolCall) -> int:
-    return call.index
+_call_id_of = operator.attrgetter("call_id")
+_index_of = operator.attrgetter("index")
 
 
 def _done(call: ToolCall) -> bool:
     return call.status != STATUS_RUNNING
+
+
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+_SCALAR_TYPES = (str, int, float, bool)
 
 
 def _small_args(args: dict) -> dict:
@@ -886,12 +965,12 @@ def _small_args(args: dict) -> dict:
     The full arguments (an edit's ``streamContent``, a shell call's ``parsingResult``)
     stay in the stream; a view re-reads them by offset.
     """
-    out: dict = {}
-    for key, value in list(args.items())[:24]:
-        if isinstance(value, str):
-            out[key] = value if len(value) <= ARGS_KEEP_CHARS else value[:ARGS_KEEP_CHARS] + "…"
-        elif isinstance(value, (int, float, bool)) or value is None:
-            out[key] = value
+    # orjson's exact classes are checked first (a set lookup); isinstance only for the rest
+    out = {key: value for key, value in islice(args.items(), 24)
+           if value.__class__ in _SCALARS or isinstance(value, _SCALAR_TYPES)}
+    for key, value in out.items():
+        if isinstance(value, str) and len(value) > ARGS_KEEP_CHARS:
+            out[key] = value[:ARGS_KEEP_CHARS] + "…"
     return out
 
 

@@ -14,6 +14,10 @@ from collections.abc import Callable
 from typing import IO
 
 
+class OutputClosed(Exception):
+    """stdout was closed by the reader (``cursor-watch --plain | head``)."""
+
+
 def error_line(message: str) -> None:
     """``cursor-watch: MESSAGE`` on stderr (one line: the format of every error)."""
     sys.stderr.write(f"cursor-watch: {message}\n")

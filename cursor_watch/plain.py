@@ -7,20 +7,19 @@ stream text is passed through :func:`cursor_watch.safe.visible` before printing.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import IO, Any
 
-import orjson
 from rich.console import Console
-from rich.table import Table
 from rich.text import Text
 
 from . import model as m
 from .model import Session, ToolCall
-from .output import error_line, write_private
+from .output import OutputClosed
 from .runs import Run
 from .safe import visible, visible_line
+from .termlines import LineWriter, Piece, rich_text
+from .summary import dumps_json, summary_json, write_json_out, write_summaries, write_summary_json  # noqa: F401
 from .tools import STATUS_FAILURE, STATUS_INCOMPLETE, STATUS_REJECTED, STATUS_RUNNING, STATUS_SUCCESS
 
 STATUS_STYLE = {
@@ -49,10 +48,6 @@ def format_ms(ms: int | float | None) -> str:
     return f"{hours}h{minutes:02d}m"
 
 
-class OutputClosed(Exception):
-    """stdout was closed by the reader (``cursor-watch --plain | head``)."""
-
-
 class _StreamConsole(Console):
     def on_broken_pipe(self) -> None:
         # Rich exits the process from inside our pump task; stop the watch instead
@@ -73,50 +68,59 @@ def tool_status_label(call: ToolCall) -> Text:
     return Text(f"{symbol} {call.status}", style=style)
 
 
-def header_text(session: Session) -> Text:
+# A printed line is a list of pieces, (text, style or None), on a base style: what a
+# rich.text.Text made with Text(style=base) and append(text, style) holds (termlines.py
+# writes exactly what Rich prints for it). The *_text functions give the Text itself.
+
+
+def header_pieces(session: Session) -> list[Piece]:
     """One line: session id, model, cwd, permission mode, API key source."""
-    t = Text()
-    t.append("cursor-agent ", style="bold")
-    t.append(visible_line(session.model or "?"), style="bold cyan")
+    p: list[Piece] = [("cursor-agent ", "bold"), (visible_line(session.model or "?"), "bold cyan")]
     if session.cwd:
-        t.append("  cwd ", style="dim")
-        t.append(visible_line(session.cwd))
-    t.append("  session ", style="dim")
-    t.append(visible_line(session.session_id or "?"))
+        p.append(("  cwd ", "dim"))
+        p.append((visible_line(session.cwd), None))
+    p.append(("  session ", "dim"))
+    p.append((visible_line(session.session_id or "?"), None))
     extras = []
     if session.permission_mode:
         extras.append(f"permission {session.permission_mode}")
     if session.api_key_source:
         extras.append(f"key {session.api_key_source}")
     if extras:
-        t.append("  (" + visible_line(", ".join(extras)) + ")", style="dim")
-    return t
+        p.append(("  (" + visible_line(", ".join(extras)) + ")", "dim"))
+    return p
+
+
+def header_text(session: Session) -> Text:
+    """:func:`header_pieces` as a Text."""
+    return rich_text(None, header_pieces(session))
+
+
+def tool_pieces(call: ToolCall, event: str) -> list[Piece]:
+    """``▶ [3] shell  pytest -q`` (start) or ``✖ [3] shell  pytest -q  failure, exit 1  2.1 s``."""
+    symbol, style = STATUS_STYLE.get(call.status if event == "end" else STATUS_RUNNING, ("?", ""))
+    p: list[Piece] = [(f"{symbol} [{call.index}] ", style), (visible_line(call.tool), "bold")]  # the tool name too is stream text
+    if call.summary:
+        p.append(("  " + visible_line(call.summary), None))
+    if event == "end":
+        p.append((f"  {call.status}", style))
+        if call.exit_code and "exit" not in call.detail:
+            p.append((f" (exit {call.exit_code})", style))
+        if call.detail:
+            p.append((" (" + visible_line(call.detail) + ")", style))
+        if call.duration_ms is not None:
+            p.append((f"  {format_ms(call.duration_ms)}", "dim"))
+    return p
 
 
 def tool_line(call: ToolCall, event: str) -> Text:
-    """``▶ [3] shell  pytest -q`` (start) or ``✖ [3] shell  pytest -q  failure, exit 1  2.1 s``."""
-    symbol, style = STATUS_STYLE.get(call.status if event == "end" else STATUS_RUNNING, ("?", ""))
-    t = Text()
-    t.append(f"{symbol} [{call.index}] ", style=style)
-    t.append(visible_line(call.tool), style="bold")  # a tool name comes from the stream too
-    if call.summary:
-        t.append("  " + visible_line(call.summary))
-    if event == "end":
-        t.append(f"  {call.status}", style=style)
-        if call.exit_code and "exit" not in call.detail:
-            t.append(f" (exit {call.exit_code})", style=style)
-        if call.detail:
-            t.append(" (" + visible_line(call.detail) + ")", style=style)
-        if call.duration_ms is not None:
-            t.append(f"  {format_ms(call.duration_ms)}", style="dim")
-    return t
+    """:func:`tool_pieces` as a Text."""
+    return rich_text(None, tool_pieces(call, event))
 
 
-def outcome_text(session: Session) -> Text:
+def outcome_pieces(session: Session) -> list[Piece]:
     """The closing line: outcome, tool-call counts, duration, tokens, diagnostics."""
     status = session.status
-    t = Text()
-    t.append(f"■ {status}", style=OUTCOME_STYLE.get(status, ""))
     c = session.tool_counts
     n = len(session.tool_calls)
     parts = [f"{n} tool call{'s' if n != 1 else ''}"]
@@ -137,8 +141,12 @@ def outcome_text(session: Session) -> Text:
         parts.append(f"{session.unknown_events} unknown event{'s' if session.unknown_events != 1 else ''}")
     if session.exit_status is not None:
         parts.append(f"exit status {session.exit_status}")
-    t.append("  " + " · ".join(parts))
-    return t
+    return [(f"■ {status}", OUTCOME_STYLE.get(status, "")), ("  " + " · ".join(parts), None)]
+
+
+def outcome_text(session: Session) -> Text:
+    """:func:`outcome_pieces` as a Text."""
+    return rich_text(None, outcome_pieces(session))
 
 
 def usage_text(usage: dict) -> str:
@@ -152,71 +160,108 @@ def _indent(text: str, prefix: str = "  ") -> str:
     return "\n".join(prefix + line for line in text.split("\n"))
 
 
+def _stderr_pieces(line: str) -> list[Piece]:
+    return [("stderr: ", None), (visible_line(line), "yellow")]  # on base style "bold yellow"
+
+
 class PlainPrinter:
     """Prints a live transcript as changes arrive.
 
     Header once; each assistant segment when it is complete; each tool call when it
     starts and when it ends (status, duration); notes (queries, retries,
     connections); diagnostics and child stderr marked as such; the outcome at the end.
+    What a batch of changes completes is written at once, at the end of :meth:`handle`
+    (see :mod:`cursor_watch.termlines`: the bytes ``Console.print`` would write).
 
     Args:
         session: the model the changes refer to.
         console: where to print (see :func:`make_console`).
         show_thinking: also print thinking blocks (dim) when they complete.
+        writer: the line buffer to add to (a :class:`RunsPrinter` shares one); by default
+            the printer's own, on ``console``.
     """
 
-    def __init__(self, session: Session, console: Console, show_thinking: bool = False) -> None:
+    def __init__(self, session: Session, console: Console, show_thinking: bool = False,
+                 writer: LineWriter | None = None) -> None:
         self.session = session
         self.console = console
         self.show_thinking = show_thinking
+        self.writer = writer if writer is not None else LineWriter(console)
         self._header_done = False
         self._printed_upto = 0  # segments [0, n) printed (they close in order)
         self.before_print: Callable[[], None] | None = None  # called before each line (see RunsPrinter)
+        # the change kinds that print (a batch is mostly deltas, which don't)
+        self._handlers: dict[str, Callable[[Any], None]] = {
+            m.CHANGE_HEADER: self._on_header,
+            m.CHANGE_PROMPT: self._on_prompt,
+            m.CHANGE_SEGMENT_CLOSED: self._segment,
+            m.CHANGE_TOOL_STARTED: self._on_tool_started,
+            m.CHANGE_TOOL_DONE: self._on_tool_done,
+            m.CHANGE_NOTE: self._on_note,
+            m.CHANGE_DIAGNOSTIC: self._on_diagnostic,
+            m.CHANGE_UNKNOWN: self._on_unknown,
+            m.CHANGE_END: self._on_end,
+        }
+        if show_thinking:
+            self._handlers[m.CHANGE_THINKING_CLOSED] = self._on_thinking_closed
 
-    def _print(self, renderable: Any) -> None:
+    def _print(self, pieces: list[Piece], base: str | None = None) -> None:
         if self.before_print is not None:
             self.before_print()
-        self.console.print(renderable)
+        self.writer.line(pieces, base)
 
     def _header(self) -> None:
         if not self._header_done and self.session.session_id is not None:
             self._header_done = True
-            self._print(header_text(self.session))
+            self._print(header_pieces(self.session))
 
     def handle(self, changes: list[tuple[str, Any]]) -> None:
         """Print what ``changes`` completed."""
+        handlers = self._handlers
+        try:
+            for kind, key in changes:
+                handler = handlers.get(kind)
+                if handler is not None:
+                    handler(key)
+        finally:
+            self.writer.flush()
+
+    def _on_header(self, key: Any) -> None:
+        self._header()
+
+    def _on_prompt(self, key: Any) -> None:
+        self._header()
+        self._print([("> ", None), (visible(self.session.prompt or ""), "blue")], "bold blue")
+
+    def _on_thinking_closed(self, key: int) -> None:
+        text = self.session.thinking[key].text
+        if text.strip():
+            self._print([(_indent(visible(text), "  ~ "), None)], "dim italic")
+
+    def _on_tool_started(self, key: str) -> None:
+        self._print(tool_pieces(self.session.tool_calls[key], "start"))
+
+    def _on_tool_done(self, key: str) -> None:
+        self._print(tool_pieces(self.session.tool_calls[key], "end"))
+
+    def _on_note(self, key: int) -> None:
+        note = self.session.notes[key]
+        self._print([(f"· {visible_line(note.text)}", None)], "yellow" if note.kind != "connection" else "dim")
+
+    def _on_diagnostic(self, key: int) -> None:
+        d = self.session.diagnostics[key]
+        self._print([(f"! line {d.line}: {visible_line(d.message)}", None)], "bold red")
+
+    def _on_unknown(self, key: int) -> None:
+        u = self.session.unknown[key]
+        self._print([(f"? line {u.line}: unknown event {visible_line(u.type)}/{visible_line(u.subtype)}", None)],
+                    "magenta")
+
+    def _on_end(self, key: Any) -> None:
         s = self.session
-        for kind, key in changes:
-            if kind == m.CHANGE_HEADER:
-                self._header()
-            elif kind == m.CHANGE_PROMPT:
-                self._header()
-                t = Text("> ", style="bold blue")
-                t.append(visible(s.prompt or ""), style="blue")
-                self._print(t)
-            elif kind == m.CHANGE_SEGMENT_CLOSED:
-                self._segment(key)
-            elif kind == m.CHANGE_THINKING_CLOSED and self.show_thinking:
-                text = s.thinking[key].text
-                if text.strip():
-                    self._print(Text(_indent(visible(text), "  ~ "), style="dim italic"))
-            elif kind == m.CHANGE_TOOL_STARTED:
-                self._print(tool_line(s.tool_calls[key], "start"))
-            elif kind == m.CHANGE_TOOL_DONE:
-                self._print(tool_line(s.tool_calls[key], "end"))
-            elif kind == m.CHANGE_NOTE:
-                note = s.notes[key]
-                self._print(Text(f"· {visible_line(note.text)}", style="yellow" if note.kind != "connection" else "dim"))
-            elif kind == m.CHANGE_DIAGNOSTIC:
-                d = s.diagnostics[key]
-                self._print(Text(f"! line {d.line}: {visible_line(d.message)}", style="bold red"))
-            elif kind == m.CHANGE_UNKNOWN:
-                u = s.unknown[key]
-                self._print(Text(f"? line {u.line}: unknown event {visible_line(u.type)}/{visible_line(u.subtype)}", style="magenta"))
-            elif kind == m.CHANGE_END:
-                for index in range(self._printed_upto, len(s.segments)):
-                    self._segment(index)
-                self._print(outcome_text(s))
+        for index in range(self._printed_upto, len(s.segments)):
+            self._segment(index)
+        self._print(outcome_pieces(s))
 
     def _segment(self, index: int) -> None:
         if index < self._printed_upto:
@@ -224,168 +269,14 @@ class PlainPrinter:
         self._printed_upto = index + 1
         text = self.session.segments[index].text
         if text.strip():
-            self._print(Text(_indent(visible(text.strip("\n")), "  ")))
+            self._print([(_indent(visible(text.strip("\n")), "  "), None)])
 
     def stderr(self, line: str) -> None:
         """Print a line of the child's stderr, marked."""
-        t = Text("stderr: ", style="bold yellow")
-        t.append(visible_line(line), style="yellow")
-        self._print(t)
-
-
-class _Items:
-    """A list in the summary written item by item (see :func:`write_summary_json`)."""
-
-    def __init__(self, items: Any) -> None:
-        self.items = items
-
-
-class _Joined:
-    """A string in the summary written piece by piece (pieces of one string)."""
-
-    def __init__(self, pieces: Any) -> None:
-        self.pieces = pieces
-
-
-def _summary_fields(session: Session, stderr_tail: list[str] | None) -> list[tuple[str, Any]]:
-    """The summary's keys in order; the long values are lazy (``_Items``, ``_Joined``)."""
-    s = session
-    return [
-        ("session", {
-            "session_id": s.session_id,
-            "model": s.model,
-            "cwd": s.cwd,
-            "api_key_source": s.api_key_source,
-            "permission_mode": s.permission_mode,
-            "prompt": s.prompt,
-        }),
-        ("status", s.status if s.status != "running" else "incomplete"),
-        ("result", s.result.to_json() if s.result else None),
-        ("assistant_text", _Joined(seg.text for seg in s.segments)),
-        ("segments", _Items(seg.text for seg in s.segments)),
-        ("thinking_text", _Joined(b.text for b in s.thinking)),
-        ("tool_calls", _Items(c.to_json() for c in s.tool_calls.values())),
-        ("notes", _Items({"line": n.line, "kind": n.kind, "subtype": n.subtype, "text": n.text} for n in s.notes)),
-        ("counts", s.counts()),
-        ("diagnostics", _Items({"line": d.line, "message": d.message} for d in s.diagnostics)),
-        ("unknown_events", _Items({"line": u.line, "type": u.type, "subtype": u.subtype} for u in s.unknown)),
-        ("stderr", stderr_tail or []),
-        ("exit_status", s.exit_status),
-    ]
-
-
-def summary_json(session: Session, stderr_tail: list[str] | None = None) -> dict:
-    """The ``--summary --json`` object (keys documented in the README)."""
-    out: dict = {}
-    for key, value in _summary_fields(session, stderr_tail):
-        if isinstance(value, _Items):
-            value = list(value.items)
-        elif isinstance(value, _Joined):
-            value = "".join(value.pieces)
-        out[key] = value
-    return out
-
-
-# orjson escapes C0 controls but writes DEL, C1 controls (U+0080-U+009F, e.g. the 8-bit
-# CSI U+009B) and bidi overrides as raw UTF-8: escape those too.
-_RAW_UNSAFE_UTF8 = re.compile(rb"\x7f|\xc2[\x80-\x9f]|\xe2\x80[\xaa-\xae]|\xe2\x81[\xa6-\xa9]")
-
-
-def _escape_raw(out: bytes) -> bytes:
-    return _RAW_UNSAFE_UTF8.sub(lambda mt: f"\\u{ord(mt.group().decode()):04x}".encode(), out)
-
-
-def dumps_json(obj: Any) -> bytes:
-    """orjson, indented, newline-terminated; every control character comes out escaped."""
-    return _escape_raw(orjson.dumps(obj, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE))
-
-
-def _indented(value: Any, prefix: bytes) -> bytes:
-    # orjson's indented form of a value nested under ``prefix``: every line after the first
-    # moves right (JSON output breaks lines only between tokens, never inside a string)
-    return orjson.dumps(value, option=orjson.OPT_INDENT_2).replace(b"\n", b"\n" + prefix)
-
-
-def write_summary_json(session: Session, write: Callable[[bytes], Any], stderr_tail: list[str] | None = None,
-                       *, compact: bool = False, extra: dict | None = None) -> None:
-    """Write exactly ``dumps_json(summary_json(session, stderr_tail))``, piece by piece.
-
-    The long lists and texts of a long session (read back from the spill file) are
-    never all in memory at once: memory stays flat at the end of a run too.
-
-    Args:
-        write: called with each piece (bytes); an ``OSError`` it raises propagates.
-        compact: one line (a line of NDJSON) instead of the indented object.
-        extra: keys written first (``{"source": ..., "run": ...}`` for several runs).
-    """
-    fields = list((extra or {}).items()) + _summary_fields(session, stderr_tail)
-    if compact:
-        for n, (key, value) in enumerate(fields):
-            write((b"{" if n == 0 else b",") + orjson.dumps(key) + b":")
-            if isinstance(value, _Joined):
-                write(b'"')
-                for piece in value.pieces:
-                    if piece:
-                        write(_escape_raw(orjson.dumps(piece)[1:-1]))
-                write(b'"')
-            elif isinstance(value, _Items):
-                first = True
-                for item in value.items:
-                    write((b"[" if first else b",") + _escape_raw(orjson.dumps(item)))
-                    first = False
-                write(b"[]" if first else b"]")
-            else:
-                write(_escape_raw(orjson.dumps(value)))
-        write(b"}\n")
-        return
-    write(b"{\n")
-    for n, (key, value) in enumerate(fields):
-        write(b"  " + orjson.dumps(key) + b": ")
-        if isinstance(value, _Joined):
-            write(b'"')
-            for piece in value.pieces:
-                if piece:
-                    write(_escape_raw(orjson.dumps(piece)[1:-1]))
-            write(b'"')
-        elif isinstance(value, _Items):
-            first = True
-            for item in value.items:
-                write((b"[\n    " if first else b",\n    ") + _escape_raw(_indented(item, b"    ")))
-                first = False
-            write(b"[]" if first else b"\n  ]")
-        else:
-            write(_escape_raw(_indented(value, b"  ")))
-        write(b",\n" if n < len(fields) - 1 else b"\n")
-    write(b"}\n")
-
-
-def write_summaries(runs: list[Run], write: Callable[[bytes], Any]) -> None:
-    """``--summary --json`` for the runs of a watch (ordered by source path, then run).
-
-    One run: the indented object, exactly as for a single stream. Several: one compact
-    object per run and per line (NDJSON), each with ``"source"`` (the path, or ``-``)
-    and ``"run"`` (1-based within its source) added first.
-    """
-    if len(runs) == 1:
-        write_summary_json(runs[0].session, write, runs[0].stderr)
-        return
-    for run in runs:
-        write_summary_json(run.session, write, run.stderr, compact=True,
-                           extra={"source": run.source, "run": run.index})
-
-
-def write_json_out(path: str | None, runs: list[Run]) -> None:
-    """``--json-out PATH``: what ``--summary --json`` prints, written when the watch ends.
-
-    The file is private (0600) and written whole (see :func:`cursor_watch.output.write_private`);
-    a failure is one line on stderr, never an exit.
-    """
-    if not path:
-        return
-    try:
-        write_private(path, lambda f: write_summaries(runs, f.write))
-    except OSError as err:
-        error_line(f"cannot write --json-out {path}: {err.strerror or err}")
+        try:
+            self._print(_stderr_pieces(line), "bold yellow")
+        finally:
+            self.writer.flush()
 
 
 def run_title(run: Run) -> str:
@@ -394,9 +285,14 @@ def run_title(run: Run) -> str:
     return f"{name} (run {run.index})"
 
 
+def separator_pieces(run: Run) -> list[Piece]:
+    """The line printed before a run's output when several are watched (``tail``'s style), on base style bold."""
+    return [(f"==> {visible_line(run_title(run))} <==", None)]
+
+
 def separator_text(run: Run) -> Text:
-    """The line printed before a run's output when several are watched (``tail``'s style)."""
-    return Text(f"==> {visible_line(run_title(run))} <==", style="bold")
+    """:func:`separator_pieces` as a Text."""
+    return rich_text("bold", separator_pieces(run))
 
 
 class RunsPrinter:
@@ -411,6 +307,7 @@ class RunsPrinter:
         self.console = console
         self.show_thinking = show_thinking
         self.several = several
+        self.writer = LineWriter(console)  # one buffer for every run: lines stay in order
         self._printers: dict[int, PlainPrinter] = {}
         self._last: Run | None = None
         self._current: Run | None = None
@@ -418,7 +315,7 @@ class RunsPrinter:
     def _printer(self, run: Run) -> PlainPrinter:
         printer = self._printers.get(id(run))
         if printer is None:
-            printer = PlainPrinter(run.session, self.console, show_thinking=self.show_thinking)
+            printer = PlainPrinter(run.session, self.console, show_thinking=self.show_thinking, writer=self.writer)
             printer.before_print = lambda: self._switch_to(run)
             self._printers[id(run)] = printer
         return printer
@@ -427,7 +324,7 @@ class RunsPrinter:
         if run is self._last:
             return
         if self._last is not None or self.several:
-            self.console.print(separator_text(run))
+            self.writer.line(separator_pieces(run), "bold")
         self._last = run
 
     def handle(self, run: Run, changes: list[tuple[str, Any]]) -> None:
@@ -440,9 +337,8 @@ class RunsPrinter:
         if self._current is not None:
             self._printer(self._current).stderr(line)
         else:
-            t = Text("stderr: ", style="bold yellow")
-            t.append(visible_line(line), style="yellow")
-            self.console.print(t)
+            self.writer.line(_stderr_pieces(line), "bold yellow")
+            self.writer.flush()
 
 
 def print_summaries(runs: list[Run], console: Console) -> None:
@@ -463,6 +359,8 @@ def print_summary(session: Session, console: Console, stderr_tail: list[str] | N
         console.print(t)
     console.print(outcome_text(s))
     if s.tool_calls:
+        from rich.table import Table  # only the readable --summary draws a table (--plain starts faster)
+
         table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
         for col, kw in (("#", {"justify": "right"}), ("status", {}), ("tool", {}), ("summary", {"overflow": "fold"}), ("duration", {"justify": "right"})):
             table.add_column(col, **kw)

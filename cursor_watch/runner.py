@@ -92,7 +92,6 @@ class Monitor:
         """Frame, parse and apply ``chunk`` (any size, any boundary)."""
         changes: Changes = []
         splitter = self.splitter
-        apply = splitter.current.session.apply
         # No cyclic GC inside a chunk: orjson allocates a dict per JSON object, so at the
         # default threshold (700 allocations) the collector ran every few events and
         # re-walked everything the model holds. The chunk's survivors are examined once,
@@ -100,14 +99,14 @@ class Monitor:
         gc_was_enabled = gc.isenabled()
         gc.disable()
         try:
-            for item in self.decoder.feed(chunk):
-                if item.__class__ is Event and item.type == "system":
-                    c = splitter.apply(item)  # an init may begin a new run
-                    apply = splitter.current.session.apply
-                else:
-                    c = apply(item)
-                if c:
-                    changes += c
+            items = self.decoder.feed(chunk)
+            n = len(items)
+            i = 0
+            while i < n:
+                i = splitter.current.session.apply_all(items, i, changes)
+                if i < n:  # a system event: an init may begin a new run
+                    changes += splitter.apply(items[i])
+                    i += 1
         finally:
             if gc_was_enabled:
                 gc.enable()
@@ -454,7 +453,10 @@ class Watch:
         def caught_up() -> None:
             nonlocal holding
             feed.caught_up = True
-            if holding and slots is not None:
+            # a followed file never ends: it gives its turn up once its backlog is read; a
+            # replayed file keeps it until its run has ended (the finally below), so the next
+            # file's output never comes before this one's end (--plain prints file by file)
+            if holding and slots is not None and source.kind == "follow":
                 holding = False
                 slots.release()
 

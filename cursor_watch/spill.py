@@ -251,6 +251,7 @@ class SpillDict(Generic[T]):
         self._batch = max(1, batch)
         self._by_key: dict[str, T] = {}
         self._by_position: dict[int, T] = {}
+        self._revived: set[str] = set()  # keys read back from disk and kept in memory again
         self._count = 0
         self._spilled = 0  # items written to disk at least once
         self._next_try = hot + self._batch
@@ -278,7 +279,22 @@ class SpillDict(Generic[T]):
             return
         limit = self._count - self._hot_max
         position_of, final = self._position_of, self._final
-        old = [x for x in self._by_key.values() if position_of(x) <= limit and final(x)]
+        # _by_key holds the items in order of position, except revived ones (re-inserted at
+        # the end when read back): look at the oldest ones up to the limit, then the revived
+        old = []
+        revived = self._revived
+        for x in self._by_key.values():
+            if position_of(x) > limit:
+                break
+            if final(x) and not (revived and self._key_of(x) in revived):
+                old.append(x)
+        for key in list(revived):
+            x = self._by_key.get(key)
+            if x is None:
+                revived.discard(key)
+            elif position_of(x) <= limit and final(x):
+                old.append(x)
+                revived.discard(key)
         if not old:
             return
         rows = [(position_of(x), hash(self._key_of(x)), dump(self._encode(x))) for x in old]
@@ -325,6 +341,7 @@ class SpillDict(Generic[T]):
             if item is not None:
                 self._by_key[key] = item
                 self._by_position[self._position_of(item)] = item
+                self._revived.add(key)
         return item
 
     def __getitem__(self, key: str) -> T:

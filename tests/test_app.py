@@ -344,3 +344,19 @@ async def test_z_maximises_the_focused_pane_to_the_whole_width_and_back():
         await pilot.press("z")
         await pilot.pause(0.2)
         assert screen.maximized is transcript and transcript.size.width >= 138
+
+
+async def test_a_diagnostic_is_listed_once_when_it_comes_before_the_view_is_built():
+    from cursor_watch.widgets.diagnostics import DiagnosticsPane
+
+    src = QueueSource()
+    # queued before the app starts: the watch applies it while the run view is being mounted,
+    # so the diagnostic is both in the model (read when the view is built) and in the changes
+    await src.push(INIT + b"Error: not json\n" + ev(type="result", subtype="success", result="done"))
+    await src.end()
+    app = make_app(src)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.ended)
+        await pilot.pause(0.2)
+        lines = app.run_view().query_one(DiagnosticsPane).lines
+        assert len(lines) == 1 and lines[0].startswith("line 2: not JSON")

@@ -2,7 +2,7 @@
 
 A ~1 MB generated stream must summarize to exactly what the generator wrote
 (assistant text equal to ``result.text``, same tool calls and statuses), the
-generator must be deterministic, and ``bench_summary.py --quick`` and
+generator must be deterministic, and ``bench_summary.py --quick`` (summary, plain, pipe, colour) and
 ``bench_tui.py --quick`` must run and print their tables.
 """
 
@@ -66,6 +66,11 @@ def test_generator_is_deterministic_and_honours_tool_calls(tmp_path):
     s = _summary(c)
     assert s["counts"]["tool_calls"] == 150
     assert s["assistant_text"] == s["result"]["text"]
+    d = tmp_path / "d.jsonl"  # the issue-10 form: N calls, partial output, about K KB per call
+    meta = _generate(d, "300", "--content-kb", "3", "--seed", "4")
+    assert meta["tool_calls"] == 300 and meta["partial"] and 0.7 * 300 * 3072 < meta["bytes"] < 1.5 * 300 * 3072
+    s = _summary(d)
+    assert s["counts"]["tool_calls"] == 300 and s["assistant_text"] == s["result"]["text"]
 
 
 def test_bench_quick_prints_a_table(tmp_path):
@@ -73,9 +78,17 @@ def test_bench_quick_prints_a_table(tmp_path):
                        capture_output=True, cwd=ROOT, timeout=120)
     out = p.stdout.decode()
     assert p.returncode == 0, p.stderr.decode() + out
-    assert "| stream | size | events |" in out and "summary/orjson" in out
-    rows = [line for line in out.splitlines() if line.startswith("| 2MB")]
-    assert len(rows) == 4 and all(row.rstrip().endswith("| ok |") for row in rows), out
+    assert "| stream | size | events |" in out and "summary/orjson" in out and "plain/orjson" in out
+    lines = out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("| stream | summary/orjson"))
+    rows = []
+    for line in lines[start + 2:]:  # the ratio table, up to the blank line after it
+        if not line.startswith("| "):
+            break
+        rows.append(line)
+    # 2 MB with and without partial output, 2 MB with 400 calls both ways, and --gen 400 (issue 10's kind)
+    assert len(rows) == 5 and all(row.rstrip().endswith("| ok |") for row in rows), out
+    assert "target gen 400 " in out, out
 
 
 def test_bench_tui_quick_prints_its_table(tmp_path):

@@ -20,6 +20,19 @@ def test_model_and_plain_path_do_not_import_textual():
     assert p.returncode == 0, p.stderr.decode()
 
 
+def test_summary_json_path_does_not_import_rich():
+    # a script's `--summary --json` starts sooner without Rich (issue 10): only --plain and
+    # the readable --summary import it
+    code = (
+        "import sys; from cursor_watch.cli import main;"
+        f"rc = main(['--summary', '--json', {str(SAMPLES / 'plain-tools.jsonl')!r}]);"
+        "assert not {'rich', 'textual'} & set(sys.modules), sorted(m for m in sys.modules if m.startswith('rich'));"
+        "assert rc == 0"
+    )
+    p = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True)
+    assert p.returncode == 0, p.stderr.decode()
+
+
 def test_model_imports_no_ui():
     code = "import sys, cursor_watch.model; assert not {'textual', 'rich'} & set(sys.modules), sys.modules.keys()"
     p = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True)

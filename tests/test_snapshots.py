@@ -31,7 +31,14 @@ def test_finished_run(snap_compare):
 
 
 def test_failed_run_with_diagnostics(snap_compare):
-    app, run_before = finished("failed-no-result")
+    from cursor_watch.widgets.diagnostics import DiagnosticsPane
+
+    app = make_app(FileSource(str(SAMPLES / "failed-no-result.jsonl")))
+
+    async def run_before(pilot):
+        # the last line (not JSON) becomes a diagnostic when the stream ends: wait for it in the pane
+        await wait_until(pilot, lambda: app.ended and len(app.run_view().query_one(DiagnosticsPane).lines) == 1)
+
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before, press=["d"])
 
 

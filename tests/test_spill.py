@@ -54,6 +54,17 @@ def test_spill_list_keeps_the_newest_items_as_the_same_objects():
     assert sl[0] == ref[0] and sl[0] is not ref[0]  # cold: a copy read back
 
 
+def test_a_tool_call_state_round_trips_every_slot():
+    call = ToolCall(7, "c\n1")
+    for n, name in enumerate(ToolCall.__slots__):
+        setattr(call, name, (n, name))  # a distinct value per slot: a swapped pair shows
+    back = ToolCall.from_state(call.state())
+    assert [getattr(back, name) for name in ToolCall.__slots__] == [(n, name) for n, name in
+                                                                     enumerate(ToolCall.__slots__)]
+    with pytest.raises(ValueError):
+        ToolCall.from_state(call.state()[:-1])
+
+
 def calls_dict(hot: int = 2, batch: int = 2) -> SpillDict:
     return SpillDict(SpillFile(), ToolCall.state, ToolCall.from_state, lambda c: c.call_id, lambda c: c.index,
                      lambda c: c.status != "running", hot=hot, batch=batch)

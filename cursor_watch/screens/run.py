@@ -123,7 +123,14 @@ class RunScreen(Finder, Screen):
         self.build()
 
     def build(self) -> None:
-        """Show what the model holds already (a run opened after it started)."""
+        """Show what the model holds already (a run opened after it started).
+
+        Changes the app queued for this run before now are in the model already: they are
+        dropped (a diagnostic would otherwise be listed twice).
+        """
+        discard = getattr(self.app, "discard_pending", None)
+        if discard is not None:
+            discard(self.run)
         s = self.session
         diagnostics = [f"line {d.line}: {d.message}" for d in s.diagnostics]
         diagnostics += [f"line {u.line}: unknown event {u.type}/{u.subtype} ({u.preview})" for u in s.unknown]

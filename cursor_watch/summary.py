@@ -1,0 +1,197 @@
+"""The ``--summary --json`` object: built from a finished model, written piece by piece.
+
+No Rich and no Textual on this path: ``--summary --json`` (and ``--json-out``) import only
+the core and orjson, which keeps the start-up of a script's call short. :mod:`cursor_watch.plain`
+re-exports these names.
+
+Every control character comes out escaped: orjson escapes C0 controls itself, and
+:func:`_escape_raw` the DEL, C1 controls and bidi overrides it writes raw.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Iterator
+from itertools import islice
+from typing import Any
+
+import orjson
+
+from .model import Session
+from .output import error_line, write_private
+from .runs import Run
+
+ITEMS_PER_DUMP = 256  # list items (tool calls, notes...) serialized by one orjson call
+CHARS_PER_DUMP = 1 << 20  # about this many characters of a long text serialized by one call
+
+
+class _Items:
+    """A list in the summary written item by item (see :func:`write_summary_json`)."""
+
+    def __init__(self, items: Any) -> None:
+        self.items = items
+
+
+class _Joined:
+    """A string in the summary written piece by piece (pieces of one string)."""
+
+    def __init__(self, pieces: Any) -> None:
+        self.pieces = pieces
+
+
+def _summary_fields(session: Session, stderr_tail: list[str] | None) -> list[tuple[str, Any]]:
+    """The summary's keys in order; the long values are lazy (``_Items``, ``_Joined``)."""
+    s = session
+    return [
+        ("session", {
+            "session_id": s.session_id,
+            "model": s.model,
+            "cwd": s.cwd,
+            "api_key_source": s.api_key_source,
+            "permission_mode": s.permission_mode,
+            "prompt": s.prompt,
+        }),
+        ("status", s.status if s.status != "running" else "incomplete"),
+        ("result", s.result.to_json() if s.result else None),
+        ("assistant_text", _Joined(seg.text for seg in s.segments)),
+        ("segments", _Items(seg.text for seg in s.segments)),
+        ("thinking_text", _Joined(b.text for b in s.thinking)),
+        ("tool_calls", _Items(c.to_json() for c in s.tool_calls.values())),
+        ("notes", _Items({"line": n.line, "kind": n.kind, "subtype": n.subtype, "text": n.text} for n in s.notes)),
+        ("counts", s.counts()),
+        ("diagnostics", _Items({"line": d.line, "message": d.message} for d in s.diagnostics)),
+        ("unknown_events", _Items({"line": u.line, "type": u.type, "subtype": u.subtype} for u in s.unknown)),
+        ("stderr", stderr_tail or []),
+        ("exit_status", s.exit_status),
+    ]
+
+
+def summary_json(session: Session, stderr_tail: list[str] | None = None) -> dict:
+    """The ``--summary --json`` object (keys documented in the README)."""
+    out: dict = {}
+    for key, value in _summary_fields(session, stderr_tail):
+        if isinstance(value, _Items):
+            value = list(value.items)
+        elif isinstance(value, _Joined):
+            value = "".join(value.pieces)
+        out[key] = value
+    return out
+
+
+# orjson escapes C0 controls but writes DEL, C1 controls (U+0080-U+009F, e.g. the 8-bit
+# CSI U+009B) and bidi overrides as raw UTF-8: escape those too.
+_RAW_UNSAFE_UTF8 = re.compile(rb"\x7f|\xc2[\x80-\x9f]|\xe2\x80[\xaa-\xae]|\xe2\x81[\xa6-\xa9]")
+
+
+def _escape_raw(out: bytes) -> bytes:
+    return _RAW_UNSAFE_UTF8.sub(lambda mt: f"\\u{ord(mt.group().decode()):04x}".encode(), out)
+
+
+def dumps_json(obj: Any) -> bytes:
+    """orjson, indented, newline-terminated; every control character comes out escaped."""
+    return _escape_raw(orjson.dumps(obj, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE))
+
+
+def _indented(value: Any, prefix: bytes) -> bytes:
+    # orjson's indented form of a value nested under ``prefix``: every line after the first
+    # moves right (JSON output breaks lines only between tokens, never inside a string)
+    return orjson.dumps(value, option=orjson.OPT_INDENT_2).replace(b"\n", b"\n" + prefix)
+
+
+def _batches(items: Iterable[Any]) -> Iterator[list[Any]]:
+    it = iter(items)
+    while batch := list(islice(it, ITEMS_PER_DUMP)):
+        yield batch
+
+
+def _text_batches(pieces: Iterable[str]) -> Iterator[str]:
+    # JSON escapes a string character by character: the escaped pieces, joined, are the
+    # escaped joined string; so pieces are joined into about CHARS_PER_DUMP at a time
+    batch: list[str] = []
+    size = 0
+    for piece in pieces:
+        if piece:
+            batch.append(piece)
+            size += len(piece)
+            if size >= CHARS_PER_DUMP:
+                yield "".join(batch)
+                batch, size = [], 0
+    if batch:
+        yield "".join(batch)
+
+
+def write_summary_json(session: Session, write: Callable[[bytes], Any], stderr_tail: list[str] | None = None,
+                       *, compact: bool = False, extra: dict | None = None) -> None:
+    """Write exactly ``dumps_json(summary_json(session, stderr_tail))``, piece by piece.
+
+    The long lists and texts of a long session (read back from the spill file) are
+    never all in memory at once: memory stays flat at the end of a run too. Lists go
+    out ``ITEMS_PER_DUMP`` items per orjson call (a list's items serialize, inside it,
+    exactly as they do one by one, one level deeper), texts about ``CHARS_PER_DUMP``
+    characters per call.
+
+    Args:
+        write: called with each piece (bytes); an ``OSError`` it raises propagates.
+        compact: one line (a line of NDJSON) instead of the indented object.
+        extra: keys written first (``{"source": ..., "run": ...}`` for several runs).
+    """
+    fields = list((extra or {}).items()) + _summary_fields(session, stderr_tail)
+    dumps = orjson.dumps
+    indent = orjson.OPT_INDENT_2
+    for n, (key, value) in enumerate(fields):
+        if compact:
+            write((b"{" if n == 0 else b",") + dumps(key) + b":")
+        else:
+            write((b"{\n  " if n == 0 else b"  ") + dumps(key) + b": ")
+        if isinstance(value, _Joined):
+            write(b'"')
+            for text in _text_batches(value.pieces):
+                write(_escape_raw(dumps(text)[1:-1]))
+            write(b'"')
+        elif isinstance(value, _Items):
+            first = True
+            for batch in _batches(value.items):
+                if compact:
+                    part = dumps(batch)[1:-1]  # "[A,B]" -> "A,B"
+                else:
+                    # "[\n  A,\n  B\n]" nested two deeper -> "\n    A,\n    B" (the brackets cut)
+                    part = dumps(batch, option=indent).replace(b"\n", b"\n  ")[1:-4]
+                write((b"[" if first else b",") + _escape_raw(part))
+                first = False
+            write(b"[]" if first else (b"]" if compact else b"\n  ]"))
+        elif compact:
+            write(_escape_raw(dumps(value)))
+        else:
+            write(_escape_raw(_indented(value, b"  ")))
+        if not compact:
+            write(b",\n" if n < len(fields) - 1 else b"\n")
+    write(b"}\n")
+
+
+def write_summaries(runs: list[Run], write: Callable[[bytes], Any]) -> None:
+    """``--summary --json`` for the runs of a watch (ordered by source path, then run).
+
+    One run: the indented object, exactly as for a single stream. Several: one compact
+    object per run and per line (NDJSON), each with ``"source"`` (the path, or ``-``)
+    and ``"run"`` (1-based within its source) added first.
+    """
+    if len(runs) == 1:
+        write_summary_json(runs[0].session, write, runs[0].stderr)
+        return
+    for run in runs:
+        write_summary_json(run.session, write, run.stderr, compact=True,
+                           extra={"source": run.source, "run": run.index})
+
+
+def write_json_out(path: str | None, runs: list[Run]) -> None:
+    """``--json-out PATH``: what ``--summary --json`` prints, written when the watch ends.
+
+    The file is private (0600) and written whole (see :func:`cursor_watch.output.write_private`);
+    a failure is one line on stderr, never an exit.
+    """
+    if not path:
+        return
+    try:
+        write_private(path, lambda f: write_summaries(runs, f.write))
+    except OSError as err:
+        error_line(f"cannot write --json-out {path}: {err.strerror or err}")
