@@ -52,6 +52,8 @@ MAX_RENDER_PER_TICK = 40  # a burst of more new entries than this in a tick show
 EXTEND = 50  # entries added above the window when scrolling up past its top
 SLOW_RENDER_S = 0.02  # an open entry slower than this to render is re-rendered less often
 PAD = 1  # columns left and right of the text
+PREFETCH_AFTER_S = 0.05  # a still view renders the entries around it after this long
+PREFETCH_SLICE_S = 0.01  # at most this long at a time
 
 
 def markdown(text: str) -> RichMarkdown:
@@ -258,6 +260,7 @@ class Transcript(ScrollView, can_focus=True):
         self._payload_hits: dict[str, int] = {}  # call_id -> matches inside its payload
         self._dimmed: Any = None  # call -> bool: hidden by the table filter
         self._base = Style()  # the widget's style, read once a frame (not once a line)
+        self._prefetch_timer: Any = None
 
     # -- follow ------------------------------------------------------------------------
 
@@ -636,7 +639,38 @@ class Transcript(ScrollView, can_focus=True):
     def render_lines(self, crop: Any) -> list[Strip]:
         self._base = self.rich_style
         self._ensure_visible()
+        if self._prefetch_timer is None and self._session is not None and not self.following:
+            self._prefetch_timer = self.set_timer(PREFETCH_AFTER_S, self._prefetch)
         return super().render_lines(crop)
+
+    def _prefetch(self) -> None:
+        """Between frames, render the entries a screen above and below the view, a few at a
+        time, so paging rarely meets an entry still to render (a Markdown render in a frame)."""
+        self._prefetch_timer = None
+        session = self._session
+        if session is None or not self._entries:
+            return
+        height = max(1, self.scrollable_content_region.height)
+        top = int(self.scroll_y)
+        lo = max(0, self._index_at(max(0, top - height)))
+        hi = self._index_at(top + 2 * height) + 1
+        done = 0
+        deadline = time.monotonic() + PREFETCH_SLICE_S
+        for entry in self._entries[lo:hi]:
+            if entry.lines is None and (entry.kind != "thinking" or self.show_thinking):
+                above = self._offsets[entry.pos - self._start] < top
+                height_before = entry.height
+                self._render(entry, session)
+                done += 1
+                if above and entry.height != height_before:
+                    # an entry above the view: keep what is on screen where it is
+                    self._layout(refresh=False)
+                    self.scroll_to(y=self.scroll_y + entry.height - height_before, animate=False,
+                                   immediate=True, force=True)
+                if time.monotonic() > deadline:
+                    break
+        if done:
+            self._layout()
 
     def render_line(self, y: int) -> Strip:
         scroll_x, scroll_y = self.scroll_offset
@@ -742,6 +776,7 @@ class Transcript(ScrollView, can_focus=True):
                 line = entry.hits[match][0]
         y = self._offsets[i] + line
         self.scroll_to(y=max(0, y - height // 3), animate=False, immediate=True, force=True)
+        self._ensure_visible()
         self.refresh()
 
     def window(self) -> tuple[int, int]:
@@ -789,15 +824,28 @@ class Transcript(ScrollView, can_focus=True):
         self.scroll_to(y=self.scroll_y + (self._height - before), animate=False, immediate=True, force=True)
         return True
 
+    # Scrolling keys render what comes into view at once, in the key's handler, so the
+    # frame that shows it only composes lines (a Markdown render inside a frame made it slow).
+
     def action_scroll_up(self) -> None:
         if self.scroll_y <= 0:
             self._extend_up()
         super().action_scroll_up()
+        self._ensure_visible()
+
+    def action_scroll_down(self) -> None:
+        super().action_scroll_down()
+        self._ensure_visible()
 
     def action_page_up(self) -> None:
         if self.scroll_y <= 0:
             self._extend_up()
         super().action_page_up()
+        self._ensure_visible()
+
+    def action_page_down(self) -> None:
+        super().action_page_down()
+        self._ensure_visible()
 
     def _on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
         if self.scroll_y <= 0:
@@ -814,6 +862,7 @@ class Transcript(ScrollView, can_focus=True):
         if self._start > 0:
             self._set_window(session, 0, min(len(session.timeline), MAX_ENTRIES))
         self.scroll_to(y=0, animate=False, immediate=True, force=True)
+        self._ensure_visible()
 
     def on_click(self, event: events.Click) -> None:
         entry, _line = self._entry_at(int(self.scroll_offset.y) + event.y)
