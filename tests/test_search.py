@@ -136,6 +136,17 @@ def pieces(mon, data: bytes) -> list[str]:
     return [p for p in out if p]
 
 
+def draw_query(data, texts: list[str], longest: int) -> Query:
+    """A query cut from one of ``texts`` (maybe lower-cased, maybe as an escaped regex)."""
+    text = data.draw(st.sampled_from(texts))
+    start = data.draw(st.integers(0, max(0, len(text) - 1)))
+    needle = text[start: start + data.draw(st.integers(1, longest))]
+    if data.draw(st.booleans()):
+        needle = needle.lower()
+    regex = data.draw(st.booleans())
+    return Query(re.escape(needle) if regex else needle, regex=regex)
+
+
 def streams() -> list:
     out = [pytest.param(p, id=p.name[:40]) for p in sorted(SAMPLES.glob("*.jsonl"))]
     out += [pytest.param(p, id=p.name[:40]) for p in real_captures()
@@ -153,14 +164,7 @@ def streams() -> list:
 def test_match_count_equals_brute_force_on_real_and_sample_streams(path, data, monkeypatch):
     raw = path.read_bytes()
     mon = run_bytes(raw)
-    texts = pieces(mon, raw)
-    text = data.draw(st.sampled_from(texts))
-    start = data.draw(st.integers(0, max(0, len(text) - 1)))
-    needle = text[start: start + data.draw(st.integers(1, 12))]
-    if data.draw(st.booleans()):
-        needle = needle.lower()
-    regex = data.draw(st.booleans())
-    q = Query(re.escape(needle) if regex else needle, regex=regex)
+    q = draw_query(data, pieces(mon, raw), 12)
     monkeypatch.setattr(scan_mod, "CHUNK", data.draw(st.sampled_from([64, 4096, 1 << 20])))
     assert run_search(mon, raw, q).total == brute_force(mon, raw, q)
 
@@ -353,13 +357,7 @@ def generated(tmp_path_factory):
 @given(data=st.data())
 def test_match_count_equals_brute_force_on_a_generated_stream(generated, data, monkeypatch):
     path, raw, mon = generated
-    text = data.draw(st.sampled_from(pieces(mon, raw)))
-    start = data.draw(st.integers(0, max(0, len(text) - 1)))
-    needle = text[start: start + data.draw(st.integers(1, 16))]
-    if data.draw(st.booleans()):
-        needle = needle.lower()
-    regex = data.draw(st.booleans())
-    q = Query(re.escape(needle) if regex else needle, regex=regex)
+    q = draw_query(data, pieces(mon, raw), 16)
     in_a_second_process = data.draw(st.booleans())
     monkeypatch.setattr(search_mod, "WORKER_MIN_BYTES", 0 if in_a_second_process else 1 << 40)
     search = Search(mon.session, lambda off, size: raw[off: off + size], q, file=(str(path), None, 0))
