@@ -362,6 +362,24 @@ class SpillDict(Generic[T]):
                 return self._decode(pickle.loads(rows[0][0]))
         return item
 
+    def at_range(self, start: int, stop: int) -> dict[int, T]:
+        """The items at 1-based positions ``[start, stop)`` by position (one query for the
+        ones on disk: a page of table rows)."""
+        out: dict[int, T] = {}
+        missing = False
+        for position in range(max(1, start), min(stop, self._count + 1)):
+            item = self._by_position.get(position)
+            if item is None:
+                missing = True
+            else:
+                out[position] = item
+        if missing and self._spilled:
+            rows = self._spill.query("SELECT idx, data FROM calls WHERE idx >= ? AND idx < ?", (start, stop))
+            for position, data in rows:
+                if position not in out:
+                    out[position] = self._decode(pickle.loads(data))
+        return out
+
     def hot_values(self) -> list[T]:
         """The items in memory (every item that is not final among them)."""
         return list(self._by_key.values())

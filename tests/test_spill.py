@@ -213,3 +213,19 @@ async def test_the_tui_reads_old_rows_and_details_from_disk(monkeypatch):
         await pilot.press("enter")
         await wait_until(pilot, lambda: isinstance(app.screen, ToolDetailScreen))
         assert app.screen.call.tool == "read"
+
+
+def test_at_range_reads_a_page_of_calls_from_memory_and_disk():
+    from cursor_watch.model import ToolCall, _call_id_of, _done, _index_of, _state
+    from cursor_watch.spill import SpillDict, SpillFile
+
+    calls = SpillDict(SpillFile(), _state, ToolCall.from_state, _call_id_of, _index_of, _done, hot=3, batch=2)
+    for i in range(1, 21):
+        call = ToolCall(i, f"c{i}")
+        call.status = "success"
+        calls.add(call)
+    assert calls._spilled  # most are on disk
+    page = calls.at_range(2, 18)
+    assert sorted(page) == list(range(2, 18))
+    assert all(page[i].call_id == f"c{i}" == calls.at(i).call_id for i in page)
+    assert sorted(calls.at_range(19, 30)) == [19, 20]  # past the end: what there is
