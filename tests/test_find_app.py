@@ -305,3 +305,29 @@ async def test_e_exports_the_shown_run_as_html(tmp_path, monkeypatch):
         assert html.count("data-call-id=") >= len(app.session.tool_calls)
         assert (want.stat().st_mode & 0o777) == 0o600
         assert any("Exported to" in n.message for n in app._notifications)
+
+
+async def test_escape_in_the_panes_clears_a_kept_search_before_leaving_the_run(tmp_path):
+    for name in ("plain-tools", "partial-output"):
+        (tmp_path / f"{name}.jsonl").write_bytes((SAMPLES / f"{name}.jsonl").read_bytes())
+    from cursor_watch.screens.run import RunScreen
+    from cursor_watch.screens.runs import RunsScreen
+    from cursor_watch.sources import open_sources
+
+    sources, dirs = open_sources([str(tmp_path)], None)
+    app = make_app(sources, directories=dirs)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.ended)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, RunScreen))
+        await open_search(app, pilot, "the")
+        await pilot.press("enter")
+        if not isinstance(app.screen, RunScreen):  # a match in a payload opened its detail
+            await pilot.press("escape")
+        await pilot.pause(0.1)
+        assert app.run_view().search is not None
+        await pilot.press("escape")  # clears the search, stays in the run
+        await pilot.pause(0.1)
+        assert isinstance(app.screen, RunScreen) and app.run_view().search is None
+        await pilot.press("escape")  # then back to the list
+        await wait_until(pilot, lambda: isinstance(app.screen, RunsScreen))

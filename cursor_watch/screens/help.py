@@ -13,7 +13,7 @@ from textual.widgets import Static
 KEYS = (
     ("q", "quit (a spawned command is terminated)"),
     ("Enter", "open the highlighted tool call's detail"),
-    ("Escape", "back from a detail or this help; from a run, back to the runs list"),
+    ("Escape", "back from a detail or this help; in a run, clear the search, then back to the runs list"),
     ("[ / ]", "the previous / next run"),
     ("f", "toggle follow (stick to the newest output)"),
     ("End", "jump to the latest and follow again"),

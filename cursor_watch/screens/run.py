@@ -59,7 +59,7 @@ class RunScreen(Finder, Screen):
     """
 
     BINDINGS = [
-        Binding("escape", "app.show_runs", "Runs", id="runs"),
+        Binding("escape", "back", "Runs", id="runs"),
         Binding("left_square_bracket", "app.step_run(-1)", "Prev run", id="prev_run", show=False),
         Binding("right_square_bracket", "app.step_run(1)", "Next run", id="next_run", show=False),
         Binding("f", "toggle_follow", "Follow", id="follow"),
@@ -273,6 +273,13 @@ class RunScreen(Finder, Screen):
         pane.toggle_class("-shown")
         if not pane.has_class("-shown") and pane.has_focus:
             self.query_one(ToolTable).focus()
+
+    def action_back(self) -> None:
+        """Escape: clear a search (its bar still shown) first, then back to the runs list."""
+        if self.search is not None or self.search_error or self._search_bar().shown:
+            self.clear_search()
+            return
+        self.app.show_runs()
 
     def action_export(self) -> None:
         """``e``: write the run as one HTML file, ``cursor-watch-<session id>.html`` here.
