@@ -324,8 +324,9 @@ class Search:
                 failed = worker.failed
                 self._worker = None
                 if failed:  # scan the rest here
-                    self._inproc = __import__("cursor_watch.scan", fromlist=["scan"]).scan(
-                        self.reread, self._scanned, self._scan_end, self.query)
+                    from .scan import scan
+
+                    self._inproc = scan(self.reread, self._scanned, self._scan_end, self.query)
             self._take(records)
             return
         while self._inproc is not None and time.monotonic() < deadline:

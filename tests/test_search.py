@@ -365,3 +365,16 @@ def test_match_count_equals_brute_force_on_a_generated_stream(generated, data, m
     while not search.step(0.5):
         pass
     assert search.total == brute_force(mon, raw, q)
+
+
+def test_a_scan_process_that_fails_is_finished_in_process(tmp_path, monkeypatch):
+    monkeypatch.setattr(search_mod, "WORKER_MIN_BYTES", 0)
+    raw = (SAMPLES / "plain-tools.jsonl").read_bytes()
+    mon = run_bytes(raw)
+    q = Query("pricing")
+    # a directory for a file: the second process starts, can't open it, and exits with an error
+    search = Search(mon.session, lambda off, size: raw[off: off + size], q, file=(str(tmp_path), None, 0))
+    assert search._worker is not None
+    while not search.step(0.5):
+        pass
+    assert search.total == brute_force(mon, raw, q) > 0

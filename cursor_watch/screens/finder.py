@@ -14,6 +14,7 @@ Filters and search combine: a match inside a tool call the filter hides is skipp
 from __future__ import annotations
 
 import asyncio
+import bisect
 import time
 from typing import Any
 
@@ -285,8 +286,6 @@ class Finder:
         hits, prefix, total, _where = self.visible_matches()
         if not 0 <= i < total:
             return
-        import bisect
-
         j = bisect.bisect_right(prefix, i) - 1
         hit, k = hits[j], i - prefix[j]
         self._cur = (hit.kind, hit.key, hit.field, k)
