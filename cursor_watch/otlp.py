@@ -781,20 +781,6 @@ class ProcessSink:
                 "error": self.error, "done": self.done}
 
 
-def write_otlp_json(runs: list, write: Callable[[bytes], Any], content: bool = False) -> None:
-    """``--export PATH.otlp.json``: every run's spans (the same records as ``--otlp``) in the
-    OTLP JSON encoding, one ``ExportTraceServiceRequest`` a line (see
-    :func:`cursor_watch.otlp_sdk.otlp_json_lines`)."""
-    from .otlp_sdk import otlp_json_lines
-
-    def records():
-        for run in runs:
-            yield from run_records(run, content=content)
-
-    for line in otlp_json_lines(records()):
-        write(line)
-
-
 def make_outlet(endpoint: str | None, content: bool) -> OtlpOutlet:
     """The ``--otlp`` outlet with its exporter process started.
 

@@ -40,7 +40,7 @@ from opentelemetry.sdk.trace.id_generator import IdGenerator
 from opentelemetry.trace import NonRecordingSpan, SpanContext, SpanKind, Status, StatusCode, TraceFlags
 
 from . import __version__
-from .otlp import EXPORT_TIMEOUT_S, SCHEDULE_DELAY_MS, SCHEMA_URL, SCOPE, protocol
+from .otlp import EXPORT_TIMEOUT_S, SCHEDULE_DELAY_MS, SCHEMA_URL, SCOPE, protocol, run_records
 
 _KINDS = {"client": SpanKind.CLIENT, "internal": SpanKind.INTERNAL, "server": SpanKind.SERVER}
 _SAMPLED = TraceFlags(TraceFlags.SAMPLED)
@@ -275,6 +275,17 @@ def otlp_json_lines(records: Iterable[dict], batch: int = 512) -> Iterable[bytes
     if keep.spans:
         yield _json_line(keep.spans, encode_spans, MessageToDict)
     provider.shutdown()
+
+
+def write_otlp_json(runs: list, write: Callable[[bytes], Any], content: bool = False) -> None:
+    """``--export PATH.otlp.json``: every run's spans (the same records as ``--otlp``, built from
+    the final model) in the OTLP JSON encoding (see :func:`otlp_json_lines`)."""
+    def records() -> Iterable[dict]:
+        for run in runs:
+            yield from run_records(run, content=content)
+
+    for line in otlp_json_lines(records()):
+        write(line)
 
 
 def _json_line(spans: list, encode: Callable, to_dict: Callable) -> bytes:

@@ -7,7 +7,7 @@ rule. The format follows the file's extension:
 * ``.html`` / ``.htm``: one self-contained page (:mod:`cursor_watch.export.html`);
 * ``.md`` / ``.markdown``: GitHub-flavoured Markdown (:mod:`cursor_watch.export.markdown`);
 * ``.json``: exactly what ``--summary --json`` prints (:func:`cursor_watch.plain.write_summaries`);
-* ``.otlp.json``: the runs' traces in the OTLP JSON encoding (:func:`cursor_watch.otlp.write_otlp_json`).
+* ``.otlp.json``: the runs' traces in the OTLP JSON encoding (:func:`cursor_watch.otlp_sdk.write_otlp_json`).
 
 Files are private (0600) and written whole (a temporary file renamed into place, see
 :func:`cursor_watch.output.write_private`).
@@ -66,7 +66,8 @@ def write_export(runs: list[Run], fmt: str, write: Callable[[bytes], Any], max_c
         write_summaries(runs, write)
         return
     if fmt == "otlp":
-        from ..otlp import content_from_env, write_otlp_json
+        from ..otlp import content_from_env
+        from ..otlp_sdk import write_otlp_json
 
         write_otlp_json(runs, write, content=content_from_env())
         return
