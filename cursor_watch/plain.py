@@ -20,7 +20,7 @@ from .runs import Run
 from .safe import visible, visible_line
 from .termlines import LineWriter, Piece, rich_text
 from .summary import dumps_json, summary_json, write_json_out, write_summaries, write_summary_json  # noqa: F401
-from .tools import STATUS_FAILURE, STATUS_INCOMPLETE, STATUS_REJECTED, STATUS_RUNNING, STATUS_SUCCESS
+from .tools import STATUS_FAILURE, STATUS_INCOMPLETE, STATUS_REJECTED, STATUS_RUNNING, STATUS_SUCCESS, said_in
 
 STATUS_STYLE = {
     STATUS_RUNNING: ("▶", "cyan"),
@@ -106,7 +106,7 @@ def tool_pieces(call: ToolCall, event: str) -> list[Piece]:
         p.append((f"  {call.status}", style))
         if call.exit_code and "exit" not in call.detail:
             p.append((f" (exit {call.exit_code})", style))
-        if call.detail:
+        if call.detail and not said_in(call.detail, call.interaction):  # the note above said it
             p.append((" (" + visible_line(call.detail) + ")", style))
         if call.duration_ms is not None:
             p.append((f"  {format_ms(call.duration_ms)}", "dim"))

@@ -13,6 +13,7 @@ from typing import Any
 from ..model import Session, ToolCall
 from ..plain import format_ms, usage_text
 from ..runs import Run
+from ..tools import without_reason
 
 EXPORT_PAYLOAD_CHARS = 100_000  # characters of one payload in an export (the TUI detail's cap)
 
@@ -114,7 +115,7 @@ def call_facts(call: ToolCall) -> list[tuple[str, str]]:
         ("call_id", call.call_id),
         ("stream", ("line " if len(lines) == 1 else "lines ") + " and ".join(map(str, lines)) if lines else ""),
         ("description", call.description),
-        ("approval", call.interaction),
+        ("approval", without_reason(call.interaction, call.detail)),
     ]
     return [(label, value) for label, value in facts if value]
 

@@ -38,7 +38,7 @@ from ..payloads import call_detail
 from ..plain import STATUS_STYLE, dumps_json, format_ms
 from ..runs import Run
 from ..safe import visible_doc
-from ..tools import Section, cut_payload, lexer_for
+from ..tools import RAW, Section, cut_payload, lexer_for
 from .common import EXPORT_PAYLOAD_CHARS, call_facts, final_text, run_facts, run_title, tool_counts_line, transcript
 
 HIGHLIGHT_BUDGET_CHARS = 250_000  # code characters highlighted per document; the rest is plain
@@ -125,10 +125,12 @@ def _cell_open(self, tokens, idx, options, env) -> str:
 
 @lru_cache(maxsize=1)
 def markdown_renderer() -> Any:
-    """markdown-it-py, CommonMark with tables and strikethrough, raw HTML escaped, safe links."""
-    from markdown_it import MarkdownIt
+    """markdown-it-py as the TUI parses (:func:`cursor_watch.mdtext.text_parser`: CommonMark with
+    tables and strikethrough, raw HTML and character references shown as text, each line a
+    line), safe links."""
+    from ..mdtext import text_parser
 
-    md = MarkdownIt("commonmark", {"html": False}).enable(["table", "strikethrough"])
+    md = text_parser()
     md.validateLink = safe_link
     md.add_render_rule("link_open", _link_open)
     md.add_render_rule("link_close", _link_close)
@@ -153,7 +155,7 @@ def render_markdown(text: str) -> str:
 def _render_shown(shown: str, syntax: bool) -> str:
     if not syntax:
         paragraphs = _BLANK_LINES.split(html.escape(shown, quote=False).replace('"', "&quot;").strip("\n"))
-        return "".join(f"<p>{p}</p>\n" for p in paragraphs if p)
+        return "".join(f"<p>{p.replace(chr(10), '<br />' + chr(10))}</p>\n" for p in paragraphs if p)
     return markdown_renderer().render(shown, {})
 
 
@@ -269,6 +271,9 @@ def render_section(section: Section, render: Renderer) -> str:
         inner = render.code(body if isinstance(body, str) else str(body), section.language)
     elif kind == "diff":
         inner = render_diff(body if isinstance(body, str) else str(body))
+    elif kind == "json" and section.language != RAW:
+        # JSON the tool wrote into a string (an MCP result), decoded: highlighted like code
+        inner = render.code(dumps_json(body).decode(), "decoded.json")
     elif kind == "json":
         inner = f'<pre class="code json"><code>{esc(dumps_json(body).decode())}</code></pre>'
     elif kind == "checklist":

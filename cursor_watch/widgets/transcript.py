@@ -44,7 +44,9 @@ from .. import model as m
 from ..model import Session, ToolCall
 from ..plain import STATUS_STYLE, format_ms
 from ..safe import visible, visible_line
+from ..tools import said_in
 from ..match import Query
+from ..mdtext import shared_parser
 
 MAX_ENTRIES = 150  # timeline entries in the window while following
 MAX_WINDOW = 400  # entries in the window at most (scrolling up adds, the far end is dropped)
@@ -56,9 +58,24 @@ PREFETCH_AFTER_S = 0.05  # a still view renders the entries around it after this
 PREFETCH_SLICE_S = 0.01  # at most this long at a time
 
 
-def markdown(text: str) -> RichMarkdown:
-    """Escaped Markdown; links print their URL instead of becoming terminal hyperlinks."""
-    return RichMarkdown(visible(text), hyperlinks=False, code_theme="monokai")
+class TextMarkdown(RichMarkdown):
+    """Rich's ``Markdown`` on :func:`cursor_watch.mdtext.text_parser` (same arguments as Rich's):
+    text that looks like HTML stays text, each line of the source stays a line. Every
+    non-space character of the source that is not Markdown syntax (emphasis marks, code-span
+    backticks, fences and their info strings, heading marks, link brackets) is drawn.
+    """
+
+    def __init__(self, markup: str, **kwargs: Any) -> None:
+        super().__init__("", **kwargs)  # Rich's own parser (raw HTML on, then dropped) sees nothing
+        self.markup = markup
+        self.parsed = shared_parser().parse(markup)
+
+
+def markdown(text: str, code_theme: str = "monokai") -> TextMarkdown:
+    """Escaped Markdown; text that looks like HTML stays text, each line of the source stays a
+    line (:mod:`cursor_watch.mdtext`); links print their URL instead of becoming terminal
+    hyperlinks. ``code_theme``: Pygments style of fenced code (a light one on a light theme)."""
+    return TextMarkdown(visible(text), hyperlinks=False, code_theme=code_theme)
 
 
 def marker_text(call: ToolCall, dimmed: bool = False, payload_matches: int = 0) -> Text:
@@ -78,7 +95,7 @@ def marker_text(call: ToolCall, dimmed: bool = False, payload_matches: int = 0) 
         t.append("  " + visible_line(call.summary))
     if call.done:
         t.append(f" · {call.status}", style=style)
-        if call.detail:
+        if call.detail and not said_in(call.detail, call.interaction):  # its note said it already
             t.append(f" ({visible_line(call.detail)[:80]})", style=style)
         elif call.exit_code:
             t.append(f" (exit {call.exit_code})", style=style)
