@@ -119,3 +119,112 @@ def test_write_private_new_takes_the_next_free_name(tmp_path):
     assert [open(n, "rb").read() for n in names] == [b"0", b"1", b"2"]
     assert all(stat.S_IMODE(os.stat(n).st_mode) == 0o600 for n in names)
     assert sorted(os.listdir(tmp_path)) == ["x-2.html", "x-3.html", "x.html"]  # no temporary file left
+
+
+# -- item 11: the light theme has no dark bands ---------------------------------------------------------
+
+def _dark_cells(widget) -> list[tuple[int, str]]:
+    """``(line, text)`` of every cell run the widget draws on a dark background (luminance < 0.35)."""
+    out = []
+    for y in range(widget.scrollable_content_region.height):
+        for seg in widget.render_line(y):
+            bg = seg.style.bgcolor if seg.style is not None else None
+            if bg is None or not seg.text.strip():
+                continue
+            r, g, b = bg.get_truecolor()
+            if (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255 < 0.35:
+                out.append((y, seg.text))
+    return out
+
+
+async def test_the_light_theme_has_no_dark_bands():
+    from cursor_watch.widgets.tool_table import ToolTable
+    from cursor_watch.widgets.transcript import Transcript
+
+    app = make_app(FileSource(str(SAMPLES / "plain-tools.jsonl")))  # inline code, thinking, a prompt, rows
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.ended)
+        await pilot.pause(0.2)
+        view = app.run_view()
+        transcript, table = view.query_one(Transcript), view.query_one(ToolTable)
+        transcript.scroll_home(animate=False)
+        await pilot.pause(0.2)
+        assert _dark_cells(transcript)  # the dark theme draws inline code on black: the check can see it
+        app.theme = "textual-light"  # as from the command palette, after everything was drawn
+        await pilot.pause(0.5)
+        assert _dark_cells(transcript) == [] and _dark_cells(table) == []
+
+
+# -- item 11: wording -------------------------------------------------------------------------------------
+
+def test_plurals_and_tool_call_counts():
+    from cursor_watch.fmt import plural, tool_calls_phrase
+
+    assert [plural(n, "event") for n in (0, 1, 2, 1234)] == ["0 events", "1 event", "2 events", "1,234 events"]
+    assert plural(1, "earlier entry", "earlier entries") == "1 earlier entry"
+    assert tool_calls_phrase(3, {"success": 2, "failure": 1, "rejected": 0}) == "3 tool calls (2 success, 1 failed)"
+    assert tool_calls_phrase(1, {"running": 1}) == "1 tool call (1 running)"
+    assert tool_calls_phrase(0, {}) == "0 tool calls"
+
+
+def probe_capture():
+    import pytest
+
+    from conftest import REAL_DIR
+
+    path = REAL_DIR / "dungle-scrubs__harness-cli-normalizer__test__fixtures__cursor-2026.09.15-d2fe57e__probe-15s.ndjson"
+    if not path.exists():
+        pytest.skip(f"real captures not found at {REAL_DIR}")
+    return path
+
+
+def test_a_rejection_says_its_reason_once_in_plain_and_the_exports(tmp_path):
+    import subprocess
+    import sys
+
+    from cursor_watch.export import export_runs
+    from test_export import watch_runs
+
+    path = probe_capture()  # webFetch rejected through an interaction_query: "User Rejected"
+    env = dict(os.environ, CURSOR_WATCH_NO_TUI="1", NO_COLOR="1")
+    out = subprocess.run([sys.executable, "-m", "cursor_watch", "--plain", str(path)], capture_output=True, text=True,
+                         env=env).stdout
+    assert out.count("User Rejected") == 1, out
+    assert "· webFetch response: rejected (User Rejected)" in out
+    assert "⊘ [3] webFetch  https://example.com  rejected  241 ms" in out
+    assert "3 tool calls (3 rejected)" in out
+    runs = watch_runs(path)
+    export_runs(str(tmp_path / "run.md"), runs)
+    md = (tmp_path / "run.md").read_text()
+    call3 = md.split('<a id="r1-c3"></a>')[1].split("</details>")[0]
+    assert call3.count("User Rejected") == 1, call3
+    assert "**approval**: `webFetch response: rejected`" in call3
+    for n in (1, 2):  # rejected with an empty reason: the status says it, no "outcome: rejected / outcome" pair
+        call = md.split(f'<a id="r1-c{n}"></a>')[1].split("</details>")[0]
+        assert "outcome: rejected" not in call and "⊘ rejected" in call
+    assert "| **tool calls** | `3 tool calls (3 rejected)` |" in md
+
+
+async def test_a_rejection_says_its_reason_once_in_the_tui():
+    from cursor_watch.widgets.transcript import Transcript
+
+    app = make_app(FileSource(str(probe_capture())))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.ended)
+        text = app.run_view().query_one(Transcript).rendered_text()
+        assert text.count("User Rejected") == 1, text
+
+
+async def test_one_event_is_one_event(tmp_path):
+    from apphelpers import text_of
+    from cursor_watch.widgets.header import SessionHeader
+
+    path = tmp_path / "init-only.jsonl"
+    path.write_bytes(ev(type="system", subtype="init", model="Composer 2.5", cwd="/w", timestamp_ms=1_790_000_000_000))
+    app = make_app(FileSource(str(path)))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.ended)
+        await pilot.pause(0.2)
+        header = text_of(app.run_view().query_one(SessionHeader))
+        assert "1 event " in header or header.rstrip().endswith("1 event") or "1 event ·" in header, header
+        assert "1 events" not in header

@@ -33,6 +33,7 @@ from functools import lru_cache
 from typing import Any
 
 from .. import __version__
+from ..fmt import plural
 from ..model import Session, ToolCall
 from ..payloads import call_detail
 from ..plain import STATUS_STYLE, dumps_json, format_ms
@@ -533,7 +534,7 @@ def _toc(runs: list[Run]) -> str:
         s = run.session
         items.append(f'<li><a href="#run-{n}">{esc(run_title(run, True), line=True)}</a> '
                      f'{status_badge(s.status)} <span class="dim">· {esc(s.model or "?", line=True)} · '
-                     f'{esc(tool_counts_line(s), line=True)} tool calls</span>'
+                     f'{esc(tool_counts_line(s), line=True)}</span>'
                      + (f'<br><span class="dim">{esc(_first_line(s.prompt), line=True)}</span>' if s.prompt else "")
                      + "</li>")
     return f'<nav class="toc"><h2>Runs</h2><ol>{"".join(items)}</ol></nav>\n'
@@ -578,7 +579,7 @@ def _diagnostics(run: Run) -> str:
         parts.append(f"<li>line {u.line}: unknown event {esc(u.type, line=True)}/{esc(u.subtype, line=True)}</li>")
     items = f"<ul>{''.join(parts)}</ul>" if parts else ""
     if s.invalid_lines > len(s.diagnostics):
-        items += f'<p class="dim">{s.invalid_lines - len(s.diagnostics):,} more invalid lines not listed</p>'
+        items += f'<p class="dim">{plural(s.invalid_lines - len(s.diagnostics), "more invalid line")} not listed</p>'
     if run.stderr:
         items += "<h5>stderr of the command</h5><pre class=\"text\">" + esc("\n".join(run.stderr)) + "</pre>"
     return items or '<p class="dim">None: every line was an event cursor-watch knows.</p>'

@@ -35,6 +35,7 @@ from functools import lru_cache
 from typing import Any
 
 from .. import __version__
+from ..fmt import plural
 from ..model import ToolCall
 from ..payloads import call_detail
 from ..plain import STATUS_STYLE, dumps_json, format_ms
@@ -346,7 +347,7 @@ def _run_blocks(run: Run, run_no: int, several: bool, limit: int, messages: _Mes
         listed += 1
         yield Block(f"- line {u.line}: unknown event {code_span(f'{u.type}/{u.subtype}')}\n")
     if s.invalid_lines > len(s.diagnostics):
-        yield Block(f"- {s.invalid_lines - len(s.diagnostics):,} more invalid lines not listed\n")
+        yield Block(f"- {plural(s.invalid_lines - len(s.diagnostics), 'more invalid line')} not listed\n")
     if run.stderr:
         e = _Builder(limit)
         e.add("\n**stderr of the command**\n\n")
@@ -371,7 +372,7 @@ def blocks(runs: list[Run], limit: int = EXPORT_PAYLOAD_CHARS) -> Iterator[Block
         for n, run in enumerate(runs, 1):
             s = run.session
             toc.append(f"{n}. [{md_text(run_title(run, True))}](#run-{n}) {md_text(_status(s.status))} · "
-                       f"{md_text(s.model or '?')} · {md_text(tool_counts_line(s))} tool calls\n")
+                       f"{md_text(s.model or '?')} · {md_text(tool_counts_line(s))}\n")
         yield Block("".join(toc) + "\n")
     messages = _Messages()  # one checking budget for the document
     for n, run in enumerate(runs, 1):

@@ -25,6 +25,7 @@ from ..safe import visible, visible_line
 from ..match import Query, payload_strings
 from ..mdtext import text_parser
 from ..payloads import load_call_events
+from ..widgets.transcript import code_theme
 from ..tools import RAW, Section, cut_payload, detail_sections, lexer_for, without_reason
 
 CHECK = {"completed": ("☑", "green"), "in progress": ("◐", "cyan"), "pending": ("☐", ""), "cancelled": ("☒", "dim")}
@@ -87,9 +88,11 @@ def _mark_syntax(syntax: Syntax, code: str, query: Query | None, current: int = 
     return syntax
 
 
-def render_section(section: Section, query: Query | None = None, current: int = -1) -> Any:
+def render_section(section: Section, query: Query | None = None, current: int = -1, dark: bool = True) -> Any:
     """A renderable (or a Markdown widget) for one section; ``query``'s matches highlighted
-    (the ``current``-th of this section's text in a stronger colour)."""
+    (the ``current``-th of this section's text in a stronger colour); code in a light style
+    unless ``dark`` (the app's theme)."""
+    theme = code_theme(dark)
     body = section.body
     if section.kind == "fields":
         grid = Table.grid(padding=(0, 2))
@@ -101,14 +104,14 @@ def render_section(section: Section, query: Query | None = None, current: int = 
     if section.kind == "code":
         code = visible(body)
         lexer = lexer_for(section.language, code) if section.language else "text"
-        return _mark_syntax(Syntax(code, lexer, line_numbers=True, word_wrap=True, theme="monokai"), code, query,
+        return _mark_syntax(Syntax(code, lexer, line_numbers=True, word_wrap=True, theme=theme), code, query,
                             current)
     if section.kind == "diff":
         code = visible(body)
-        return _mark_syntax(Syntax(code, "diff", word_wrap=True, theme="monokai"), code, query, current)
+        return _mark_syntax(Syntax(code, "diff", word_wrap=True, theme=theme), code, query, current)
     if section.kind == "json":
         code = dumps_json(body).decode()
-        return _mark_syntax(Syntax(code, "json", word_wrap=True, theme="monokai"), code, query)
+        return _mark_syntax(Syntax(code, "json", word_wrap=True, theme=theme), code, query)
     if section.kind == "checklist":
         t = Text()
         for state, text in body:
@@ -197,7 +200,7 @@ class ToolDetailScreen(Screen):
         title = Text()
         title.append(f"{symbol} [{call.index}] {visible_line(call.tool)}  ", style=style)
         title.append(visible_line(call.summary)[:120], style="bold")
-        title.append("   Esc back", style="dim")
+        title.append("   Esc back · r raw JSON", style="dim")
         yield Static(title, classes="title")
         with VerticalScroll(id="detail-body"):
             yield Static(call_header(call))
@@ -218,7 +221,7 @@ class ToolDetailScreen(Screen):
                     if section.body == cut_payload(string) and a < len(section.body):
                         # the section shows the current match's string: open there, on its line
                         mark = sum(1 for x, _ in query.spans(string) if x < a)
-                rendered = render_section(section, query, mark)
+                rendered = render_section(section, query, mark, dark=getattr(self.app.current_theme, "dark", True))
                 if section.language == RAW and specific:
                     with Collapsible(title=f"raw {section.title} (JSON)", collapsed=True):
                         yield Static(rendered)
