@@ -710,7 +710,6 @@ class ProcessSink:
                 stdin.write(b"".join(batch))
                 stdin.flush()
                 self.written += len(batch)
-                self._progress_at = time.monotonic()
         except (OSError, ValueError):  # the child died (or was stopped): the rest is unsent
             with self._cond:
                 self._buf.clear()
@@ -730,8 +729,10 @@ class ProcessSink:
             if not isinstance(msg, dict):
                 continue
             ok, failed = int(msg.get("ok", self.ok)), int(msg.get("failed", self.failed))
-            if (ok, failed) != (self.ok, self.failed) or msg.get("done"):
-                self._progress_at = time.monotonic()  # a retry's warning is not progress
+            if ok > self.ok or msg.get("done"):
+                # progress is spans delivered: failures and retry warnings are not (a dead
+                # backend with a backlog would otherwise hold the exit for FLUSH_MAX_S)
+                self._progress_at = time.monotonic()
             self.ok, self.failed = ok, failed
             if msg.get("error"):
                 self.error = str(msg["error"])
@@ -745,8 +746,8 @@ class ProcessSink:
     def close(self) -> dict:
         """Send what is queued, let the child flush, stop it (bounded), and report.
 
-        Waits while the child makes progress, at most ``stall_s`` without any and ``max_s``
-        in all; then the child is terminated (killed after a second).
+        Waits while the child delivers spans, at most ``stall_s`` without a delivery and
+        ``max_s`` in all; then the child is terminated (killed after a second).
 
         Returns:
             ``{"ok", "failed", "dropped", "written", "error", "done"}``.
