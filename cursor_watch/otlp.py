@@ -597,6 +597,9 @@ class OtlpOutlet:
         self._put(record)
 
     def _end(self, run: Any) -> None:
+        s = run.session
+        if not s.events and not s.invalid_lines and not s.tool_calls:
+            return  # nothing was read (an empty file, a command that printed nothing): no trace
         ids = self.ids_of(run)
         if ids.ended:
             return
