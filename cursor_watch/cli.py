@@ -8,7 +8,12 @@ Exit status, the same in every mode:
   can't be started), with one line on stderr and no traceback;
 * spawn mode: a non-zero exit status of the child is passed through (128+N when
   it died of signal N), unless cursor-watch itself stopped it after its result;
+* 3: spawn mode with ``--enforce``: a run went past a budget (``--max-*``) and cursor-watch
+  stopped the command;
 * 128+N when cursor-watch is stopped by signal N (SIGINT 130, SIGTERM 143, SIGHUP 129).
+
+``--report`` exits 0 when it printed its report (whatever the runs' outcomes), 2 when a path
+can't be read.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from .runner import EXIT_OK, RESULT_EXIT_GRACE_S, Watch
 from .sources import SourceError, open_sources
 
 EXIT_USAGE = 2
+REPORT_WIDTH = 150  # --report's width when not written to a terminal
 
 
 class UsageError(Exception):
@@ -81,6 +87,22 @@ def build_parser() -> argparse.ArgumentParser:
                      help="serve the TUI in a browser (textual-serve); each browser tab starts its own app on FILE|DIR")
     web.add_argument("--host", default="127.0.0.1", help="--serve: address to bind (default 127.0.0.1: this machine only)")
     web.add_argument("--port", type=int, default=8000, help="--serve: port (default 8000)")
+    costs = p.add_argument_group("costs and report")
+    costs.add_argument("--prices", metavar="FILE",
+                       help="TOML price table (USD per million tokens, one [\"model name\"] table each: input, output, "
+                            "cache_read, cache_write) over the shipped defaults and the user file "
+                            "(~/.config/cursor-watch/prices.toml on Linux)")
+    costs.add_argument("--report", action="store_true",
+                       help="one table over every run in the FILEs and DIRs (recursively): runs, outcomes, time, tokens, "
+                            "cost, tool calls and failures, per tool and the slowest calls; --json for scripts")
+    costs.add_argument("--by", choices=("day", "model", "agent", "cwd"), default="day",
+                       help="--report: group the runs by their start day (UTC), model, agent or cwd (default day)")
+    costs.add_argument("--since", metavar="DATE", help="--report: runs that started on or after DATE (2026-11-01, UTC)")
+    costs.add_argument("--until", metavar="DATE", help="--report: runs that started before DATE")
+    guard = p.add_argument_group("stalls and budgets (per run)")
+    guard.add_argument("--stall", metavar="DURATION",
+                       help="a live run with no event, or one tool call running, for DURATION (90s, 10m) is stalled "
+                            "(shown after 5m without this option; alerts only with it)")
     p.add_argument("--sample", nargs="?", const=DEFAULT_SAMPLE, metavar="NAME",
                    help=f"replay a shipped sample stream (default {DEFAULT_SAMPLE}; see --list-samples)")
     p.add_argument("--list-samples", action="store_true", help="list the shipped sample streams")
@@ -109,6 +131,12 @@ class Options:
     serve: bool = False
     host: str = "127.0.0.1"
     port: int = 8000
+    prices: str | None = None
+    report: bool = False
+    by: str = "day"
+    since_ms: float | None = None
+    until_ms: float | None = None
+    stall_s: float | None = None
 
     @property
     def file(self) -> str | None:
@@ -132,8 +160,10 @@ def parse_args(argv: list[str]) -> Options | None:
     if ns.list_samples:
         print("\n".join(list_samples()))
         return None
-    if ns.json and not ns.summary:
-        raise UsageError("--json goes with --summary")
+    if ns.json and not (ns.summary or ns.report):
+        raise UsageError("--json goes with --summary or --report")
+    report_range = _check_report(ns, command)
+    stall_s = _duration(ns.stall, "--stall") if ns.stall is not None else None
     if ns.speed < 0 or ns.speed != ns.speed or ns.speed == float("inf"):
         raise UsageError("--speed must be a number >= 0")
     files = list(ns.files)
@@ -168,7 +198,48 @@ def parse_args(argv: list[str]) -> Options | None:
     return Options(files=files, command=command, follow=ns.follow, save=ns.save, plain=ns.plain,
                    summary=ns.summary, json=ns.json, speed=ns.speed, thinking=ns.thinking,
                    result_grace=ns.result_grace, json_out=ns.json_out, export=ns.export,
-                   export_max_chars=ns.export_max_chars, notify=ns.notify, serve=ns.serve, host=ns.host, port=ns.port)
+                   export_max_chars=ns.export_max_chars, notify=ns.notify, serve=ns.serve, host=ns.host, port=ns.port,
+                   prices=ns.prices, report=ns.report, by=ns.by, since_ms=report_range[0], until_ms=report_range[1],
+                   stall_s=stall_s)
+
+
+def _duration(text: str, option: str) -> float:
+    """Seconds of a DURATION option (a UsageError naming the option when it isn't one)."""
+    from .fmt import parse_duration
+
+    try:
+        return parse_duration(text)
+    except ValueError as err:
+        raise UsageError(f"{option}: {err}") from None
+
+
+def _check_report(ns: argparse.Namespace, command: list[str]) -> tuple[float | None, float | None]:
+    """``--report`` goes with FILEs and DIRs only; ``--by/--since/--until`` only with it.
+    Returns ``(since_ms, until_ms)``.
+
+    Raises:
+        UsageError: one line.
+    """
+    from .report import parse_when
+
+    if not ns.report:
+        for name in ("since", "until"):
+            if getattr(ns, name) is not None:
+                raise UsageError(f"--{name} goes with --report")
+        if ns.by != "day":
+            raise UsageError("--by goes with --report")
+        return None, None
+    if command or ns.plain or ns.summary or ns.serve or ns.follow or ns.save or ns.export or ns.json_out:
+        raise UsageError("--report reads FILEs and DIRs: it doesn't go with a command, --plain, --summary, -f, "
+                         "--save, --export, --json-out or --serve")
+    if not ns.files or "-" in ns.files:
+        raise UsageError("--report needs FILEs or DIRs of logs (it doesn't read stdin)")
+    try:
+        since = parse_when(ns.since) if ns.since is not None else None
+        until = parse_when(ns.until) if ns.until is not None else None
+    except ValueError as err:
+        raise UsageError(str(err)) from None
+    return since, until
 
 
 def _check_export(ns: argparse.Namespace) -> None:
@@ -202,6 +273,19 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE
     if opts is None:
         return EXIT_OK
+    from .costs import PricesError, use_prices
+
+    try:
+        use_prices(opts.prices)
+    except PricesError as err:
+        _error(str(err))
+        return EXIT_USAGE
+    if opts.stall_s is not None:
+        from .guard import Limits, set_summary_limits
+
+        set_summary_limits(Limits(stall_s=opts.stall_s))
+    if opts.report:
+        return run_report(opts)
     if not opts.files and not opts.command and sys.stdin.isatty():
         _error("no input: give a FILE, pipe a stream in, or run a command after -- (see --help)")
         return EXIT_USAGE
@@ -218,6 +302,38 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 128 + signal.SIGINT
+
+
+def run_report(opts: Options) -> int:
+    """``--report``: read the logs, print the table (or ``--json``); 2 when a path can't be read."""
+    from .report import ReportError, build_report
+
+    try:
+        report = build_report(opts.files, opts.by, opts.since_ms, opts.until_ms,
+                              on_error=lambda msg: _error(f"{msg} (skipped)"))
+    except ReportError as err:
+        _error(str(err))
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        return 128 + signal.SIGINT
+    try:
+        if opts.json:
+            from .summary import dumps_json
+
+            sys.stdout.buffer.write(dumps_json(report.to_json()))
+            sys.stdout.flush()
+        else:
+            from .plain import make_console
+            from .report import render_report
+
+            console = make_console()
+            if not console.is_terminal:
+                console.width = REPORT_WIDTH  # a file or a pipe: the whole table, not 80 columns of it
+            render_report(report, console)
+    except (BrokenPipeError, OutputClosed):
+        _stdout_closed()
+        return 128 + signal.SIGPIPE
+    return EXIT_USAGE if report.unreadable and not report.total.runs else EXIT_OK
 
 
 def tui_possible() -> bool:

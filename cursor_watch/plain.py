@@ -14,6 +14,8 @@ from rich.console import Console
 from rich.text import Text
 
 from . import model as m
+from .costs import run_cost, usage_of
+from .fmt import cost_label
 from .model import Session, ToolCall
 from .output import OutputClosed
 from .runs import Run
@@ -135,6 +137,9 @@ def outcome_pieces(session: Session) -> list[Piece]:
             parts.append(format_ms(r.duration_ms))
         if r.usage:
             parts.append(usage_text(r.usage))
+    cost = cost_text(session)
+    if cost:
+        parts.append(cost)
     if session.invalid_lines:
         parts.append(f"{session.invalid_lines} invalid line{'s' if session.invalid_lines != 1 else ''}")
     if session.unknown_events:
@@ -154,6 +159,15 @@ def usage_text(usage: dict) -> str:
     names = (("input_tokens", "in"), ("output_tokens", "out"), ("cache_read_tokens", "cache read"), ("cache_write_tokens", "cache write"))
     bits = [f"{label} {usage[k]:,}" for k, label in names if isinstance(usage.get(k), int) and (usage[k] or k in ("input_tokens", "output_tokens"))]
     return "tokens " + " · ".join(bits) if bits else ""
+
+
+def cost_text(session: Session) -> str:
+    """``$0.42``, ``≈ $0.42 est.``, or why there is no figure when the run used tokens; "" else."""
+    cost = run_cost(session)
+    label = cost_label(cost.reported, cost.estimate)
+    if label:
+        return label
+    return f"cost unknown: {cost.note.split(' (')[0]}" if usage_of(session) else ""
 
 
 def _indent(text: str, prefix: str = "  ") -> str:
@@ -380,6 +394,11 @@ def print_summary(session: Session, console: Console, stderr_tail: list[str] | N
     ))
     if s.result is not None and s.result.usage:
         console.print(Text(usage_text(s.result.usage), style="dim"))
+    cost = run_cost(s)
+    if cost.estimate is not None:
+        console.print(Text(f"cost {cost_label(None, cost.estimate)} (prices: {visible_line(cost.source)})", style="dim"))
+    elif cost.reported is None and usage_of(s):
+        console.print(Text(f"cost: {cost.note}", style="dim"))
     for d in s.diagnostics[:50]:
         console.print(Text(f"! line {d.line}: {visible_line(d.message)}", style="red"))
     if len(s.diagnostics) > 50:

@@ -9,7 +9,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from ..model import Session
-from ..plain import format_ms, usage_text
+from ..plain import cost_text, format_ms, usage_text
 from ..safe import visible_line
 from ..tools import STATUS_FAILURE, STATUS_INCOMPLETE, STATUS_REJECTED, STATUS_RUNNING, STATUS_SUCCESS
 
@@ -134,6 +134,9 @@ def _state_line(s: Session, live: LiveState) -> Text:
         t.append(f" …{c[STATUS_INCOMPLETE]}", style="magenta")
     if s.result is not None and s.result.usage:
         t.append(" · " + usage_text(s.result.usage), style="dim")
+    cost = cost_text(s)
+    if cost:
+        t.append(" · " + cost, style="dim")
     diag = s.invalid_lines + s.unknown_events
     if diag:
         t.append(" · ", style="dim")
