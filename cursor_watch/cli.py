@@ -26,6 +26,7 @@ import shlex
 import signal
 import sys
 from dataclasses import dataclass, field
+from typing import Any
 
 from . import __version__
 from .samples import DEFAULT_SAMPLE, list_samples, sample_path
@@ -36,6 +37,7 @@ from .sources import SourceError, open_sources
 
 EXIT_USAGE = 2
 REPORT_WIDTH = 150  # --report's width when not written to a terminal
+ALERT_TICK_S = 0.25  # stall and budget rules are checked this often between events
 
 
 class UsageError(Exception):
@@ -103,6 +105,28 @@ def build_parser() -> argparse.ArgumentParser:
     guard.add_argument("--stall", metavar="DURATION",
                        help="a live run with no event, or one tool call running, for DURATION (90s, 10m) is stalled "
                             "(shown after 5m without this option; alerts only with it)")
+    guard.add_argument("--max-duration", metavar="DURATION", help="budget: a run's duration (e.g. 30m)")
+    guard.add_argument("--max-tool-calls", type=int, metavar="N", help="budget: tool calls per run")
+    guard.add_argument("--max-failures", type=int, metavar="N", help="budget: failed tool calls per run")
+    guard.add_argument("--max-tokens", type=int, metavar="N",
+                       help="budget: input + output + cache tokens per run (Cursor reports usage at the end only)")
+    guard.add_argument("--max-cost", type=float, metavar="USD",
+                       help="budget: cost per run in USD, reported or estimated (see --prices)")
+    guard.add_argument("--enforce", action="store_true",
+                       help="spawn mode: a run past a budget stops the command (TERM, then KILL) and cursor-watch "
+                            "exits 3")
+    alerts = p.add_argument_group("alerts (--alert needs pip install 'cursor-watch[alerts]')")
+    alerts.add_argument("--alert", action="append", default=[], metavar="URL",
+                        help="send alerts to an Apprise URL (Slack, Discord, ntfy, Telegram, e-mail, json://host/path "
+                             "...); repeatable")
+    alerts.add_argument("--alert-on", metavar="KINDS",
+                        help="comma-separated alert kinds to send: waiting, stalled, budget, failed, ended "
+                             "(default: all but ended)")
+    alerts.add_argument("--alert-cmd", metavar="CMD",
+                        help="run CMD through the shell for each alert, the alert as one JSON object on stdin, "
+                             "CW_ALERT_KIND, CW_RUN, CW_SESSION_ID, CW_MESSAGE in its environment")
+    alerts.add_argument("--alert-replay", action="store_true",
+                        help="replayed files raise alerts too (by default only live runs do)")
     p.add_argument("--sample", nargs="?", const=DEFAULT_SAMPLE, metavar="NAME",
                    help=f"replay a shipped sample stream (default {DEFAULT_SAMPLE}; see --list-samples)")
     p.add_argument("--list-samples", action="store_true", help="list the shipped sample streams")
@@ -137,6 +161,19 @@ class Options:
     since_ms: float | None = None
     until_ms: float | None = None
     stall_s: float | None = None
+    limits: Any = None
+    enforce: bool = False
+    alerts: list[str] = field(default_factory=list)
+    alert_on: frozenset[str] | None = None
+    alert_cmd: str | None = None
+    alert_replay: bool = False
+    deliverer: Any = None  # alerts.Deliverer, made from the options once they are checked
+
+    @property
+    def alerting(self) -> bool:
+        """True when something watches the runs for alerts beyond the views' own display."""
+        return bool(self.alerts or self.alert_cmd or self.enforce or (self.limits and self.limits.budgets)
+                    or self.stall_s is not None)
 
     @property
     def file(self) -> str | None:
@@ -200,7 +237,50 @@ def parse_args(argv: list[str]) -> Options | None:
                    result_grace=ns.result_grace, json_out=ns.json_out, export=ns.export,
                    export_max_chars=ns.export_max_chars, notify=ns.notify, serve=ns.serve, host=ns.host, port=ns.port,
                    prices=ns.prices, report=ns.report, by=ns.by, since_ms=report_range[0], until_ms=report_range[1],
-                   stall_s=stall_s)
+                   stall_s=stall_s, limits=_limits(ns, stall_s, command), enforce=ns.enforce, alerts=list(ns.alert),
+                   alert_on=_alert_kinds(ns.alert_on), alert_cmd=ns.alert_cmd, alert_replay=ns.alert_replay)
+
+
+def _limits(ns: argparse.Namespace, stall_s: float | None, command: list[str]) -> Any:
+    """The per-run limits of the options (``guard.Limits``).
+
+    Raises:
+        UsageError: a negative budget, ``--enforce`` without a command or a budget.
+    """
+    from .guard import Limits
+
+    for name in ("max_tool_calls", "max_failures", "max_tokens", "max_cost"):
+        value = getattr(ns, name)
+        if value is not None and (value < 0 or value != value or value == float("inf")):
+            raise UsageError(f"--{name.replace('_', '-')} must be a number >= 0")
+    limits = Limits(stall_s=stall_s,
+                    max_duration_s=_duration(ns.max_duration, "--max-duration") if ns.max_duration else None,
+                    max_tool_calls=ns.max_tool_calls, max_failures=ns.max_failures, max_tokens=ns.max_tokens,
+                    max_cost_usd=ns.max_cost)
+    if ns.enforce and not command:
+        raise UsageError("--enforce stops a spawned command: run it after -- (files and pipes can't be stopped)")
+    if ns.enforce and not limits.budgets:
+        raise UsageError("--enforce needs a budget (--max-duration, --max-tool-calls, --max-failures, --max-tokens "
+                         "or --max-cost)")
+    return limits
+
+
+def _alert_kinds(text: str | None) -> frozenset[str] | None:
+    """``--alert-on waiting,failed`` -> the kinds (None: the default).
+
+    Raises:
+        UsageError: an unknown kind.
+    """
+    if text is None:
+        return None
+    from .alerts import KINDS
+
+    kinds = frozenset(k.strip() for k in text.split(",") if k.strip())
+    unknown = kinds - set(KINDS)
+    if unknown or not kinds:
+        raise UsageError(f"--alert-on: unknown kind {', '.join(sorted(unknown)) or '(none)'} "
+                         f"(kinds: {', '.join(KINDS)})")
+    return kinds
 
 
 def _duration(text: str, option: str) -> float:
@@ -280,12 +360,20 @@ def main(argv: list[str] | None = None) -> int:
     except PricesError as err:
         _error(str(err))
         return EXIT_USAGE
-    if opts.stall_s is not None:
-        from .guard import Limits, set_summary_limits
+    if opts.limits is not None:
+        from .guard import DISPLAY_STALL_S, set_summary_limits
+        import dataclasses
 
-        set_summary_limits(Limits(stall_s=opts.stall_s))
+        set_summary_limits(dataclasses.replace(opts.limits, stall_s=opts.stall_s or DISPLAY_STALL_S))
     if opts.report:
         return run_report(opts)
+    from .alerts import AlertSetupError
+
+    try:
+        opts.deliverer = make_deliverer(opts)
+    except AlertSetupError as err:
+        _error(str(err))
+        return EXIT_USAGE
     if not opts.files and not opts.command and sys.stdin.isatty():
         _error("no input: give a FILE, pipe a stream in, or run a command after -- (see --help)")
         return EXIT_USAGE
@@ -302,6 +390,59 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 128 + signal.SIGINT
+
+
+def make_deliverer(opts: Options) -> Any:
+    """The alert senders of the options (``alerts.Deliverer``; it may have no target).
+
+    Raises:
+        AlertSetupError: ``--alert`` without Apprise, or a URL it doesn't know.
+    """
+    from .alerts import Deliverer
+
+    return Deliverer(opts.alerts, opts.alert_cmd)
+
+
+def make_outlet(opts: Options, watch: Watch, on_alert: Any = None, on_note: Any = None,
+                clock: Any = None) -> Any:
+    """The watch's alert stream (``alerts.AlertOutlet``): rules from the options, the deliverer,
+    ``--enforce`` wired to stop the command."""
+    from .alerts import DEFAULT_KINDS, AlertOutlet, AlertRules
+
+    on_budget = None
+    if opts.enforce:
+        def on_budget(alert: Any) -> None:
+            if watch.stop_for_budget(alert.text):
+                _error(f"{alert.message}: stopping the command (--enforce)")
+
+    rules = AlertRules(opts.limits, clock=clock, replay=opts.alert_replay)
+    deliverer = getattr(opts, "deliverer", None) or make_deliverer(opts)
+    return AlertOutlet(rules, deliverer, opts.alert_on or DEFAULT_KINDS, send_stalls=opts.stall_s is not None,
+                       on_alert=on_alert, on_budget=on_budget, on_note=on_note)
+
+
+def run_is_live(watch: Watch, run: Any) -> bool:
+    """True when ``run`` comes from a live source: a pipe, a spawned command, or a followed file
+    once its backlog is read."""
+    for feed in watch.feeds:
+        if feed.runs and (feed.runs[-1] is run or run in feed.runs):
+            kind = feed.source.kind
+            return kind in ("stdin", "process") or (kind == "follow" and feed.caught_up)
+    return False
+
+
+async def _tick_alerts(outlet: Any) -> None:
+    """Stalls happen between events: check the rules a few times a second."""
+    while True:
+        await asyncio.sleep(ALERT_TICK_S)
+        outlet.check()
+
+
+def _close_outlet(outlet: Any) -> None:
+    """End of the watch: bounded wait for deliveries; one line when some failed."""
+    line = outlet.close()
+    if line:
+        _error(line)
 
 
 def run_report(opts: Options) -> int:
@@ -435,7 +576,16 @@ async def run_headless(opts: Options) -> int:
     if opts.summary:
         watch = Watch(sources, speed=opts.speed, result_grace=opts.result_grace, directories=directories,
                       follow=opts.follow)
-        code = await watch.run(lambda run, changes: None, close=False)
+        outlet = make_outlet(opts, watch) if opts.alerting else None
+        ticker = asyncio.create_task(_tick_alerts(outlet)) if outlet is not None else None
+        try:
+            code = await watch.run((lambda run, changes: outlet.observe(run, changes, run_is_live(watch, run)))
+                                   if outlet is not None else (lambda run, changes: None), close=False)
+        finally:
+            if ticker is not None:
+                ticker.cancel()
+                outlet.check()
+                _close_outlet(outlet)
         report_unreadable(watch)
         runs = watch.runs()
         _write_end_files(opts, watch)
@@ -459,13 +609,27 @@ async def run_headless(opts: Options) -> int:
     # one file at a time while catching up, so each file's runs print together
     watch = Watch(sources, speed=opts.speed, result_grace=opts.result_grace, on_stderr=printer.stderr,
                   directories=directories, follow=opts.follow, reading_at_once=1)
+    # stalls are shown (after 5 minutes unless --stall), budgets and alerts checked, on live runs
+    outlet = make_outlet(opts, watch, on_alert=printer.alert, on_note=printer.handle)
+
+    def handle(run: Any, changes: list) -> None:
+        printer.handle(run, changes)
+        outlet.observe(run, changes, run_is_live(watch, run))
+
+    ticker = asyncio.create_task(_tick_alerts(outlet))
     try:
-        code = await watch.run(printer.handle, close=False)
+        code = await watch.run(handle, close=False)
     except OutputClosed:
         # the reader went away (`| head`): the watch is stopped, a child terminated
+        ticker.cancel()
+        _close_outlet(outlet)
         _stdout_closed()
         _write_end_files(opts, watch)
         return 128 + signal.SIGPIPE
+    ticker.cancel()
+    with contextlib.suppress(OutputClosed):
+        outlet.check()
+    _close_outlet(outlet)
     report_unreadable(watch)
     _write_end_files(opts, watch)
     with contextlib.suppress(BrokenPipeError):

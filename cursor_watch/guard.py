@@ -117,18 +117,22 @@ class RunTimes:
 
     Attributes:
         last_ms: arrival of its last change; calls: ``call_id -> arrival`` of its running calls;
-        open_queries: ``interaction_query`` requests without a response; live: seen from a live
+        open_queries: ``interaction_query`` requests without a response (``queries``: all requests,
+        ``waiting_since_ms``: arrival of the oldest open one); live: seen from a live
         source (pipe, spawn, a followed file after its backlog); stalls: closed and open stall
         periods as dicts (see :meth:`periods`).
     """
 
-    __slots__ = ("seen_ms", "last_ms", "calls", "open_queries", "live", "_stall", "stalls", "__weakref__")
+    __slots__ = ("seen_ms", "last_ms", "calls", "open_queries", "queries", "waiting_since_ms", "live", "_stall", "stalls",
+                 "__weakref__")
 
     def __init__(self, seen_ms: float) -> None:
         self.seen_ms = seen_ms
         self.last_ms = seen_ms
         self.calls: dict[str, float] = {}
         self.open_queries = 0
+        self.queries = 0  # requests seen
+        self.waiting_since_ms: float | None = None  # when the oldest open request arrived
         self.live = False
         self._stall: dict | None = None
         self.stalls: list[dict] = []
@@ -153,11 +157,17 @@ class RunTimes:
                 if note.kind == "interaction_query":
                     if note.subtype == "request":
                         self.open_queries += 1
+                        self.queries += 1
+                        if self.waiting_since_ms is None:
+                            self.waiting_since_ms = now_ms
                     elif self.open_queries:
                         self.open_queries -= 1
+                        if not self.open_queries:
+                            self.waiting_since_ms = None
             elif kind == "end":
                 self.calls.clear()
                 self.open_queries = 0
+                self.waiting_since_ms = None
 
     def track(self, stall: Stall | None, now_ms: float) -> bool:
         """Record the stall state at ``now_ms``; True when a new stall period began."""

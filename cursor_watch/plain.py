@@ -346,6 +346,24 @@ class RunsPrinter:
         self._current = run
         self._printer(run).handle(changes)
 
+    def alert(self, alert: Any) -> None:
+        """One line for an alert (``! stalled 6m: shell npm test``), within its run's output."""
+        style = {"ended": "bold green", "failed": "bold red", "budget": "bold red"}.get(alert.kind, "bold yellow")
+        run = alert.source_run
+        printer = self._printer(run) if run is not None else None
+        pieces: list[Piece] = [(f"! {visible_line(alert.text)}", None)]
+        if alert.kind == "waiting" and alert.details.get("question"):
+            pieces.append((": " + visible_line(alert.details["question"]), None))
+        if alert.kind in ("ended", "failed"):
+            return  # the end line says it
+        try:
+            if printer is not None:
+                printer._print(pieces, style)
+            else:
+                self.writer.line(pieces, style)
+        finally:
+            self.writer.flush()
+
     def stderr(self, line: str) -> None:
         """A stderr line of the spawned command, printed within the current run."""
         if self._current is not None:

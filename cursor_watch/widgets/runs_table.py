@@ -35,8 +35,9 @@ FLEX_SHARES = {4: 2, 9: 3}
 GAP = 1
 STATE_STYLE = {"success": "bold green", "error": "bold red", "incomplete": "bold magenta", "waiting": "bold yellow",
                "streaming": "bold cyan", "reading": "cyan", "idle": "yellow", "queued": "dim", "connecting": "dim",
-               "unreadable": "bold red"}
-MARK_STYLE = {"success": "green", "error": "red", "incomplete": "magenta", "waiting": "bold yellow"}
+               "unreadable": "bold red", "stalled": "bold dark_orange3"}
+MARK_STYLE = {"success": "green", "error": "red", "incomplete": "magenta", "waiting": "bold yellow",
+              "stalled": "bold dark_orange3", "budget": "bold red"}
 
 
 def widths(total: int) -> list[int]:
