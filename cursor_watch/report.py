@@ -332,7 +332,7 @@ def render_report(report: Report, console: Any) -> None:
     table = Table(title=title, title_justify="left", title_style="bold", header_style="bold", box=box.SIMPLE_HEAD,
                   pad_edge=False)
     table.add_column(report.by, overflow="fold")
-    for name in ("runs", "✔ ✖ …", "time", "median", "in", "out", "cache r", "cache w", "cost", "est. cost",
+    for name in ("runs", "✔ ✖ …", "time", "median", "in", "out", "cache r", "cache w", "reported", "est. cost",
                  "calls", "failed"):
         table.add_column(name, justify="right", no_wrap=True)
 
