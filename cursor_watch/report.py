@@ -19,6 +19,9 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
+import msgspec
+import orjson
+
 from .costs import RATE_KINDS, run_cost, usage_of
 from .runner import Monitor
 from .sources import STREAM_SUFFIXES
@@ -113,19 +116,163 @@ def run_stats(run: Any) -> RunStats:
                     duration, tokens, cost.reported, cost.estimate, cost.note if usage else "", calls)
 
 
-def read_runs(path: str) -> Iterator[RunStats]:
-    """Every run of one file, read to its end.
+# -- reading fast: a tool call's payloads are not what a report counts ------------------------
+#
+# In a log of 1 GB almost every byte is a tool call's payload (a command's output, a file's
+# content) inside a few hundred thousand ``tool_call`` lines; decoding those strings is most of
+# the time ``--summary`` takes. The report keeps what the model reads of such a line and cuts each
+# string longer than SLIM_STRING to its first SLIM_KEEP bytes (more than the report shows of it:
+# a call's summary is one line of at most 300 characters, a detail 200), then gives the
+# model that smaller line in its place. One msgspec pass finds the fields without building the
+# payload strings. A line of another shape (spaces, a tool name not listed, a result that is not
+# an object of objects) goes to the model unchanged, so the figures never depend on the path.
+
+SLIM_MIN = 32 << 10  # tool_call lines at least this long (bytes) are slimmed
+SLIM_STRING = 4 << 10  # strings longer than this (bytes, as written) are cut...
+SLIM_KEEP = 2 << 10  # ...to about this many bytes
+TOOL_LINE = b'{"type":"tool_call",'
+VARIANTS = ("askQuestion", "await", "createPlan", "delete", "edit", "getMcpTools", "glob", "grep", "listDir", "ls", "mcp",
+            "multiEdit", "prManagement", "readLints", "read", "recordScreen", "search", "semSearch", "shell",
+            "switchMode", "task", "terminal", "todo", "updateTodos", "webFetch", "webSearch", "write")  # reference 2.5
+
+
+ABSENT = msgspec.Raw()  # a field the line does not have (msgspec.Raw can't be in a union with None)
+
+
+class _Variant(msgspec.Struct):
+    args: dict[str, msgspec.Raw] | None = None
+    # outcome -> its payload's fields; beside it scalar siblings (isBackground, pid: tools.RESULT_SIBLINGS)
+    result: dict[str, dict[str, msgspec.Raw] | bool | int | float | str | None] | None = None
+    description: msgspec.Raw = ABSENT
+
+
+_ToolCallObject = msgspec.defstruct(
+    "_ToolCallObject",
+    [(f"{name}ToolCall", _Variant | None, None) for name in VARIANTS]
+    + [("startedAtMs", msgspec.Raw, ABSENT), ("completedAtMs", msgspec.Raw, ABSENT), ("toolCallId", msgspec.Raw, ABSENT)])
+
+
+class _ToolEvent(msgspec.Struct):
+    type: str
+    subtype: msgspec.Raw = ABSENT
+    call_id: msgspec.Raw = ABSENT
+    tool_call: _ToolCallObject | None = None  # type: ignore[valid-type]
+    model_call_id: msgspec.Raw = ABSENT
+    session_id: msgspec.Raw = ABSENT
+    timestamp_ms: msgspec.Raw = ABSENT
+
+
+_decode_tool_event = msgspec.json.Decoder(_ToolEvent).decode
+_decode_raw = msgspec.json.decode
+
+
+def _slim_value(raw: msgspec.Raw) -> Any:
+    """A Raw value decoded, a long string cut to its first SLIM_KEEP bytes or so."""
+    view = memoryview(raw)
+    if len(view) <= SLIM_STRING or view[0] != 34:  # not a long string ('"')
+        return _decode_raw(raw)
+    head = bytes(view[1 : SLIM_KEEP + 1])
+    for cut in range(8):  # not inside an escape or a UTF-8 sequence
+        try:
+            return orjson.loads(b'"' + head[: len(head) - cut] + b'"') + "…"
+        except orjson.JSONDecodeError:
+            continue
+    return _decode_raw(raw)
+
+
+def _slim_fields(fields: dict[str, msgspec.Raw] | None) -> dict | None:
+    return None if fields is None else {key: _slim_value(value) for key, value in fields.items()}
+
+
+def slim_line(line: bytes) -> bytes | None:
+    """The smaller line the model reads in place of a long ``tool_call`` line, or None when the
+    line is not of the shape this knows (it then goes to the model unchanged)."""
+    try:
+        ev = _decode_tool_event(line)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None
+    tc = ev.tool_call
+    if tc is None:
+        return None
+    variant = name = None
+    for field in VARIANTS:
+        variant = getattr(tc, f"{field}ToolCall")
+        if variant is not None:
+            name = f"{field}ToolCall"
+            break
+    if variant is None:
+        return None
+    try:
+        body: dict[str, Any] = {}
+        if variant.args is not None:
+            body["args"] = _slim_fields(variant.args)
+        if variant.result is not None:
+            body["result"] = {key: _slim_fields(payload) if isinstance(payload, dict) else payload
+                              for key, payload in variant.result.items()}
+        if variant.description:
+            body["description"] = _slim_value(variant.description)
+        tool_call: dict[str, Any] = {name: body}
+        for key in ("startedAtMs", "completedAtMs", "toolCallId"):
+            value = getattr(tc, key)
+            if value:
+                tool_call[key] = _decode_raw(value)
+        out: dict[str, Any] = {"type": ev.type}
+        for key in ("subtype", "call_id", "model_call_id", "session_id", "timestamp_ms"):
+            value = getattr(ev, key)
+            if value:
+                out[key] = _decode_raw(value)
+        out["tool_call"] = tool_call
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None
+    return orjson.dumps(out)
+
+
+def slim_lines(buf: bytes, min_size: int = SLIM_MIN, stop: int | None = None) -> bytes:
+    """``buf[:stop]`` (whole lines) with each long ``tool_call`` line slimmed (:func:`slim_line`)."""
+    stop = len(buf) if stop is None else stop
+    out: list[bytes] = []
+    last = pos = 0
+    find = buf.find
+    while (i := find(TOOL_LINE, pos, stop)) >= 0:
+        end = find(b"\n", i, stop)
+        if end < 0:
+            end = stop
+        if end - i >= min_size and (i == 0 or buf[i - 1] == 10):
+            slim = slim_line(buf[i:end])
+            if slim is not None:
+                out.append(buf[last:i])
+                out.append(slim)
+                last = end
+        pos = end
+    if not out:
+        return buf if stop == len(buf) else buf[:stop]
+    out.append(buf[last:stop])
+    return b"".join(out)
+
+
+def read_runs(path: str, slim_min: int | None = SLIM_MIN) -> Iterator[RunStats]:
+    """Every run of one file, read to its end (``slim_min`` None: every line as it is).
 
     Raises:
         ReportError: the file can't be read.
     """
     monitor = Monitor(source=path, source_label=os.path.basename(path))
+    carry = b""
     try:
         with open(path, "rb") as f:
             while chunk := f.read(CHUNK):
-                monitor.feed(chunk)
+                if slim_min is None:
+                    monitor.feed(chunk)
+                    continue
+                buf = carry + chunk if carry else chunk
+                cut = buf.rfind(b"\n") + 1
+                carry = buf[cut:]
+                if cut:
+                    monitor.feed(slim_lines(buf, slim_min, cut))
     except OSError as err:
         raise ReportError(f"cannot read {path}: {err.strerror or err}") from None
+    if carry:
+        monitor.feed(carry)
     monitor.finish()
     for run in monitor.runs:
         yield run_stats(run)
@@ -240,12 +387,13 @@ class Report:
 
 
 def build_report(paths: list[str], by: str = "day", since_ms: float | None = None, until_ms: float | None = None,
-                 on_error: Callable[[str], None] | None = None) -> Report:
+                 on_error: Callable[[str], None] | None = None, slim_min: int | None = SLIM_MIN) -> Report:
     """Read every run under ``paths`` and sum them (see the module doc).
 
     ``since_ms``/``until_ms`` (epoch ms, ``until`` exclusive) keep the runs whose recorded start
     falls in the range; a run with no recorded start is then left out. Unreadable files are
-    named in ``unreadable`` (and passed to ``on_error``) and skipped.
+    named in ``unreadable`` (and passed to ``on_error``) and skipped. ``slim_min``: see
+    :func:`read_runs` (tests compare both ways).
 
     Raises:
         ReportError: a path that does not exist.
@@ -259,7 +407,7 @@ def build_report(paths: list[str], by: str = "day", since_ms: float | None = Non
     notes: dict[str, int] = {}
     for path in files:
         try:
-            runs = list(read_runs(path))
+            runs = list(read_runs(path, slim_min))
         except ReportError as err:
             unreadable.append(str(err))
             if on_error is not None:

@@ -115,3 +115,26 @@ def test_report_of_samples_matches_summary_per_tool(tmp_path):
         assert tool["failure_rate"] == tool["failed"] / tool["calls"]
     slowest = report["slowest_calls"]
     assert [c["duration_ms"] for c in slowest] == sorted((c["duration_ms"] for c in slowest), reverse=True)
+
+
+def test_slimming_long_tool_call_lines_changes_no_figure(tmp_path):
+    """The report's fast path (long tool_call lines slimmed before decoding) gives exactly the figures
+    of reading every line as it is: on a generated stream with payloads up to 256 KB, every line slimmed
+    (threshold 0), and on the real captures."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("gen_stream", ROOT / "bench" / "gen_stream.py")
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    path = tmp_path / "gen.jsonl"
+    gen.generate(path, 6 << 20, True, None, 1024, 256 << 10, 7, 0.2)
+    paths = [str(path)] + ([str(STREAMS / "real")] if STREAMS.is_dir() else [])
+    full = build_report(paths, slim_min=None).to_json()
+    assert build_report(paths, slim_min=0).to_json() == full
+    assert build_report(paths).to_json() == full
+    assert full["total"]["tool_calls"] > 50
+    from cursor_watch.report import slim_lines
+
+    data = path.read_bytes()
+    slim = slim_lines(data, 0)
+    assert len(slim) < len(data) / 4 and slim.count(b"\n") == data.count(b"\n")  # smaller, line for line
