@@ -120,9 +120,10 @@ def run_stats(run: Any) -> RunStats:
 #
 # In a log of 1 GB almost every byte is a tool call's payload (a command's output, a file's
 # content) inside a few hundred thousand ``tool_call`` lines; decoding those strings is most of
-# the time ``--summary`` takes. The report keeps what the model reads of such a line and cuts each
-# string longer than SLIM_STRING to its first SLIM_KEEP bytes (more than the report shows of it:
-# a call's summary is one line of at most 300 characters, a detail 200), then gives the
+# the time ``--summary`` takes. The report keeps what the model reads of such a line (the scalars of
+# a call's arguments and outcome, and a to-do list), cuts each string longer than SLIM_STRING to
+# its first SLIM_KEEP bytes (more than the report shows of it: a call's summary is one line of at
+# most 300 characters, a detail 200) and leaves out long objects and lists, then gives the
 # model that smaller line in its place. One msgspec pass finds the fields without building the
 # payload strings. A line of another shape (spaces, a tool name not listed, a result that is not
 # an object of objects) goes to the model unchanged, so the figures never depend on the path.
@@ -166,11 +167,18 @@ _decode_tool_event = msgspec.json.Decoder(_ToolEvent).decode
 _decode_raw = msgspec.json.decode
 
 
-def _slim_value(raw: msgspec.Raw) -> Any:
-    """A Raw value decoded, a long string cut to its first SLIM_KEEP bytes or so."""
+_DROP = object()
+
+
+def _slim_value(raw: msgspec.Raw, key: str = "") -> Any:
+    """A Raw value decoded; a long string cut to its first SLIM_KEEP bytes or so; a long object
+    or list left out (``_DROP``), but for ``todos``: the model reads only scalars of a call's
+    arguments and outcome, and its to-do list (``tools.summarize``)."""
     view = memoryview(raw)
-    if len(view) <= SLIM_STRING or view[0] != 34:  # not a long string ('"')
+    if len(view) <= SLIM_STRING:
         return _decode_raw(raw)
+    if view[0] != 34:  # not a string ('"')
+        return _decode_raw(raw) if key == "todos" else _DROP
     head = bytes(view[1 : SLIM_KEEP + 1])
     for cut in range(8):  # not inside an escape or a UTF-8 sequence
         try:
@@ -181,7 +189,14 @@ def _slim_value(raw: msgspec.Raw) -> Any:
 
 
 def _slim_fields(fields: dict[str, msgspec.Raw] | None) -> dict | None:
-    return None if fields is None else {key: _slim_value(value) for key, value in fields.items()}
+    if fields is None:
+        return None
+    out = {}
+    for key, raw in fields.items():
+        value = _slim_value(raw, key)
+        if value is not _DROP:
+            out[key] = value
+    return out
 
 
 def slim_line(line: bytes) -> bytes | None:

@@ -119,6 +119,8 @@ def _state_line(s: Session, live: LiveState) -> Text:
         label = f"{live.state} · exit {live.exit_status}"
     t.append(f" {label} ", style=STATE_STYLE.get(live.state, "bold"))
     running = s.running_calls()
+    if live.state == "stalled" and len(running) == 1:
+        running = []  # the stall names it
     if running and live.state in ("idle", "streaming", "stalled"):
         names = ", ".join(f"{c.tool} {visible_line(c.summary)[:40]}".strip() for c in running[:3])
         more = f" +{len(running) - 3}" if len(running) > 3 else ""
