@@ -1,13 +1,39 @@
-"""Small formatting and parsing helpers shared by plain, TUI, export, alerts and the report.
+"""Small formatting helpers shared by the views: plurals, tool-call counts, durations, costs
+(no UI imports: importable from every path, ``--summary --json`` included).
 
-No Rich, no Textual: importable from every path (``--summary --json`` included).
+Wording rules (issue 18): a count agrees with its noun (``1 event``, ``2 events``), and a
+count of tool calls reads ``3 tool calls (2 success, 1 failed)``, the noun beside its number.
 """
 
 from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping
 from decimal import Decimal
+
+# the order and words of a tool-call count's parts (status -> word)
+COUNT_WORDS = (("success", "success"), ("failure", "failed"), ("rejected", "rejected"),
+               ("incomplete", "incomplete"), ("running", "running"))
+
+
+def plural(n: int, noun: str, nouns: str | None = None) -> str:
+    """``1 event``, ``0 events``, ``1,234 events``: ``n`` with thousands separators and the noun
+    in the number it takes (``nouns``: the plural when it is not ``noun + "s"``)."""
+    return f"{n:,} {noun if n == 1 else (nouns or noun + 's')}"
+
+
+def tool_calls_phrase(total: int, counts: Mapping[str, int]) -> str:
+    """``3 tool calls (2 success, 1 failed)``, ``1 tool call (1 running)``, ``0 tool calls``.
+
+    Args:
+        total: the run's tool calls.
+        counts: tool calls by status (``success``, ``failure``, ``rejected``, ``incomplete``,
+            ``running``); zero counts are left out.
+    """
+    parts = [f"{counts[k]:,} {word}" for k, word in COUNT_WORDS if counts.get(k)]
+    return plural(total, "tool call") + (f" ({', '.join(parts)})" if parts else "")
+
 
 _DURATION = re.compile(r"(\d+(?:\.\d+)?)(ms|s|m|h|d)?", re.ASCII)
 _UNIT_S = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0, None: 1.0}
@@ -42,13 +68,8 @@ def short_duration(ms: float) -> str:
     return f"{s // 3600}h{(s % 3600) // 60:02d}m"
 
 
-def plural(n: int, word: str, words: str | None = None) -> str:
-    """``1 run``, ``2 runs``, ``1,234 tool calls``."""
-    return f"{n:,} {word if n == 1 else (words or word + 's')}"
-
-
 def usd(value: float | Decimal) -> str:
-    """``$0.42``, ``$12.50``; under ten cents, three significant digits (``$0.0117``, ``$0.000031``)."""
+    """``$0.42``, ``$12.50``; under ten cents, three significant digits (``$0.0117``, ``$0.0000310``)."""
     v = float(value)
     if v == 0 or abs(v) >= 0.1:
         return f"${v:,.2f}"
