@@ -676,6 +676,8 @@ def run_tui(opts: Any) -> int:
         failed = app.alerts.close()
         if failed:
             sys.stderr.write(f"cursor-watch: {failed}\n")
+        if app.watch.budget_stop:
+            sys.stderr.write(f"cursor-watch: {visible_line(app.watch.budget_stop)}: stopped the command (--enforce)\n")
     from .plain import write_json_out
 
     write_json_out(opts.json_out, app.watch.runs())
