@@ -242,52 +242,69 @@ def slim_line(line: bytes) -> bytes | None:
     return orjson.dumps(out)
 
 
-def slim_lines(buf: bytes, min_size: int = SLIM_MIN, stop: int | None = None) -> bytes:
-    """``buf[:stop]`` (whole lines) with each long ``tool_call`` line slimmed (:func:`slim_line`)."""
-    stop = len(buf) if stop is None else stop
-    out: list[bytes] = []
-    last = pos = 0
+def feed_slimmed(buf: bytearray | bytes, stop: int, feed: Callable[[bytes], Any], min_size: int = SLIM_MIN) -> int:
+    """Give ``feed`` the bytes of ``buf[:stop]`` up to its last whole line, each long ``tool_call``
+    line slimmed (:func:`slim_line`, read in place: a payload is never copied); returns how many
+    bytes were given (the rest is a partial line)."""
+    view = memoryview(buf)
     find = buf.find
-    while (i := find(TOOL_LINE, pos, stop)) >= 0:
-        end = find(b"\n", i, stop)
-        if end < 0:
-            end = stop
+    cut = buf.rfind(b"\n", 0, stop) + 1
+    last = pos = 0
+    while (i := find(TOOL_LINE, pos, cut)) >= 0:
+        end = find(b"\n", i, cut)
         if end - i >= min_size and (i == 0 or buf[i - 1] == 10):
-            slim = slim_line(buf[i:end])
+            slim = slim_line(view[i:end])
             if slim is not None:
-                out.append(buf[last:i])
-                out.append(slim)
-                last = end
+                if i > last:
+                    feed(bytes(view[last:i]))
+                feed(slim)
+                last = end  # its newline goes with what follows
         pos = end
-    if not out:
-        return buf if stop == len(buf) else buf[:stop]
-    out.append(buf[last:stop])
-    return b"".join(out)
+    if cut > last:
+        feed(bytes(view[last:cut]))
+    return cut
+
+
+def slim_lines(data: bytes, min_size: int = SLIM_MIN) -> bytes:
+    """``data`` (whole lines) with each long ``tool_call`` line slimmed, as one string (tests)."""
+    out: list[bytes] = []
+    done = feed_slimmed(data, len(data), out.append, min_size)
+    return b"".join(out) + data[done:]
 
 
 def read_runs(path: str, slim_min: int | None = SLIM_MIN) -> Iterator[RunStats]:
     """Every run of one file, read to its end (``slim_min`` None: every line as it is).
 
+    The file is read into one buffer (grown for a line longer than it); long ``tool_call`` lines
+    are slimmed where they lie (:func:`feed_slimmed`), the rest is fed as it is.
+
     Raises:
         ReportError: the file can't be read.
     """
     monitor = Monitor(source=path, source_label=os.path.basename(path))
-    carry = b""
+    buf = bytearray(CHUNK)
+    filled = 0
     try:
-        with open(path, "rb") as f:
-            while chunk := f.read(CHUNK):
+        with open(path, "rb", buffering=0) as f:
+            while True:
+                if filled == len(buf):
+                    buf.extend(bytes(len(buf)))  # one line longer than the buffer: grow it
+                n = f.readinto(memoryview(buf)[filled:])
+                if not n:
+                    break
+                filled += n
                 if slim_min is None:
-                    monitor.feed(chunk)
+                    monitor.feed(bytes(buf[:filled]))
+                    filled = 0
                     continue
-                buf = carry + chunk if carry else chunk
-                cut = buf.rfind(b"\n") + 1
-                carry = buf[cut:]
-                if cut:
-                    monitor.feed(slim_lines(buf, slim_min, cut))
+                done = feed_slimmed(buf, filled, monitor.feed, slim_min)
+                if done:
+                    buf[: filled - done] = buf[done:filled]  # the partial line to the front
+                    filled -= done
     except OSError as err:
         raise ReportError(f"cannot read {path}: {err.strerror or err}") from None
-    if carry:
-        monitor.feed(carry)
+    if filled:
+        monitor.feed(bytes(buf[:filled]))
     monitor.finish()
     for run in monitor.runs:
         yield run_stats(run)

@@ -138,3 +138,23 @@ def test_slimming_long_tool_call_lines_changes_no_figure(tmp_path):
     data = path.read_bytes()
     slim = slim_lines(data, 0)
     assert len(slim) < len(data) / 4 and slim.count(b"\n") == data.count(b"\n")  # smaller, line for line
+
+
+def test_a_line_longer_than_the_read_buffer_and_a_file_without_a_last_newline(tmp_path):
+    from cursor_watch.report import CHUNK
+
+    big = "x\"y\\n" * (CHUNK // 2)  # longer than the buffer once escaped
+    lines = [{"type": "system", "subtype": "init", "session_id": "s", "model": "GPT-5 Mini"},
+             {"type": "tool_call", "subtype": "started", "call_id": "c1", "session_id": "s", "timestamp_ms": 1,
+              "tool_call": {"shellToolCall": {"args": {"command": "cat big"}}}},
+             {"type": "tool_call", "subtype": "completed", "call_id": "c1", "session_id": "s", "timestamp_ms": 2,
+              "tool_call": {"shellToolCall": {"args": {"command": "cat big"},
+                                              "result": {"success": {"exitCode": 3, "stdout": big}}}}},
+             {"type": "result", "subtype": "success", "is_error": False, "duration_ms": 5, "result": "",
+              "session_id": "s"}]
+    path = tmp_path / "big.jsonl"
+    path.write_bytes(b"\n".join(orjson.dumps(x) for x in lines))  # no newline at the end
+    assert path.stat().st_size > CHUNK
+    slim = build_report([str(path)]).to_json()
+    assert slim == build_report([str(path)], slim_min=None).to_json()
+    assert slim["total"]["failed_tool_calls"] == 1 and slim["total"]["outcomes"]["success"] == 1
