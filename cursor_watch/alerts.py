@@ -406,7 +406,10 @@ class AlertOutlet:
         self.raised: list[Alert] = []
 
     def observe(self, run: Any, changes: list[tuple[str, Any]], live: bool) -> None:
-        """A batch of changes: update the rules and raise what they now say (a budget at once)."""
+        """A batch of changes: update the rules and raise what they now say (a budget at once).
+        A replayed run costs nothing here unless ``--alert-replay`` (it raises no alert)."""
+        if not (live or self.rules.replay):
+            return
         self.rules.observe(run, changes, live)
         if changes:
             self.check()
