@@ -300,8 +300,6 @@ def _check_report(ns: argparse.Namespace, command: list[str]) -> tuple[float | N
     Raises:
         UsageError: one line.
     """
-    from .report import parse_when
-
     if not ns.report:
         for name in ("since", "until"):
             if getattr(ns, name) is not None:
@@ -314,6 +312,8 @@ def _check_report(ns: argparse.Namespace, command: list[str]) -> tuple[float | N
                          "--save, --export, --json-out or --serve")
     if not ns.files or "-" in ns.files:
         raise UsageError("--report needs FILEs or DIRs of logs (it doesn't read stdin)")
+    from .report import parse_when  # msgspec and the report's decoders: only for --report
+
     try:
         since = parse_when(ns.since) if ns.since is not None else None
         until = parse_when(ns.until) if ns.until is not None else None
