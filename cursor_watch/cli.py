@@ -84,6 +84,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--notify", action="store_true",
                    help="TUI: when a run ends, fails or waits for an answer, also ring the terminal bell and send a "
                         "desktop notification (OSC 9 and OSC 777; terminals without them ignore them)")
+    otel = p.add_argument_group("OpenTelemetry (pip install 'cursor-watch[otel]')")
+    otel.add_argument("--otlp", action="store_true",
+                      help="send each run as a trace to an OTLP endpoint (any mode); configured by the SDK's "
+                           "OTEL_EXPORTER_OTLP_* variables, http/protobuf by default, grpc supported")
+    otel.add_argument("--otlp-endpoint", metavar="URL",
+                      help="--otlp to URL (a base like http://host:4318 gets /v1/traces; implies --otlp)")
+    otel.add_argument("--otlp-content", action="store_true",
+                      help="also send the prompt, assistant text, thinking, tool arguments and results (cut at "
+                           "16384 characters each); off by default, as is "
+                           "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT")
     web = p.add_argument_group("browser view (pip install 'cursor-watch[web]')")
     web.add_argument("--serve", action="store_true",
                      help="serve the TUI in a browser (textual-serve); each browser tab starts its own app on FILE|DIR")
@@ -168,6 +178,9 @@ class Options:
     alert_cmd: str | None = None
     alert_replay: bool = False
     deliverer: Any = None  # alerts.Deliverer, made from the options once they are checked
+    otlp: bool = False
+    otlp_endpoint: str | None = None
+    otlp_content: bool = False
 
     @property
     def alerting(self) -> bool:
@@ -236,6 +249,8 @@ def parse_args(argv: list[str]) -> Options | None:
                    summary=ns.summary, json=ns.json, speed=ns.speed, thinking=ns.thinking,
                    result_grace=ns.result_grace, json_out=ns.json_out, export=ns.export,
                    export_max_chars=ns.export_max_chars, notify=ns.notify, serve=ns.serve, host=ns.host, port=ns.port,
+                   otlp=ns.otlp or bool(ns.otlp_endpoint), otlp_endpoint=ns.otlp_endpoint,
+                   otlp_content=ns.otlp_content,
                    prices=ns.prices, report=ns.report, by=ns.by, since_ms=report_range[0], until_ms=report_range[1],
                    stall_s=stall_s, limits=_limits(ns, stall_s, command), enforce=ns.enforce, alerts=list(ns.alert),
                    alert_on=_alert_kinds(ns.alert_on), alert_cmd=ns.alert_cmd, alert_replay=ns.alert_replay)
@@ -379,6 +394,12 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE
     if opts.serve:
         return serve(opts, argv)
+    problem = otlp_problem(opts)
+    if problem:
+        _error(problem)
+        return EXIT_USAGE
+    if opts.otlp_content:  # one switch for the exporter process and --export FILE.otlp.json
+        os.environ["OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"] = "true"
     try:
         if not opts.plain and not opts.summary and tui_possible():
             from .app import run_tui  # Textual is imported only on this path
@@ -421,26 +442,46 @@ def make_outlet(opts: Options, watch: Watch, on_alert: Any = None, on_note: Any 
                        on_alert=on_alert, on_budget=on_budget, on_note=on_note)
 
 
-def run_is_live(watch: Watch, run: Any) -> bool:
-    """True when ``run`` comes from a live source: a pipe, a spawned command, or a followed file
-    once its backlog is read."""
-    for feed in watch.feeds:
-        if feed.runs and (feed.runs[-1] is run or run in feed.runs):
-            kind = feed.source.kind
-            return kind in ("stdin", "process") or (kind == "follow" and feed.caught_up)
-    return False
+class _LiveAlerts:
+    """The alert stream as one of the watch's outlets: each batch with whether its run is live
+    (a pipe, a spawned command, a followed file once its backlog is read), and a task that checks
+    the rules between events (stalls happen in silence)."""
+
+    def __init__(self, outlet: Any, watch: Watch) -> None:
+        self.outlet = outlet
+        self.watch = watch
+        self.task = asyncio.get_running_loop().create_task(self._tick())
+
+    def observe(self, run: Any, changes: list) -> None:
+        for feed in self.watch.feeds:
+            if feed.runs and (feed.runs[-1] is run or run in feed.runs):
+                kind = feed.source.kind
+                self.outlet.observe(run, changes, kind in ("stdin", "process") or (kind == "follow" and feed.caught_up))
+                return
+
+    async def _tick(self) -> None:
+        while True:
+            await asyncio.sleep(ALERT_TICK_S)
+            self.outlet.check()
 
 
-async def _tick_alerts(outlet: Any) -> None:
-    """Stalls happen between events: check the rules a few times a second."""
-    while True:
-        await asyncio.sleep(ALERT_TICK_S)
-        outlet.check()
+def start_alerts(opts: Options, watch: Watch, on_alert: Any = None, on_note: Any = None) -> _LiveAlerts:
+    """Attach the alert stream (:func:`make_outlet`) to ``watch.outlets`` and start its checks."""
+    live = _LiveAlerts(make_outlet(opts, watch, on_alert=on_alert, on_note=on_note), watch)
+    watch.outlets.append(live)
+    return live
 
 
-def _close_outlet(outlet: Any) -> None:
-    """End of the watch: bounded wait for deliveries; one line when some failed."""
-    line = outlet.close()
+def stop_alerts(alerts: _LiveAlerts | None, quiet: bool = False) -> None:
+    """End of the watch: the last check, then a bounded wait for deliveries; one line on stderr
+    when some failed. ``quiet``: the output is gone (no check that prints)."""
+    if alerts is None:
+        return
+    alerts.task.cancel()
+    if not quiet:
+        with contextlib.suppress(OutputClosed):
+            alerts.outlet.check()
+    line = alerts.outlet.close()
     if line:
         _error(line)
 
@@ -475,6 +516,38 @@ def run_report(opts: Options) -> int:
         _stdout_closed()
         return 128 + signal.SIGPIPE
     return EXIT_USAGE if report.unreadable and not report.total.runs else EXIT_OK
+
+
+def otlp_problem(opts: Options) -> str | None:
+    """Why ``--otlp`` or ``--export FILE.otlp.json`` can't run here (the ``[otel]`` extra is missing,
+    an unsupported protocol), as one line; None when they can (or aren't asked for)."""
+    wants_file = bool(opts.export) and opts.export.lower().endswith(".otlp.json")
+    if not opts.otlp and not wants_file:
+        return None
+    from .otlp import OtlpUnavailable, check_available
+
+    try:
+        check_available(need_exporter=opts.otlp)
+    except OtlpUnavailable as err:
+        return str(err)
+    return None
+
+
+def start_otlp(opts: Options, watch: Watch) -> Any:
+    """``--otlp``: see :func:`cursor_watch.otlp.start_for`."""
+    if not opts.otlp:
+        return None
+    from .otlp import start_for
+
+    return start_for(opts, watch)
+
+
+def finish_otlp(opts: Options, outlet: Any) -> None:
+    """See :func:`cursor_watch.otlp.finish_for`."""
+    if outlet is not None:
+        from .otlp import finish_for
+
+        finish_for(opts, outlet)
 
 
 def tui_possible() -> bool:
@@ -537,6 +610,12 @@ def serve(opts: Options, argv: list[str]) -> int:
     return EXIT_OK
 
 
+def _content_env() -> bool:
+    from .otlp import content_from_env
+
+    return content_from_env()
+
+
 def _stdout_closed() -> None:
     """Point stdout at /dev/null so the interpreter's last flush can't fail loudly."""
     with contextlib.suppress(OSError):
@@ -572,37 +651,36 @@ async def run_headless(opts: Options) -> int:
 
     sources, directories = open_sources(opts.files, opts.command or None, follow=opts.follow, save_path=opts.save)
     several = len(sources) > 1 or bool(directories)
-    if needs_payloads(opts.export):
+    if needs_payloads(opts.export) or (opts.otlp and _content_env()):
         for source in sources:  # a pipe's payloads can only be re-read from a copy
             if source.kind in ("stdin", "process"):
                 source.enable_spool()
     if opts.summary:
         watch = Watch(sources, speed=opts.speed, result_grace=opts.result_grace, directories=directories,
                       follow=opts.follow)
-        outlet = make_outlet(opts, watch) if opts.alerting else None
-        ticker = asyncio.create_task(_tick_alerts(outlet)) if outlet is not None else None
+        outlet = start_otlp(opts, watch)
+        alerts = start_alerts(opts, watch) if opts.alerting else None
         try:
-            code = await watch.run((lambda run, changes: outlet.observe(run, changes, run_is_live(watch, run)))
-                                   if outlet is not None else (lambda run, changes: None), close=False)
-        finally:
-            if ticker is not None:
-                ticker.cancel()
-                outlet.check()
-                _close_outlet(outlet)
-        report_unreadable(watch)
-        runs = watch.runs()
-        _write_end_files(opts, watch)
-        try:
-            if opts.json:
-                write_summaries(runs, sys.stdout.buffer.write)
-                sys.stdout.flush()
-            else:
-                from .plain import make_console, print_summaries
+            try:
+                code = await watch.run(lambda run, changes: None, close=False)
+            finally:
+                stop_alerts(alerts)
+            report_unreadable(watch)
+            runs = watch.runs()
+            _write_end_files(opts, watch)
+            try:
+                if opts.json:
+                    write_summaries(runs, sys.stdout.buffer.write)
+                    sys.stdout.flush()
+                else:
+                    from .plain import make_console, print_summaries
 
-                print_summaries(runs, make_console())
-        except (BrokenPipeError, OutputClosed):
-            _stdout_closed()  # the reader went away (`| head`): quiet, as --plain
-            return 128 + signal.SIGPIPE
+                    print_summaries(runs, make_console())
+            except (BrokenPipeError, OutputClosed):
+                _stdout_closed()  # the reader went away (`| head`): quiet, as --plain
+                return 128 + signal.SIGPIPE
+        finally:
+            finish_otlp(opts, outlet)  # after the summary: a slow backend never delays it
         return code
 
     from .plain import RunsPrinter, make_console
@@ -612,27 +690,24 @@ async def run_headless(opts: Options) -> int:
     # one file at a time while catching up, so each file's runs print together
     watch = Watch(sources, speed=opts.speed, result_grace=opts.result_grace, on_stderr=printer.stderr,
                   directories=directories, follow=opts.follow, reading_at_once=1)
+    outlet = start_otlp(opts, watch)
     # stalls are shown (after 5 minutes unless --stall), budgets and alerts checked, on live runs
-    outlet = make_outlet(opts, watch, on_alert=printer.alert, on_note=printer.handle)
-
-    def handle(run: Any, changes: list) -> None:
-        printer.handle(run, changes)
-        outlet.observe(run, changes, run_is_live(watch, run))
-
-    ticker = asyncio.create_task(_tick_alerts(outlet))
+    alerts = start_alerts(opts, watch, on_alert=printer.alert, on_note=printer.handle)
     try:
-        code = await watch.run(handle, close=False)
+        code = await watch.run(printer.handle, close=False)
     except OutputClosed:
         # the reader went away (`| head`): the watch is stopped, a child terminated
-        ticker.cancel()
-        _close_outlet(outlet)
+        stop_alerts(alerts, quiet=True)
         _stdout_closed()
+        finish_otlp(opts, outlet)
         _write_end_files(opts, watch)
         return 128 + signal.SIGPIPE
-    ticker.cancel()
-    with contextlib.suppress(OutputClosed):
-        outlet.check()
-    _close_outlet(outlet)
+    except BaseException:
+        stop_alerts(alerts, quiet=True)
+        finish_otlp(opts, outlet)
+        raise
+    stop_alerts(alerts)
+    finish_otlp(opts, outlet)
     report_unreadable(watch)
     _write_end_files(opts, watch)
     with contextlib.suppress(BrokenPipeError):
