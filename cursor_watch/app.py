@@ -28,7 +28,8 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from .alerts import DEFAULT_KINDS, Alert, AlertOutlet, AlertRules, Deliverer
-from .fmt import short_duration
+from .costs import run_cost
+from .fmt import cost_label, short_duration
 from .guard import Limits, Stall
 from .model import Session
 from .runner import RESULT_EXIT_GRACE_S, Feed, Monitor, Watch
@@ -413,11 +414,13 @@ class CursorWatchApp(App):
             elapsed = None
         usage = s.result.usage if s.result is not None else None
         tokens = (usage.get("input_tokens"), usage.get("output_tokens")) if usage else None
+        cost = run_cost(s)
+        cost_cell = cost_label(cost.reported, cost.estimate).replace("≈ ", "≈").removesuffix(" est.")
         first_line = (s.prompt or "").strip().split("\n", 1)[0]
         return RunRow(
             key=row_key(run), source=make_text(run.source_label + (f" #{run.index}" if several else ""), 80),
             state=state, model=make_text(s.model or ("?" if s.events else ""), 60), prompt=make_text(first_line),
-            started_ms=started, time_ms=elapsed, counts=dict(s.tool_counts), tokens=tokens,
+            started_ms=started, time_ms=elapsed, counts=dict(s.tool_counts), tokens=tokens, cost=cost_cell,
             activity=make_text(activity), live=is_live_state(state), mark=act.mark, now_ms=now_ms,
             error=make_text(feed.error or "", 200))
 
