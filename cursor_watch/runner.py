@@ -342,6 +342,9 @@ class Watch:
         self._tasks: list[asyncio.Task] = []
         self._slots: asyncio.Semaphore | None = None
         self._close = True
+        # outlets (``--otlp``): views that leave the machine; each gets every batch after the
+        # view, through ``observe(run, changes)``, which must never raise or block
+        self.outlets: list[Any] = []
         for source in sources if isinstance(sources, list) else [sources]:
             self.add_source(source)
         self._known_paths = {getattr(f.source, "path", None) for f in self.feeds}
@@ -408,6 +411,11 @@ class Watch:
         if self.on_signal is not None:
             self.on_signal(signum)
 
+    def interrupt(self, signum: int) -> None:
+        """Stop as if signal ``signum`` had arrived (the TUI's Ctrl+C is a key, not SIGINT):
+        the exit status becomes 128 + ``signum``, ``on_signal`` is called."""
+        self._on_signal(signum)
+
     def request_stop(self) -> None:
         """Stop watching (the user quit): a spawned command is terminated, and its
         status is then not passed through (we stopped it)."""
@@ -443,6 +451,8 @@ class Watch:
             self._cancel_result_timer()  # a new run began: the command goes on
         for run, batch in batches:
             self._on_changes(run, batch)
+            for outlet in self.outlets:
+                outlet.observe(run, batch)
             if process and any(kind == CHANGE_RESULT for kind, _ in batch):
                 self.watch_result()
 

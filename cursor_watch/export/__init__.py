@@ -6,7 +6,8 @@ rule. The format follows the file's extension:
 
 * ``.html`` / ``.htm``: one self-contained page (:mod:`cursor_watch.export.html`);
 * ``.md`` / ``.markdown``: GitHub-flavoured Markdown (:mod:`cursor_watch.export.markdown`);
-* ``.json``: exactly what ``--summary --json`` prints (:func:`cursor_watch.plain.write_summaries`).
+* ``.json``: exactly what ``--summary --json`` prints (:func:`cursor_watch.plain.write_summaries`);
+* ``.otlp.json``: the runs' traces in the OTLP JSON encoding (:func:`cursor_watch.otlp_sdk.write_otlp_json`).
 
 Files are private (0600) and written whole (a temporary file renamed into place, see
 :func:`cursor_watch.output.write_private`).
@@ -20,7 +21,7 @@ import re
 from collections.abc import Callable
 from typing import IO, Any
 
-from ..output import error_line, write_private
+from ..output import error_line, write_private, write_private_new
 from ..runs import Run
 
 FORMATS = {".html": "html", ".htm": "html", ".md": "markdown", ".markdown": "markdown", ".json": "json"}
@@ -34,16 +35,22 @@ def export_format(path: str) -> str:
     Raises:
         ValueError: an extension cursor-watch can't write (the message is one line).
     """
+    if path.lower().endswith(".otlp.json"):
+        return "otlp"
     ext = os.path.splitext(path)[1].lower()
     fmt = FORMATS.get(ext)
     if fmt is None:
-        raise ValueError(f"--export {path}: the file name must end in .html, .md or .json (the format)")
+        raise ValueError(f"--export {path}: the file name must end in .html, .md, .json or .otlp.json (the format)")
     return fmt
 
 
 def needs_payloads(path: str | None) -> bool:
     """True when exporting to ``path`` re-reads payloads (HTML, Markdown): a pipe's bytes
     must then be kept (spooled) until the export is written."""
+    if path and path.lower().endswith(".otlp.json"):
+        from ..otlp import content_from_env
+
+        return content_from_env()  # tool arguments and results are re-read only with content
     return bool(path) and FORMATS.get(os.path.splitext(path)[1].lower()) in ("html", "markdown")
 
 
@@ -57,6 +64,12 @@ def write_export(runs: list[Run], fmt: str, write: Callable[[bytes], Any], max_c
         from ..plain import write_summaries
 
         write_summaries(runs, write)
+        return
+    if fmt == "otlp":
+        from ..otlp import content_from_env
+        from ..otlp_sdk import write_otlp_json
+
+        write_otlp_json(runs, write, content=content_from_env())
         return
     buffer = io.StringIO()
 
@@ -120,6 +133,8 @@ def export_file_name(session_id: str | None) -> str:
 def export_run_to(run: Run, directory: str = ".") -> str:
     """Export one run as HTML to ``directory`` (the TUI's ``e`` key); returns the path written.
 
+    Never replaces a file: pressing ``e`` again, or on another run with the same session id
+    (a killed run and its ``--resume``), writes ``cursor-watch-<session id>-2.html``, ``-3``...
     The run may still be live: the file shows what the model holds now. Synchronous: call
     it where blocking for the export's time is fine (it re-reads every payload; about a
     second per 10,000 tool calls).
@@ -128,5 +143,8 @@ def export_run_to(run: Run, directory: str = ".") -> str:
         OSError: the file could not be written.
     """
     path = os.path.join(directory, export_file_name(run.session.session_id))
-    export_runs(path, [run])
-    return path
+
+    def write(f: IO[bytes]) -> None:
+        write_export([run], "html", f.write)
+
+    return write_private_new(path, write)
