@@ -358,6 +358,9 @@ def print_summary(session: Session, console: Console, stderr_tail: list[str] | N
         t.append(visible(s.prompt), style="blue")
         console.print(t)
     console.print(outcome_text(s))
+    for note in s.notes:
+        if note.kind == "end":  # why a run without a result ended (runs.end_note)
+            console.print(Text(f"· {visible_line(note.text)}", style="yellow"))
     if s.tool_calls:
         from rich.table import Table  # only the readable --summary draws a table (--plain starts faster)
 
