@@ -37,8 +37,8 @@ def _tail(text: str, cells: int) -> str:
 def middle(text: str, width: int) -> str:
     """``text`` at most ``width`` cells, cut in the middle with ``…`` when too wide.
 
-    Two fifths of the room go to the start and three fifths to the end (the end of a log
-    name is what tells runs apart): ``middle("acme__agent-tests__internal__cursor__14-refuse-delete.out", 45)``
+    About three eighths of the room go to the start and the rest to the end (the end of a
+    log name is what tells runs apart): ``middle("acme__agent-tests__internal__cursor__14-refuse-delete.out", 46)``
     is ``acme__agent-tests…cursor__14-refuse-delete.out``.
     """
     if width <= 0:
@@ -48,7 +48,7 @@ def middle(text: str, width: int) -> str:
     if width == 1:
         return ELLIPSIS
     room = width - 1
-    head = room * 2 // 5
+    head = (room * 3 + 4) // 8
     return _head(text, head) + ELLIPSIS + _tail(text, room - head)
 
 

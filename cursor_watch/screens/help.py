@@ -21,6 +21,7 @@ KEYS = (
     ("t", "show or hide thinking"),
     ("d", "show or hide diagnostics (invalid lines, unknown events, stderr)"),
     ("z", "maximise the focused pane (again to restore)"),
+    ("s", "under 100 columns the panes stack: swap which one is large"),
     ("e", "export the run as one HTML file (cursor-watch-<session id>.html in this directory)"),
     ("Tab / Shift+Tab", "move between transcript, tool calls and diagnostics"),
     ("↑ ↓ PgUp PgDn", "scroll or move in the focused pane"),

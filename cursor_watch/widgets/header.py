@@ -64,6 +64,12 @@ class SessionHeader(Static):
     """
 
     _shown: tuple | None = None
+    _last: tuple[Session, LiveState] | None = None
+
+    def on_resize(self) -> None:
+        """Laid out again for the new width (the first frame may come before the layout)."""
+        if self._last is not None:
+            self.show(*self._last, force=True)
 
     def show(self, session: Session, live: LiveState, force: bool = False) -> None:
         """Re-render from the model and the live state: when what it shows changed, or
@@ -73,6 +79,7 @@ class SessionHeader(Static):
         The header is two lines high whatever it holds, so an update never needs a layout:
         a layout 15 times a second re-rendered every widget on the screen.
         """
+        self._last = (session, live)
         header = render_header(session, live, self.size.width or None)
         key = tuple((line.plain, tuple(line.spans)) for line in header.renderables)
         if key != self._shown or force:
@@ -113,9 +120,13 @@ def _session_line(s: Session, live: LiveState, width: int | None = None) -> Text
     free = room - t.cell_len - source.cell_len
     if s.cwd:
         cwd = visible_line(relative_if_shorter(s.cwd))
-        if cell_len(cwd) + 2 > free and free - 2 >= CWD_MIN:
-            cwd = short_path(cwd, free - 2)
-        if cell_len(cwd) + 2 <= free:
+        budget = free
+        sid = cell_len(f"  session {visible_line(s.session_id or '?')}")
+        if free - sid - 2 >= CWD_MIN:
+            budget = free - sid  # the cwd gives way to the session id first
+        if cell_len(cwd) + 2 > budget and budget - 2 >= CWD_MIN:
+            cwd = short_path(cwd, budget - 2)
+        if cell_len(cwd) + 2 <= budget:
             t.append("  ")
             t.append(cwd, style="bold")
             free -= cell_len(cwd) + 2

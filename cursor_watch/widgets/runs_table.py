@@ -33,8 +33,8 @@ from ..safe import visible_line
 COLUMNS = (("", 1, "left"), ("source", 0, "left"), ("state", 11, "left"), ("model", 14, "left"),
            ("prompt", 0, "left"), ("started", 17, "left"), ("time", 7, "right"), ("tools", 15, "left"),
            ("tokens", 12, "right"), ("last activity", 0, "left"))
-FLEX_SHARES = {1: 3, 4: 2, 9: 3}
-FLEX_MIN = {1: 22, 4: 12, 9: 8}  # a flexible column that can't get this much is left out
+FLEX_SHARES = {1: 4, 4: 2, 9: 3}
+FLEX_MIN = {1: 18, 4: 16, 9: 8}  # a flexible column that can't get this much is left out
 PRIORITY = (0, 1, 2, 6, 7, 9, 4, 3, 5, 8)
 MIDDLE = frozenset({1})  # cut in the middle (the distinctive end of a log name, its #N kept)
 GAP = 1
@@ -48,16 +48,17 @@ UNKNOWN = "—"  # a time the stream did not record
 def widths(total: int) -> list[int]:
     """Column widths for a table ``total`` cells wide; 0 for a column left out.
 
-    Columns are taken in :data:`PRIORITY` order while they fit (a flexible one at its
-    :data:`FLEX_MIN`); the flexible ones kept share what is left by :data:`FLEX_SHARES`.
+    Columns are taken in :data:`PRIORITY` order until one does not fit (a flexible one at
+    its :data:`FLEX_MIN`); the flexible ones kept share what is left by :data:`FLEX_SHARES`.
     """
     kept: set[int] = set()
     used = 0
     for i in PRIORITY:
         need = (COLUMNS[i][1] or FLEX_MIN[i]) + (GAP if kept else 0)
-        if used + need <= total:
-            kept.add(i)
-            used += need
+        if used + need > total:
+            break  # the rest is less wanted: the room goes to the flexible columns kept
+        kept.add(i)
+        used += need
     flex = [i for i in FLEX_SHARES if i in kept]
     extra = max(0, total - used)
     shares = sum(FLEX_SHARES[i] for i in flex) or 1
