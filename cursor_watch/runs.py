@@ -23,6 +23,7 @@ import re
 import signal
 
 from .events import Event, Invalid
+from .fmt import format_ms, plural
 from .model import Session
 from .safe import visible_line
 
@@ -254,16 +255,16 @@ def end_note(run: Run, reason: str | None = None) -> str:
     if s.events == 0:
         if s.invalid_lines:
             n = s.invalid_lines
-            text = f"no events: {n} line{'s' if n != 1 else ''}, none of them stream-json"
+            text = f"no events: {plural(n, 'line')}, none of them stream-json"
             first = first_rejected_line(run)
             if first is not None:
                 text += f"; the first: \"{first}\""
         elif s.lines > 0:
-            text = f"no events: {s.lines} blank line{'s' if s.lines != 1 else ''}"
+            text = f"no events: {plural(s.lines, 'blank line')}"
         else:
             text = "no events: the input was empty"
     else:
-        text = f"{NO_RESULT_WORDS} after {s.events:,} event{'s' if s.events != 1 else ''}"
+        text = f"{NO_RESULT_WORDS} after {plural(s.events, 'event')}"
         last = run.last_event
         if last is not None:
             kind = last[0] + (f"/{last[1]}" if last[1] else "")
@@ -272,8 +273,6 @@ def end_note(run: Run, reason: str | None = None) -> str:
             if ts is not None:
                 text += f" at {_clock_time(ts)}"
                 if s.first_ts_ms is not None and ts >= s.first_ts_ms:
-                    from .plain import format_ms  # plain imports this module
-
                     text += f" (+{format_ms(ts - s.first_ts_ms)})"
                 if last[3] is None:
                     text += " (the last time recorded)"

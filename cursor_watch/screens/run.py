@@ -61,7 +61,8 @@ class RunScreen(Finder, Screen):
     """
 
     BINDINGS = [
-        Binding("escape", "back", "Runs", id="runs"),
+        Binding("escape", "back", "Runs", id="runs"),  # shown when there are runs to go back to
+        Binding("escape", "clear_search_only", "Clear search", id="clear", show=False),  # else this
         Binding("left_square_bracket", "app.step_run(-1)", "Prev run", id="prev_run", show=False),
         Binding("right_square_bracket", "app.step_run(1)", "Next run", id="next_run", show=False),
         Binding("f", "toggle_follow", "Follow", id="follow"),
@@ -132,11 +133,6 @@ class RunScreen(Finder, Screen):
     def stacked(self) -> bool:
         """The panes are stacked (a narrow terminal)."""
         return self.query_one("#body").has_class("-stacked")
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "swap_panes":
-            return self.stacked  # only stacked panes swap (and only then is the key listed)
-        return True
 
     def action_swap_panes(self) -> None:
         """``s`` (stacked panes): the tool calls get the larger share, or the transcript again."""
@@ -292,6 +288,23 @@ class RunScreen(Finder, Screen):
         pane.toggle_class("-shown")
         if not pane.has_class("-shown") and pane.has_focus:
             self.query_one(ToolTable).focus()
+
+    def has_runs_list(self) -> bool:
+        """True when Escape has a runs list to go back to: several runs (or sources, or a
+        followed directory where more appear); with one run the footer doesn't offer it."""
+        return bool(getattr(self.app, "several", self.several))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "back":
+            return self.has_runs_list()
+        if action == "swap_panes":
+            return self.stacked  # only stacked panes swap (and only then is the key listed)
+        return True
+
+    def action_clear_search_only(self) -> None:
+        """Escape with one run: clear a search (there is no runs list to go back to)."""
+        if self.search is not None or self.search_error or self._search_bar().shown:
+            self.clear_search()
 
     def action_back(self) -> None:
         """Escape: clear a search (its bar still shown) first, then back to the runs list."""

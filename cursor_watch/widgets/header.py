@@ -9,6 +9,7 @@ from rich.console import Group
 from rich.text import Text
 from textual.widgets import Static
 
+from ..fmt import plural
 from ..model import Session
 from ..names import middle, relative_if_shorter, short_name, short_path
 from ..plain import format_ms, usage_text
@@ -166,7 +167,7 @@ def _state_line(s: Session, live: LiveState) -> Text:
     elif s.events:
         t.append("no times recorded", style="dim")  # never a time since cursor-watch started
         t.append(" · ", style="dim")
-    t.append(f"{s.events:,} event{'s' if s.events != 1 else ''}", style="")
+    t.append(plural(s.events, "event"), style="")
     c = s.tool_counts
     t.append(" · tools ", style="dim")
     t.append(f"▶{c[STATUS_RUNNING]} ", style="cyan")
