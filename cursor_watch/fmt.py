@@ -1,4 +1,4 @@
-"""Small formatting helpers shared by the views: plurals and tool-call counts (no UI imports).
+"""Small formatting helpers shared by the views: plurals, tool-call counts, durations (no UI imports).
 
 Wording rules (issue 18): a count agrees with its noun (``1 event``, ``2 events``), and a
 count of tool calls reads ``3 tool calls (2 success, 1 failed)``, the noun beside its number.
@@ -29,3 +29,19 @@ def tool_calls_phrase(total: int, counts: Mapping[str, int]) -> str:
     """
     parts = [f"{counts[k]:,} {word}" for k, word in COUNT_WORDS if counts.get(k)]
     return plural(total, "tool call") + (f" ({', '.join(parts)})" if parts else "")
+
+
+def format_ms(ms: int | float | None) -> str:
+    """``1234`` -> ``1.2 s``; ``65000`` -> ``1m05s``; None -> ``""``."""
+    if ms is None:
+        return ""
+    if ms < 1000:
+        return f"{int(ms)} ms"
+    s = ms / 1000.0
+    if s < 60:
+        return f"{s:.1f} s"
+    minutes, sec = divmod(int(s), 60)
+    if minutes < 60:
+        return f"{minutes}m{sec:02d}s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h{minutes:02d}m"

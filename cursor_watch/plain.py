@@ -16,6 +16,7 @@ from rich.text import Text
 from . import model as m
 from .model import Session, ToolCall
 from .fmt import plural, tool_calls_phrase
+from .fmt import format_ms  # noqa: F401 - views import it from here too
 from .output import OutputClosed
 from .runs import Run
 from .safe import visible, visible_line
@@ -31,22 +32,6 @@ STATUS_STYLE = {
     STATUS_INCOMPLETE: ("…", "magenta"),
 }
 OUTCOME_STYLE = {"success": "bold green", "error": "bold red", "incomplete": "bold magenta", "running": "bold cyan"}
-
-
-def format_ms(ms: int | float | None) -> str:
-    """``1234`` -> ``1.2 s``; ``65000`` -> ``1m05s``; None -> ``""``."""
-    if ms is None:
-        return ""
-    if ms < 1000:
-        return f"{int(ms)} ms"
-    s = ms / 1000.0
-    if s < 60:
-        return f"{s:.1f} s"
-    minutes, sec = divmod(int(s), 60)
-    if minutes < 60:
-        return f"{minutes}m{sec:02d}s"
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours}h{minutes:02d}m"
 
 
 class _StreamConsole(Console):

@@ -23,7 +23,7 @@ import re
 import signal
 
 from .events import Event, Invalid
-from .fmt import plural
+from .fmt import format_ms, plural
 from .model import Session
 from .safe import visible_line
 
@@ -273,8 +273,6 @@ def end_note(run: Run, reason: str | None = None) -> str:
             if ts is not None:
                 text += f" at {_clock_time(ts)}"
                 if s.first_ts_ms is not None and ts >= s.first_ts_ms:
-                    from .plain import format_ms  # plain imports this module
-
                     text += f" (+{format_ms(ts - s.first_ts_ms)})"
                 if last[3] is None:
                     text += " (the last time recorded)"
