@@ -14,13 +14,12 @@ source (a diagnostic's line is the line in the file; a tool call's span re-reads
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable
-from typing import Any
-
 import datetime as dt
+import os
 import re
 import signal
+from collections.abc import Callable
+from typing import Any
 
 from .events import Event, Invalid
 from .fmt import format_ms, plural

@@ -32,16 +32,19 @@ from ..safe import visible_line
 # (FLEX_SHARES) of what the fixed columns leave
 COLUMNS = (("", 1, "left"), ("source", 0, "left"), ("state", 11, "left"), ("model", 14, "left"),
            ("prompt", 0, "left"), ("started", 17, "left"), ("time", 7, "right"), ("tools", 15, "left"),
-           ("tokens", 12, "right"), ("last activity", 0, "left"))
+           ("tokens · cost", 21, "right"), ("last activity", 0, "left"))
 FLEX_SHARES = {1: 4, 4: 2, 9: 3}
 FLEX_MIN = {1: 18, 4: 16, 9: 8}  # a flexible column that can't get this much is left out
+# the columns kept when the table is narrow, most wanted first (issue 18: at 80 columns a row
+# still shows name, state, tool counts and elapsed time)
 PRIORITY = (0, 1, 2, 6, 7, 9, 4, 3, 5, 8)
 MIDDLE = frozenset({1})  # cut in the middle (the distinctive end of a log name, its #N kept)
 GAP = 1
 STATE_STYLE = {"success": "bold green", "error": "bold red", "incomplete": "bold magenta", "waiting": "bold yellow",
                "streaming": "bold cyan", "reading": "cyan", "idle": "yellow", "queued": "dim", "connecting": "dim",
-               "unreadable": "bold red"}
-MARK_STYLE = {"success": "green", "error": "red", "incomplete": "magenta", "waiting": "bold yellow", "restart": "yellow"}
+               "unreadable": "bold red", "stalled": "bold dark_orange3"}
+MARK_STYLE = {"success": "green", "error": "red", "incomplete": "magenta", "waiting": "bold yellow",
+              "stalled": "bold dark_orange3", "budget": "bold red", "restart": "yellow"}
 UNKNOWN = "—"  # a time the stream did not record
 
 
@@ -153,6 +156,7 @@ class RunRow:
     error: str = ""
     started_is_file_time: bool = False  # started_ms is the file's modification time (no time recorded)
     has_events: bool = True  # with events and no time: the time column says it is unknown
+    cost: str = ""  # "$0.42" reported, "≈$0.0117" estimated, "" unknown
     serial: int = field(default_factory=itertools.count().__next__)  # a new row is a new serial: redrawn
 
     def cells(self) -> list[Text]:
@@ -170,6 +174,8 @@ class RunRow:
         tokens = Text("")
         if self.tokens is not None:
             tokens = Text(f"{short_count(self.tokens[0])}/{short_count(self.tokens[1])}", style="dim")
+        if self.cost:
+            tokens.append((" " if tokens else "") + self.cost, style="dim")
         activity = Text(self.error or self.activity, style="red" if self.error else "")
         return [
             mark,
