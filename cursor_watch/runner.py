@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from .events import Decoder, Event
+from .events import Decoder, Event, Invalid
 from .model import CHANGE_RESULT, Session
 from .runs import STDERR_TAIL, Run, RunSplitter, all_succeeded, finish_run, source_name, split_changes
 from .sources import FileSource, Notice, ProcessSource, Source, SourceError, list_stream_files
@@ -207,9 +207,10 @@ class Pacer:
 
     def delay_for(self, item: Any) -> float:
         """Seconds to wait before applying ``item``."""
-        if not self.speed or not isinstance(item, Event):
+        if not self.speed or isinstance(item, Invalid):
             return 0.0
-        ts = item.data.get("timestamp_ms")
+        # a typed event (cursor_typed) has the field itself: UNSET when absent
+        ts = item.data.get("timestamp_ms") if item.__class__ is Event else item.timestamp_ms
         if not isinstance(ts, (int, float)) or isinstance(ts, bool):
             return 0.0
         if self._last_ts is None or ts <= self._last_ts:
