@@ -124,11 +124,13 @@ class Monitor:
         """
         for k in range((len(items) if stop is None else stop) - 1, -1, -1):
             item = items[k]
-            if item.__class__ is Event:
-                ts = item.data.get("timestamp_ms")
-                self.splitter.current.last_event = (item.type, item.subtype, item.line,
-                                                    ts if ts.__class__ is int else None)
-                return
+            if item.__class__ is Invalid:
+                continue
+            # a generic Event has its dict; a typed event (formats.cursor_typed) the field itself
+            ts = item.data.get("timestamp_ms") if item.__class__ is Event else getattr(item, "timestamp_ms", None)
+            subtype = item.subtype if item.subtype.__class__ is str else ""
+            self.splitter.current.last_event = (item.type, subtype, item.line, ts if ts.__class__ is int else None)
+            return
 
     def items(self, chunk: bytes) -> list:
         """Frame and parse ``chunk`` without applying (for paced replay)."""
