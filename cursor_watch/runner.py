@@ -19,7 +19,7 @@ from typing import Any
 
 from .events import Decoder, Event, Invalid
 from .model import CHANGE_RESULT, Session
-from .runs import STDERR_TAIL, Run, RunSplitter, all_succeeded, source_name, split_changes
+from .runs import STDERR_TAIL, Run, RunSplitter, all_succeeded, finish_run, source_name, split_changes
 from .sources import FileSource, Notice, ProcessSource, Source, SourceError, list_stream_files
 
 Changes = list[tuple[str, Any]]
@@ -106,13 +106,31 @@ class Monitor:
             while i < n:
                 i = splitter.current.session.apply_all(items, i, changes)
                 if i < n:  # a system event: an init may begin a new run
+                    if splitter.starts_run(items[i]):
+                        self._mark_last(items, i)  # the ending run's last event, for its end note
                     changes += splitter.apply(items[i])
                     i += 1
         finally:
             if gc_was_enabled:
                 gc.enable()
         splitter.count_lines(self.decoder.lines)
+        self._mark_last(items)
         return changes
+
+    def _mark_last(self, items: list, stop: int | None = None) -> None:
+        """Remember the newest event of ``items[:stop]`` on the current run (its end note names it).
+
+        The last event of a batch always belongs to the current run: a run begins at an event.
+        """
+        for k in range((len(items) if stop is None else stop) - 1, -1, -1):
+            item = items[k]
+            if item.__class__ is Invalid:
+                continue
+            # a generic Event has its dict; a typed event (formats.cursor_typed) the field itself
+            ts = item.data.get("timestamp_ms") if item.__class__ is Event else getattr(item, "timestamp_ms", None)
+            subtype = item.subtype if item.subtype.__class__ is str else ""
+            self.splitter.current.last_event = (item.type, subtype, item.line, ts if ts.__class__ is int else None)
+            return
 
     def items(self, chunk: bytes) -> list:
         """Frame and parse ``chunk`` without applying (for paced replay)."""
@@ -122,32 +140,53 @@ class Monitor:
 
     def apply(self, item: Any) -> Changes:
         """Apply one parsed item (paced replay)."""
-        return self.splitter.apply(item)
+        changes = self.splitter.apply(item)
+        self._mark_last([item])
+        return changes
 
     def flush(self) -> Changes:
         """Release a held broken line (the stream went idle)."""
         changes: Changes = []
-        for item in self.decoder.flush():
+        items = self.decoder.flush()
+        for item in items:
             changes.extend(self.splitter.apply(item))
+        self._mark_last(items)
         return changes
 
     def notice(self, notice: Notice) -> Changes:
-        """Record a source notice (truncation, rotation, save error) as a session note."""
+        """Record a source notice (truncation, rotation, save error) as a session note.
+
+        A followed file that was truncated or replaced starts over: the run it held ends
+        there, cut (its end note says why; never a ``result`` it did not have), and what the
+        file holds next is a new run, announced by the notice as its first note (issue 18).
+        A run that has read nothing yet is not cut: the notice is its note.
+        """
         changes = self.flush()
         if notice.kind in ("truncated", "rotated"):
-            for item in self.decoder.finish():
+            items = self.decoder.finish()
+            for item in items:
                 changes.extend(self.splitter.apply(item))
+            self._mark_last(items)
             self.decoder.framer.restart()
+            run = self.splitter.current
+            s = run.session
+            if s.events or s.invalid_lines or s.result is not None:
+                self.splitter.count_lines(self.decoder.lines)
+                reason = "the file was truncated" if notice.kind == "truncated" else "the file was replaced"
+                changes.extend(self.splitter.restart(self.decoder.lines + 1, self.decoder.framer.offset, reason))
         changes.extend(self.session.add_note("source", notice.kind, notice.text))
         return changes
 
-    def finish(self, exit_status: int | None = None) -> Changes:
-        """End of input: last line, held lines, then the current run's end."""
+    def finish(self, exit_status: int | None = None, reason: str | None = None) -> Changes:
+        """End of input: last line, held lines, then the current run's end (with its end
+        note when it has no ``result``: ``reason`` says why when known)."""
         changes: Changes = []
-        for item in self.decoder.finish():
+        items = self.decoder.finish()
+        for item in items:
             changes.extend(self.splitter.apply(item))
+        self._mark_last(items)
         self.splitter.count_lines(self.decoder.lines)
-        changes.extend(self.session.finish(exit_status))
+        changes.extend(finish_run(self.splitter.current, exit_status, reason))
         return changes
 
 
@@ -201,6 +240,8 @@ async def pump(
     (a followed file then only grows slowly).
     """
     pacer = Pacer(speed) if speed else None
+    if pacer is not None:
+        source.applied_bytes = 0  # progress by what has been replayed, not read (FileSource.progress)
     backlog = getattr(source, "size_at_start", None) if on_caught_up is not None else None
     consumed = 0
     if backlog is not None and backlog <= 0 and on_caught_up is not None:
@@ -239,6 +280,7 @@ async def pump(
                     if stop is not None and stop.is_set():
                         return
                 changes = monitor.apply(item)
+                source.applied_bytes = item.offset + item.size  # a paced replay's progress
                 if changes:
                     on_changes(changes)
         if backlog is not None:
@@ -516,10 +558,28 @@ class Watch:
         if feed.source.error:
             self._deliver(feed, feed.monitor.session.add_note("source", "error", feed.source.error))
         exit_status = feed.source.exit_status if isinstance(feed.source, ProcessSource) else None
-        self._deliver(feed, feed.monitor.finish(exit_status))
+        self._deliver(feed, feed.monitor.finish(exit_status, self._end_reason(feed, exit_status)))
         feed.state = "done" if feed.state != "error" else "error"
         if self._close:
             feed.source.close()
+
+    def _end_reason(self, feed: Feed, exit_status: int | None) -> str | None:
+        """Why a source's last run ended, when something other than its input ending is
+        known: cursor-watch was signalled or stopped the command, or the child was killed."""
+        if self.signal_status is not None:
+            num = self.signal_status - 128
+            try:
+                name = f" ({signal.Signals(num).name})"
+            except ValueError:
+                name = ""
+            return f"cursor-watch was stopped by signal {num}{name}"
+        if self.stopped_by_us and isinstance(feed.source, ProcessSource):
+            return "cursor-watch stopped the command"
+        if self.stopped_by_us:
+            return "cursor-watch was closed before the input ended"
+        if feed.source.error:
+            return f"the source failed: {feed.source.error}"
+        return None  # a signal in the child's exit status is told by finish_run
 
     async def _watch_directories(self) -> None:
         while True:
