@@ -86,21 +86,7 @@ class SpillFile:
 
     def write(self, sql: str, rows: list[tuple]) -> bool:
         """``executemany`` in one transaction; False (and :attr:`error` set) on failure."""
-        db = self.db()
-        if db is None:
-            return False
-        try:
-            db.execute("BEGIN")
-            db.executemany(sql, rows)
-            db.execute("COMMIT")
-        except sqlite3.Error as err:
-            try:
-                db.execute("ROLLBACK")
-            except sqlite3.Error:
-                pass
-            self.fail(err)
-            return False
-        return True
+        return self.write_all([(sql, rows)])
 
     def write_all(self, statements: list[tuple[str, list[tuple]]]) -> bool:
         """Several ``executemany`` in one transaction; False (and :attr:`error` set) on failure."""
