@@ -26,6 +26,7 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
+from .formats import agent_short
 from .model import Session
 from .runner import RESULT_EXIT_GRACE_S, Feed, Monitor, Watch
 from .runs import RunActivity, Run, is_live_state, last_activity, run_started_ms, run_state
@@ -91,13 +92,14 @@ class CursorWatchApp(App):
         install_signals: bool = True,
         show_thinking: bool = True,
         notify_terminal: bool = False,
+        fmt: str = "auto",
     ) -> None:
         super().__init__()
         self._clock = clock or (lambda: time.time() * 1000.0)
         self._monotonic = monotonic or time.monotonic
         self.watch = Watch(sources, speed=speed, result_grace=result_grace, on_signal=self._on_signal,
                            install_signals=install_signals, clock=self._clock, on_stderr=self._on_stderr,
-                           directories=directories, follow=follow)
+                           directories=directories, follow=follow, fmt=fmt)
         self.several = len(self.watch.feeds) != 1 or bool(directories)
         self.notify_terminal = notify_terminal
         self.terminal_notifications: list[str] = []  # escape sequences sent (tests read them)
@@ -223,7 +225,8 @@ class CursorWatchApp(App):
                 for want in PREVIEW_BYTES:  # lines can be MBs long: widen until there is a tail
                     f.seek(max(0, size - want))
                     tail = f.read(want)
-                    preview = Monitor(self._clock)
+                    adapter = feed.monitor.reader.adapter  # the file's format, when known already
+                    preview = Monitor(self._clock, fmt=adapter.name if adapter is not None else "auto")
                     preview.feed(tail[tail.find(b"\n") + 1 :])
                     if len(preview.session.timeline) >= 10:
                         break
@@ -375,7 +378,7 @@ class CursorWatchApp(App):
             state=state, model=make_text(s.model or ("?" if s.events else ""), 60), prompt=make_text(first_line),
             started_ms=started, time_ms=elapsed, counts=dict(s.tool_counts), tokens=tokens,
             activity=make_text(last_activity(run)), live=is_live_state(state), mark=act.mark, now_ms=now_ms,
-            error=make_text(feed.error or "", 200))
+            error=make_text(feed.error or "", 200), agent=agent_short(s.agent))
 
     def update_runs_list(self, screen: RunsScreen | None = None, now: float | None = None) -> None:
         """Rebuild the rows that changed (every live row once a second) and show them."""
@@ -612,7 +615,8 @@ def run_tui(opts: Any) -> int:
         if source.kind in ("stdin", "process"):
             source.enable_spool()
     app = CursorWatchApp(sources, directories=directories, follow=opts.follow, speed=opts.speed,
-                         result_grace=opts.result_grace, notify_terminal=getattr(opts, "notify", False))
+                         result_grace=opts.result_grace, notify_terminal=getattr(opts, "notify", False),
+                         fmt=getattr(opts, "format", "auto"))
     try:
         app.run()
         from .export import write_export_file  # before the sources close: a pipe's payloads are in its spool

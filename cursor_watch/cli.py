@@ -26,6 +26,7 @@ from . import __version__
 from .samples import DEFAULT_SAMPLE, list_samples, sample_path
 from .output import OutputClosed
 from .output import error_line as _error
+from .formats import FORMATS
 from .runner import EXIT_OK, RESULT_EXIT_GRACE_S, Watch
 from .sources import SourceError, open_sources
 
@@ -62,6 +63,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--speed", type=float, default=0.0, metavar="X",
                    help="replay FILE at its recorded pace times X (0, the default: as fast as possible)")
     p.add_argument("--thinking", action="store_true", help="--plain: print thinking blocks too")
+    p.add_argument("--format", default="auto", choices=("auto", *FORMATS),
+                   help="the agent whose stream this is (default auto: sniffed from each source's first events)")
     p.add_argument("--result-grace", type=float, default=RESULT_EXIT_GRACE_S, metavar="S",
                    help="spawn mode: seconds a command may run on after its result before it is stopped "
                         f"(default {RESULT_EXIT_GRACE_S:g})")
@@ -109,6 +112,7 @@ class Options:
     serve: bool = False
     host: str = "127.0.0.1"
     port: int = 8000
+    format: str = "auto"
 
     @property
     def file(self) -> str | None:
@@ -168,7 +172,8 @@ def parse_args(argv: list[str]) -> Options | None:
     return Options(files=files, command=command, follow=ns.follow, save=ns.save, plain=ns.plain,
                    summary=ns.summary, json=ns.json, speed=ns.speed, thinking=ns.thinking,
                    result_grace=ns.result_grace, json_out=ns.json_out, export=ns.export,
-                   export_max_chars=ns.export_max_chars, notify=ns.notify, serve=ns.serve, host=ns.host, port=ns.port)
+                   export_max_chars=ns.export_max_chars, notify=ns.notify, serve=ns.serve, host=ns.host, port=ns.port,
+                   format=ns.format)
 
 
 def _check_export(ns: argparse.Namespace) -> None:
@@ -318,7 +323,7 @@ async def run_headless(opts: Options) -> int:
                 source.enable_spool()
     if opts.summary:
         watch = Watch(sources, speed=opts.speed, result_grace=opts.result_grace, directories=directories,
-                      follow=opts.follow)
+                      follow=opts.follow, fmt=opts.format)
         code = await watch.run(lambda run, changes: None, close=False)
         report_unreadable(watch)
         runs = watch.runs()
@@ -342,7 +347,7 @@ async def run_headless(opts: Options) -> int:
     printer = RunsPrinter(console, show_thinking=opts.thinking, several=several)
     # one file at a time while catching up, so each file's runs print together
     watch = Watch(sources, speed=opts.speed, result_grace=opts.result_grace, on_stderr=printer.stderr,
-                  directories=directories, follow=opts.follow, reading_at_once=1)
+                  directories=directories, follow=opts.follow, reading_at_once=1, fmt=opts.format)
     try:
         code = await watch.run(printer.handle, close=False)
     except OutputClosed:

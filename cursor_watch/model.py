@@ -211,7 +211,11 @@ class ToolCall:
     Attributes:
         index: 1-based order of first appearance.
         call_id: the id (may contain a newline: real 2026 captures).
-        tool: tool name (``shell``, ``read``, ... or ``unknown``).
+        tool: tool name as the agent calls it (Cursor ``shell``, ``read``, ...; Claude Code ``Bash``;
+            ``unknown``): the event's ``tool_name`` (an adapter's, :mod:`cursor_watch.formats`), else the kind.
+        kind: the canonical kind (``shell``, ``read``, ``edit``, ``mcp``, ``task``, ...: the ``*ToolCall``
+            key), which decides the summary line and the detail view.
+        parent_call_id: the ``call_id`` of the sub-agent call it ran in (the event's ``parent_call_id``), or "".
         summary: one-line description (see :func:`cursor_watch.tools.summarize`).
         status: ``running``, ``success``, ``failure``, ``rejected`` or ``incomplete``.
         outcome: the result's outcome key (``success``, ``failure``, ``rejected``,
@@ -232,7 +236,7 @@ class ToolCall:
     __slots__ = (
         "index", "call_id", "tool", "summary", "status", "outcome", "started_ms", "completed_ms",
         "exit_code", "detail", "args", "started_line", "completed_line", "start_span", "end_span",
-        "description", "interaction", "model_call_id",
+        "description", "interaction", "model_call_id", "kind", "parent_call_id",
     )  # fmt: skip
 
     def __init__(self, index: int, call_id: str) -> None:
@@ -254,6 +258,8 @@ class ToolCall:
         self.description = ""
         self.interaction = ""
         self.model_call_id = ""
+        self.kind = "unknown"  # the canonical kind (formats/): decides the detail view; tool is the agent's name
+        self.parent_call_id = ""  # the sub-agent call (Task/Agent, taskToolCall) this call ran in, "" if none
 
     def state(self) -> tuple:
         """Every slot as a plain tuple (see :mod:`cursor_watch.spill`)."""
@@ -267,7 +273,8 @@ class ToolCall:
         # more than the summary's whole write of a spilled call
         (call.index, call.call_id, call.tool, call.summary, call.status, call.outcome, call.started_ms,
          call.completed_ms, call.exit_code, call.detail, call.args, call.started_line, call.completed_line,
-         call.start_span, call.end_span, call.description, call.interaction, call.model_call_id) = state
+         call.start_span, call.end_span, call.description, call.interaction, call.model_call_id, call.kind,
+         call.parent_call_id) = state
         return call
 
     @property
@@ -296,6 +303,8 @@ class ToolCall:
             "exit_code": self.exit_code,
             "detail": self.detail,
             "line": self.started_line or self.completed_line,
+            "kind": self.kind,
+            "parent_call_id": self.parent_call_id or None,
         }
 
 
@@ -364,11 +373,15 @@ class ResultInfo:
     """The ``result`` event (Cursor's docs; ``usage`` from 2026.08 captures).
 
     ``usage`` is ``None`` or a dict with ``input_tokens``, ``output_tokens``,
-    ``cache_read_tokens``, ``cache_write_tokens`` (ints or None); the stream's
-    camelCase names (``inputTokens``...) and snake_case ones are both read.
+    ``cache_read_tokens``, ``cache_write_tokens`` (ints or None), plus ``reasoning_tokens``
+    when the event gives it; the stream's camelCase names (``inputTokens``...) and snake_case
+    ones are both read. ``cost_usd`` (float or None) and ``model_usage`` (``{model: {the usage
+    keys, "cost_usd"}}`` or None) are the canonical keys an adapter sets where the agent reports
+    a cost (Claude Code's ``total_cost_usd`` and ``modelUsage``); never computed here.
     """
 
-    __slots__ = ("subtype", "is_error", "duration_ms", "duration_api_ms", "request_id", "text", "usage", "line")
+    __slots__ = ("subtype", "is_error", "duration_ms", "duration_api_ms", "request_id", "text", "usage", "line",
+                 "cost_usd", "model_usage")
 
     def __init__(self, data: dict, line: int) -> None:
         self.subtype = data.get("subtype") if isinstance(data.get("subtype"), str) else ""
@@ -395,6 +408,12 @@ class ResultInfo:
                 "cache_read_tokens": tok("cacheReadTokens", "cache_read_tokens", "cache_read_input_tokens"),
                 "cache_write_tokens": tok("cacheWriteTokens", "cache_write_tokens", "cache_creation_input_tokens"),
             }
+            if "reasoning_tokens" in usage:
+                self.usage["reasoning_tokens"] = _int(usage["reasoning_tokens"])
+        cost = data.get("cost_usd")
+        self.cost_usd = float(cost) if isinstance(cost, (int, float)) and not isinstance(cost, bool) else None
+        mu = data.get("model_usage")
+        self.model_usage = mu if isinstance(mu, dict) and mu else None
 
     def to_json(self) -> dict:
         """The ``result`` object of ``--summary --json``."""
@@ -406,6 +425,8 @@ class ResultInfo:
             "request_id": self.request_id,
             "text": self.text,
             "usage": self.usage,
+            "cost_usd": self.cost_usd,
+            "model_usage": self.model_usage,
         }
 
 
@@ -420,7 +441,9 @@ class Session:
             (tests make them tiny to exercise spilling).
 
     Attributes (header, from ``system/init`` and ``user``): ``session_id``, ``model``,
-    ``cwd``, ``api_key_source``, ``permission_mode``, ``prompt`` (str or None).
+    ``cwd``, ``api_key_source``, ``permission_mode``, ``prompt`` (str or None); ``agent`` (the
+    reader's label: ``cursor``, ``claude-code``, ``codex``, ``gemini-cli``) and ``agent_version``
+    (an init's ``agent_version``), None when unknown.
     ``segments``, ``thinking``: lists; ``tool_calls``: ``call_id -> ToolCall`` in
     order of first appearance (a :class:`~cursor_watch.spill.SpillDict`: a dict, plus
     ``at(index)``); ``notes``, ``diagnostics``, ``unknown``: lists;
@@ -443,6 +466,8 @@ class Session:
         self.api_key_source: str | None = None
         self.permission_mode: str | None = None
         self.prompt: str | None = None
+        self.agent: str | None = None  # cursor, claude-code, codex, gemini-cli (set by the reader: formats/)
+        self.agent_version: str | None = None  # the CLI's version, where the stream gives it
         sp = self.spill
 
         def spill_list(name: str, decode: Callable[[tuple], Any], encode: Callable[[Any], tuple] = _state) -> SpillList:
@@ -663,6 +688,8 @@ class Session:
                 ("cwd", "cwd"),
                 ("api_key_source", "apiKeySource"),
                 ("permission_mode", "permissionMode"),
+                ("agent", "agent"),
+                ("agent_version", "agent_version"),
             ):
                 value = data.get(key)
                 if value is not None and not isinstance(value, str):
@@ -670,6 +697,11 @@ class Session:
                 if value is not None:
                     setattr(self, attr, value)
             return changes + [(CHANGE_HEADER, None)]
+        note = data.get("note")  # an adapter's status line, already worded
+        if note.__class__ is str:
+            cid = data.get("note_call_id")
+            return changes + self._note(data.get("note_kind") or "system", item.subtype, note, item, ts,
+                                        cid if cid.__class__ is str else "")
         fields = {k: v for k, v in data.items() if k not in ("type", "subtype", "session_id", "timestamp_ms")}
         text = item.subtype or "system"
         if fields:
@@ -688,7 +720,8 @@ class Session:
 
     def _assistant(self, item: Event, data: dict, ts: int | None) -> list[tuple[str, Any]]:
         text = _text_of(data.get("message"))
-        is_flush = "model_call_id" in data or "timestamp_ms" not in data
+        # an adapter's deltas carry "delta" (Claude Code's text_delta has no time of its own)
+        is_flush = "model_call_id" in data or ("timestamp_ms" not in data and "delta" not in data)
         changes: list[tuple[str, Any]] = []
         if self._tentative is not None:
             tent = self._tentative
@@ -819,8 +852,13 @@ class Session:
             self.tool_calls.add(call)  # running: stays in memory while its fields are set
             self.tool_counts[STATUS_RUNNING] += 1
             self.timeline.append(("tool", call_id))
-        if tool != "unknown" or call.tool == "unknown":
-            call.tool = tool
+        if tool != "unknown" or call.kind == "unknown":
+            name = data.get("tool_name")
+            call.kind = tool
+            call.tool = name if name.__class__ is str and name else tool
+        parent = data.get("parent_call_id")
+        if parent.__class__ is str and parent:
+            call.parent_call_id = parent
         mcid = data.get("model_call_id")
         if isinstance(mcid, str):
             call.model_call_id = mcid

@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.text import Text
 
 from . import model as m
+from .formats import agent_command
 from .model import Session, ToolCall
 from .output import OutputClosed
 from .runs import Run
@@ -75,7 +76,8 @@ def tool_status_label(call: ToolCall) -> Text:
 
 def header_pieces(session: Session) -> list[Piece]:
     """One line: session id, model, cwd, permission mode, API key source."""
-    p: list[Piece] = [("cursor-agent ", "bold"), (visible_line(session.model or "?"), "bold cyan")]
+    command = agent_command(session.agent) + (f" {session.agent_version}" if session.agent_version else "")
+    p: list[Piece] = [(visible_line(command) + " ", "bold"), (visible_line(session.model or "?"), "bold cyan")]
     if session.cwd:
         p.append(("  cwd ", "dim"))
         p.append((visible_line(session.cwd), None))

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .events import Decoder, Event
+from .formats import Adapter, Reader
 from .model import CHANGE_RESULT, Session
 from .runs import STDERR_TAIL, Run, RunSplitter, all_succeeded, source_name, split_changes
 from .sources import FileSource, Notice, ProcessSource, Source, SourceError, list_stream_files
@@ -33,7 +34,8 @@ EXIT_FAILED = 1
 
 
 class Monitor:
-    """Bytes in, model changes out: :class:`Decoder` + one Session per run.
+    """Bytes in, model changes out: :class:`Decoder`, the agent's adapter
+    (:class:`cursor_watch.formats.Reader`), then one Session per run.
 
     A source may hold several runs (:mod:`cursor_watch.runs`): ``session`` is the current
     (newest) run's model, ``runs`` all of them. Changes come back as one flat list; when
@@ -45,16 +47,35 @@ class Monitor:
         source_label: its short name in views.
         reread: ``(offset, size) -> bytes`` re-reading the source (payloads by offset).
         make_session: builds each run's Session (default ``Session(clock)``).
+        fmt: the stream's format, ``auto`` (sniffed from its first objects) or one of
+            :data:`cursor_watch.formats.FORMATS`; each run's ``session.agent`` is its label.
     """
 
     def __init__(self, clock: Callable[[], float] | None = None, source: str = "-", source_label: str = "stdin",
                  reread: Callable[[int, int], bytes] | None = None,
-                 make_session: Callable[[], Session] | None = None) -> None:
+                 make_session: Callable[[], Session] | None = None, fmt: str = "auto") -> None:
         self.decoder = Decoder()
-        self.splitter = RunSplitter(source, source_label, make_session or (lambda: Session(clock)),
-                                    reread or _no_reread)
+        self.agent: str | None = None
+        make = make_session or (lambda: Session(clock))
+
+        def labelled() -> Session:
+            session = make()
+            if self.agent is not None:
+                session.agent = self.agent
+            return session
+
+        self.splitter = RunSplitter(source, source_label, labelled, reread or _no_reread)
+        self.reader = Reader(fmt, self._detected)
+        self._paced_corrections: list[int] = []
+        self._paced_switches = 0
         self._last_run = self.splitter.current
         self._switches = 0
+
+    def _detected(self, adapter: Adapter) -> None:
+        self.agent = adapter.agent
+        for run in self.splitter.runs:
+            if run.session.agent is None:
+                run.session.agent = adapter.agent
 
     @property
     def session(self) -> Session:
@@ -99,52 +120,82 @@ class Monitor:
         gc_was_enabled = gc.isenabled()
         gc.disable()
         try:
-            items = self.decoder.feed(chunk)
+            items = self.reader.adapt(self.decoder.feed(chunk))
             n = len(items)
             i = 0
+            switches = splitter.switches
             while i < n:
                 i = splitter.current.session.apply_all(items, i, changes)
                 if i < n:  # a system event: an init may begin a new run
                     changes += splitter.apply(items[i])
                     i += 1
+            if self.reader.corrections != [0]:
+                self._count_native(self.reader.corrections, splitter.switches - switches)
         finally:
             if gc_was_enabled:
                 gc.enable()
         splitter.count_lines(self.decoder.lines)
         return changes
 
+    def _count_native(self, corrections: list[int], switches: int) -> None:
+        """Make each run's ``events`` count the agent's own events, not the adapter's canonical
+        ones: ``corrections`` per run segment of the last batch (an init begins one), ``switches``
+        the runs the batch began (the first init of a source begins none: its segment is the
+        current run's)."""
+        corr = list(corrections)
+        while len(corr) > switches + 1:  # an init that began no run
+            corr[0] += corr.pop(1)
+        runs = self.splitter.runs[len(self.splitter.runs) - len(corr):]
+        for run, c in zip(runs, corr):
+            run.session.events += c
+
     def items(self, chunk: bytes) -> list:
         """Frame and parse ``chunk`` without applying (for paced replay)."""
-        items = self.decoder.feed(chunk)
+        items = self.reader.adapt(self.decoder.feed(chunk))
         self.splitter.count_lines(self.decoder.lines)
+        corr = self.reader.corrections
+        if corr != [0]:  # the first segment's to the current run, each next one's when its run begins
+            self.splitter.current.session.events += corr[0]
+            self._paced_corrections = list(corr[1:])
+            self._paced_switches = self.splitter.switches
         return items
 
     def apply(self, item: Any) -> Changes:
         """Apply one parsed item (paced replay)."""
-        return self.splitter.apply(item)
+        changes = self.splitter.apply(item)
+        if self._paced_corrections and self.splitter.switches != self._paced_switches:
+            self._paced_switches = self.splitter.switches
+            self.splitter.current.session.events += self._paced_corrections.pop(0)
+        return changes
+
+    def _apply_batch(self, items: list) -> Changes:
+        """Apply adapted ``items`` one by one (idle flush, end of input), counting native events."""
+        changes: Changes = []
+        corr = self.reader.corrections
+        switches = self.splitter.switches
+        for item in items:
+            changes.extend(self.splitter.apply(item))
+        if corr != [0]:
+            self._count_native(corr, self.splitter.switches - switches)
+        return changes
 
     def flush(self) -> Changes:
         """Release a held broken line (the stream went idle)."""
-        changes: Changes = []
-        for item in self.decoder.flush():
-            changes.extend(self.splitter.apply(item))
-        return changes
+        return self._apply_batch(self.reader.adapt(self.decoder.flush()))
 
     def notice(self, notice: Notice) -> Changes:
         """Record a source notice (truncation, rotation, save error) as a session note."""
         changes = self.flush()
         if notice.kind in ("truncated", "rotated"):
-            for item in self.decoder.finish():
-                changes.extend(self.splitter.apply(item))
+            changes += self._apply_batch(self.reader.adapt(self.decoder.finish()))
             self.decoder.framer.restart()
         changes.extend(self.session.add_note("source", notice.kind, notice.text))
         return changes
 
     def finish(self, exit_status: int | None = None) -> Changes:
-        """End of input: last line, held lines, then the current run's end."""
-        changes: Changes = []
-        for item in self.decoder.finish():
-            changes.extend(self.splitter.apply(item))
+        """End of input: last line, held lines, events the adapter held, then the current run's end."""
+        changes = self._apply_batch(self.reader.adapt(self.decoder.finish()))
+        changes += self._apply_batch(self.reader.finish())
         self.splitter.count_lines(self.decoder.lines)
         changes.extend(self.session.finish(exit_status))
         return changes
@@ -258,10 +309,10 @@ class Feed:
         caught_up: a file's content at start has been applied (a followed file goes on).
     """
 
-    def __init__(self, source: Source, clock: Callable[[], float] | None = None) -> None:
+    def __init__(self, source: Source, clock: Callable[[], float] | None = None, fmt: str = "auto") -> None:
         self.source = source
         path = getattr(source, "path", None) if source.kind in ("file", "follow") else None
-        self.monitor = Monitor(clock, path or "-", source_name(source.label, source.kind), source.reread)
+        self.monitor = Monitor(clock, path or "-", source_name(source.label, source.kind), source.reread, fmt=fmt)
         self.stderr_tail: list[str] = []
         self.error: str | None = None
         self.state = "queued"
@@ -311,6 +362,7 @@ class Watch:
             output of ``--plain`` in file order).
         on_feed: called with each :class:`Feed` added after the start (a new file in a
             followed directory).
+        fmt: every source's format (``--format``): ``auto`` sniffs each source on its own.
     """
 
     def __init__(self, sources: Source | list[Source], speed: float = 0.0,
@@ -320,12 +372,13 @@ class Watch:
                  on_stderr: Callable[[str], None] | None = None,
                  directories: list[str] | None = None, follow: bool = False,
                  reading_at_once: int = READING_AT_ONCE,
-                 on_feed: Callable[[Feed], None] | None = None) -> None:
+                 on_feed: Callable[[Feed], None] | None = None, fmt: str = "auto") -> None:
         self.speed = speed
         self.result_grace = result_grace
         self.on_signal = on_signal
         self.install_signals = install_signals
         self._clock = clock
+        self.fmt = fmt
         self._stderr_callback = on_stderr
         self.directories = list(directories or [])
         self.follow = follow
@@ -371,7 +424,7 @@ class Watch:
 
     def add_source(self, source: Source) -> Feed:
         """Watch one more source (before or during :meth:`run`)."""
-        feed = Feed(source, self._clock)
+        feed = Feed(source, self._clock, self.fmt)
         feed.source.on_stderr = self._stderr_for(feed)
         self.feeds.append(feed)
         self.feeds.sort(key=lambda f: f.monitor.run.source)  # by path: the order of the summary

@@ -44,6 +44,8 @@ def _summary_fields(session: Session, stderr_tail: list[str] | None) -> list[tup
     s = session
     return [
         ("session", {
+            "agent": s.agent,
+            "agent_version": s.agent_version,
             "session_id": s.session_id,
             "model": s.model,
             "cwd": s.cwd,

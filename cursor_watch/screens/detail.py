@@ -207,7 +207,7 @@ class ToolDetailScreen(Screen):
             current = found[self.match] if 0 <= self.match < len(found) else None
             if query is not None:
                 yield from self._search_section(query, found, current)
-            sections = detail_sections(call.tool, args, result)
+            sections = detail_sections(call.kind, args, result)
             specific = any(s.kind != "json" for s in sections)
             for section in sections:
                 mark = -1

@@ -28,10 +28,10 @@ from ..plain import format_ms
 from ..safe import visible_line
 
 # (title, width, justify); a width of 0 shares the free width (prompt 2 parts, last activity 3)
-COLUMNS = (("", 1, "left"), ("source", 22, "left"), ("state", 11, "left"), ("model", 14, "left"),
-           ("prompt", 0, "left"), ("started", 14, "left"), ("time", 7, "right"), ("tools", 15, "left"),
-           ("tokens", 12, "right"), ("last activity", 0, "left"))
-FLEX_SHARES = {4: 2, 9: 3}
+COLUMNS = (("", 1, "left"), ("source", 22, "left"), ("agent", 6, "left"), ("state", 11, "left"),
+           ("model", 14, "left"), ("prompt", 0, "left"), ("started", 14, "left"), ("time", 7, "right"),
+           ("tools", 15, "left"), ("tokens", 12, "right"), ("last activity", 0, "left"))
+FLEX_SHARES = {5: 2, 10: 3}
 GAP = 1
 STATE_STYLE = {"success": "bold green", "error": "bold red", "incomplete": "bold magenta", "waiting": "bold yellow",
                "streaming": "bold cyan", "reading": "cyan", "idle": "yellow", "queued": "dim", "connecting": "dim",
@@ -122,6 +122,7 @@ class RunRow:
     mark: str = ""
     now_ms: float | None = None
     error: str = ""
+    agent: str = ""  # the short agent label (formats.agent_short)
     serial: int = field(default_factory=itertools.count().__next__)  # a new row is a new serial: redrawn
 
     def cells(self) -> list[Text]:
@@ -143,6 +144,7 @@ class RunRow:
         return [
             mark,
             Text(self.source, style="bold"),
+            Text(self.agent, style="dim"),
             Text(self.state, style=STATE_STYLE.get(state_key, "")),
             Text(self.model, style="cyan"),
             Text(self.prompt),
