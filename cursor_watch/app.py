@@ -226,7 +226,7 @@ class CursorWatchApp(App):
                     f.seek(max(0, size - want))
                     tail = f.read(want)
                     adapter = feed.monitor.reader.adapter  # the file's format, when known already
-                    preview = Monitor(self._clock, fmt=adapter.name if adapter is not None else "auto")
+                    preview = Monitor(self._clock, fmt=adapter.name if adapter is not None else "auto", live=False)
                     preview.feed(tail[tail.find(b"\n") + 1 :])
                     if len(preview.session.timeline) >= 10:
                         break

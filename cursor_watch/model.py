@@ -856,6 +856,8 @@ class Session:
             name = data.get("tool_name")
             call.kind = tool
             call.tool = name if name.__class__ is str and name else tool
+        # "untimed": an adapter's replayed event of an agent that writes no times (Codex): its
+        # times stay unknown rather than taken from the clock (which would time the replay)
         parent = data.get("parent_call_id")
         if parent.__class__ is str and parent:
             call.parent_call_id = parent
@@ -889,7 +891,8 @@ class Session:
             if call.started_ms is None and started is not None:
                 call.started_ms = started
             completed = _int(siblings.get("completedAtMs"))
-            call.completed_ms = completed if completed is not None else (ts if ts is not None else int(self._clock()))
+            call.completed_ms = completed if completed is not None else (
+                ts if ts is not None else (None if "untimed" in data else int(self._clock())))
             if call.started_ms is None:
                 call.started_ms = call.completed_ms  # completed without started: zero duration
             if call.status != status:
@@ -903,7 +906,8 @@ class Session:
                 call.start_span = span
             started = _int(siblings.get("startedAtMs"))
             if call.started_ms is None:
-                call.started_ms = started if started is not None else (ts if ts is not None else int(self._clock()))
+                call.started_ms = started if started is not None else (
+                    ts if ts is not None else (None if "untimed" in data else int(self._clock())))
         changes.append((CHANGE_TOOL_STARTED if new else CHANGE_TOOL_UPDATED, call_id))
         if done:
             changes.append((CHANGE_TOOL_DONE, call_id))

@@ -49,11 +49,13 @@ class Monitor:
         make_session: builds each run's Session (default ``Session(clock)``).
         fmt: the stream's format, ``auto`` (sniffed from its first objects) or one of
             :data:`cursor_watch.formats.FORMATS`; each run's ``session.agent`` is its label.
+        live: False for a file replayed (not followed): an adapted event without a time of its
+            own then gets none, not the clock's (:class:`cursor_watch.formats.Reader`).
     """
 
     def __init__(self, clock: Callable[[], float] | None = None, source: str = "-", source_label: str = "stdin",
                  reread: Callable[[int, int], bytes] | None = None,
-                 make_session: Callable[[], Session] | None = None, fmt: str = "auto") -> None:
+                 make_session: Callable[[], Session] | None = None, fmt: str = "auto", live: bool = True) -> None:
         self.decoder = Decoder()
         self.agent: str | None = None
         make = make_session or (lambda: Session(clock))
@@ -65,7 +67,7 @@ class Monitor:
             return session
 
         self.splitter = RunSplitter(source, source_label, labelled, reread or _no_reread)
-        self.reader = Reader(fmt, self._detected)
+        self.reader = Reader(fmt, self._detected, live)
         self._paced_corrections: list[int] = []
         self._paced_switches = 0
         self._last_run = self.splitter.current
@@ -312,7 +314,8 @@ class Feed:
     def __init__(self, source: Source, clock: Callable[[], float] | None = None, fmt: str = "auto") -> None:
         self.source = source
         path = getattr(source, "path", None) if source.kind in ("file", "follow") else None
-        self.monitor = Monitor(clock, path or "-", source_name(source.label, source.kind), source.reread, fmt=fmt)
+        self.monitor = Monitor(clock, path or "-", source_name(source.label, source.kind), source.reread, fmt=fmt,
+                               live=source.kind != "file")
         self.stderr_tail: list[str] = []
         self.error: str | None = None
         self.state = "queued"

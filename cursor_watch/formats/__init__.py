@@ -123,6 +123,7 @@ class Adapter:
 
     name = "cursor"
     agent = "cursor"
+    live = True  # events arrive as the agent writes them (else replayed: see tool_event's untimed)
     # native events minus canonical events of the last adapt(), per run segment (a canonical
     # system/init begins the next segment): the model counts canonical events, the summary's
     # "events" counts the agent's own (see Monitor.feed)
@@ -184,12 +185,16 @@ class Reader:
     Args:
         fmt: ``auto`` or one of :data:`FORMATS`.
         on_detect: called once with the adapter when it is chosen.
+        live: the events arrive as written (a pipe, a spawned agent, a followed file); False for
+            a file replayed, where an event without a time of its own gets none (not the clock's).
     """
 
-    __slots__ = ("adapter", "_held", "_objects", "_hooks", "on_detect", "corrections")
+    __slots__ = ("adapter", "_held", "_objects", "_hooks", "on_detect", "corrections", "live")
 
-    def __init__(self, fmt: str = "auto", on_detect: Callable[[Adapter], None] | None = None) -> None:
+    def __init__(self, fmt: str = "auto", on_detect: Callable[[Adapter], None] | None = None,
+                 live: bool = True) -> None:
         self.on_detect = on_detect
+        self.live = live
         self.corrections = [0]
         self.adapter: Adapter | None = None
         self._held: list[Item] = []
@@ -199,6 +204,7 @@ class Reader:
             self._choose(make_adapter(fmt))
 
     def _choose(self, adapter: Adapter) -> None:
+        adapter.live = self.live
         self.adapter = adapter
         if self.on_detect is not None:
             self.on_detect(adapter)
@@ -289,15 +295,19 @@ def one_line(text: str, limit: int = 200) -> str:
 
 
 def tool_event(item: Event, subtype: str, call_id: str, kind: str, name: str, body: dict,
-               parent: str = "", ts: int | None = None) -> Event:
+               parent: str = "", ts: int | None = None, live: bool = True) -> Event:
     """A canonical ``tool_call`` event: ``body`` (``args``, ``result``, ``description``) under
-    ``<kind>ToolCall``, the agent's ``name`` as ``tool_name``."""
+    ``<kind>ToolCall``, the agent's ``name`` as ``tool_name``; ``ts`` its time (epoch ms) if the
+    line has one, else, when not ``live`` (a replay), marked ``untimed`` (the model then leaves
+    the time unknown instead of reading its clock)."""
     data: dict[str, Any] = {"type": "tool_call", "subtype": subtype, "call_id": call_id, "tool_name": name,
                             "tool_call": {kind + "ToolCall": body}}
     if parent:
         data["parent_call_id"] = parent
     if ts is not None:
         data["timestamp_ms"] = ts
+    elif not live:
+        data["untimed"] = True
     return Event(data, item.line, item.offset, item.size)
 
 

@@ -322,7 +322,7 @@ class ClaudeAdapter(Adapter):
         kind = kind_of(name)
         self._calls[cid] = (kind, name, parent, inp)
         self._kinds[cid] = kind
-        return tool_event(item, "started", cid, kind, name, tool_body(kind, name, inp), parent, ts)
+        return tool_event(item, "started", cid, kind, name, tool_body(kind, name, inp), parent, ts, self.live)
 
     def _assistant(self, item: Event, data: dict) -> list[Item]:
         msg = data.get("message")
@@ -376,7 +376,7 @@ class ClaudeAdapter(Adapter):
         cid = s(block.get("tool_use_id"))
         kind, name, parent, inp = self._calls.pop(cid, None) or (self._kinds.get(cid, "unknown"), "", "", None)
         body: dict[str, Any] = {"result": tool_result(kind, block, tur, inp)}
-        return tool_event(item, "completed", cid, kind, name or kind, body, parent, ts)
+        return tool_event(item, "completed", cid, kind, name or kind, body, parent, ts, self.live)
 
     def _user(self, item: Event, data: dict) -> list[Item]:
         msg = data.get("message")
@@ -421,7 +421,7 @@ class ClaudeAdapter(Adapter):
             kind = self._kinds.get(cid) or kind_of(name)
             self._calls.pop(cid, None)
             out.append(tool_event(item, "completed", cid, kind, name or kind,
-                                  {"result": _denied(denial)}))
+                                  {"result": _denied(denial)}, live=self.live))
         subtype = s(data.get("subtype"))
         out.append(event({
             "type": "result", "subtype": subtype,

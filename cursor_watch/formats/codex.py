@@ -164,7 +164,7 @@ class CodexAdapter(Adapter):
         if t == "error":
             return [note(item, "warning", f"warning: {one_line(s(it.get('message')), 300)}", "warning")]
         return [tool_event(item, "completed" if completed else "started", iid, kind_of(t), t,
-                           item_body(it, completed))]
+                           item_body(it, completed), live=self.live)]
 
 
 def tool_call_of(data: dict, call_id: str, kind: str, args: Any) -> Any:
