@@ -522,9 +522,10 @@ class CursorWatchApp(App):
         screen = self._run_screen()
         search = screen.search if screen is not None else None
         if search is not None:
-            self.push_screen(ToolDetailScreen(call, run.reread, search.query, screen.current_payload_match(call_id)))
+            self.push_screen(ToolDetailScreen(call, run.reread, search.query, screen.current_payload_match(call_id),
+                                              session=run.session))
         else:
-            self.push_screen(ToolDetailScreen(call, run.reread))
+            self.push_screen(ToolDetailScreen(call, run.reread, session=run.session))
 
     def on_tool_table_selected(self, event: ToolTable.Selected) -> None:
         self.open_detail(event.call_id)

@@ -468,6 +468,7 @@ class Session:
         self.prompt: str | None = None
         self.agent: str | None = None  # cursor, claude-code, codex, gemini-cli (set by the reader: formats/)
         self.agent_version: str | None = None  # the CLI's version, where the stream gives it
+        self.subagent_calls = 0  # tool calls that ran inside a sub-agent (a parent_call_id)
         sp = self.spill
 
         def spill_list(name: str, decode: Callable[[tuple], Any], encode: Callable[[Any], tuple] = _state) -> SpillList:
@@ -860,6 +861,8 @@ class Session:
         # times stay unknown rather than taken from the clock (which would time the replay)
         parent = data.get("parent_call_id")
         if parent.__class__ is str and parent:
+            if not call.parent_call_id:
+                self.subagent_calls += 1
             call.parent_call_id = parent
         mcid = data.get("model_call_id")
         if isinstance(mcid, str):

@@ -102,6 +102,8 @@ def tool_pieces(call: ToolCall, event: str) -> list[Piece]:
     """``▶ [3] shell  pytest -q`` (start) or ``✖ [3] shell  pytest -q  failure, exit 1  2.1 s``."""
     symbol, style = STATUS_STYLE.get(call.status if event == "end" else STATUS_RUNNING, ("?", ""))
     p: list[Piece] = [(f"{symbol} [{call.index}] ", style), (visible_line(call.tool), "bold")]  # the tool name too is stream text
+    if call.parent_call_id:  # ran inside a sub-agent: indented
+        p.insert(0, ("  └ ", "dim"))
     if call.summary:
         p.append(("  " + visible_line(call.summary), None))
     if event == "end":
@@ -129,6 +131,8 @@ def outcome_pieces(session: Session) -> list[Piece]:
     detail = [f"{c[k]} {k}" for k in (STATUS_SUCCESS, STATUS_FAILURE, STATUS_REJECTED, STATUS_INCOMPLETE, STATUS_RUNNING) if c[k]]
     if detail:
         parts[0] += " (" + ", ".join(detail) + ")"
+    if session.subagent_calls:
+        parts.append(f"{session.subagent_calls} in sub-agents")
     r = session.result
     if r is not None:
         if r.subtype and r.subtype != status:

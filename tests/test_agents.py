@@ -338,6 +338,17 @@ def _hostile(agent: str) -> bytes:
             '{"type":"assistant","message":{"id":"m2","content":[{"type":"text","text":"' + esc + '"}]}}',
             'not json at all', '[1,2]', '{"type":"result"}',
         ]
+    elif agent == "gemini":
+        lines = [
+            '{"type":"init","timestamp":"2026-01-01T00:00:00.000Z","session_id":"g","model":"gemini-x"}',
+            '{"type":"message","role":"user","content":"' + esc + '"}',
+            '{"type":"tool_use","tool_name":"run_shell_command' + esc + '","tool_id":"t1","parameters":{"command":"' + esc + '"}}',
+            '{"type":"tool_result","tool_id":"t1","status":"success","output":"' + big + '"}',
+            '{"type":"tool_use"}', '{"type":"tool_result"}', '{"type":"message"}', '{"type":"message","content":7}',
+            '{"type":"brand_new_event"}', '{"type":"error"}', 'not json', '[1]',
+            '{"type":"message","role":"assistant","content":"' + esc + '","delta":true}',
+            '{"type":"result","stats":"nope"}',
+        ]
     else:
         lines = [
             'Reading additional input from stdin...',
@@ -352,7 +363,7 @@ def _hostile(agent: str) -> bytes:
     return "\n".join(lines).encode() + b"\n"
 
 
-@pytest.mark.parametrize("agent", ["claude", "codex"])
+@pytest.mark.parametrize("agent", ["claude", "codex", "gemini"])
 def test_hostile_stream_never_crashes_and_save_keeps_every_byte(agent: str, tmp_path: Path):
     data = _hostile(agent)
     src = tmp_path / "in.jsonl"
@@ -414,3 +425,47 @@ def test_spawn_mode_with_a_fake_cli_replaying_a_real_capture(agent: str, argv: l
             (c["call_id"], c["tool"], c["status"]) for c in w["tool_calls"]]
     assert got[-1]["exit_status"] == 0
     assert p.returncode == (0 if all(r["status"] == "success" for r in got) else 1)
+
+
+# Built from Gemini CLI's documentation and its event types (headless mode reference;
+# packages/core/src/output/types.ts): no real capture exists yet (shared/streams/agents/gemini/).
+GEMINI_FROM_DOCS = [
+    b'{"type":"init","timestamp":"2026-03-01T10:00:00.000Z","session_id":"c3f1","model":"gemini-2.5-pro"}',
+    b'{"type":"message","timestamp":"2026-03-01T10:00:00.010Z","role":"user","content":"List the files"}',
+    b'{"type":"message","timestamp":"2026-03-01T10:00:01.000Z","role":"assistant","content":"Listing ","delta":true}',
+    b'{"type":"message","timestamp":"2026-03-01T10:00:01.100Z","role":"assistant","content":"them.","delta":true}',
+    b'{"type":"tool_use","timestamp":"2026-03-01T10:00:01.200Z","tool_name":"run_shell_command","tool_id":"run_shell_command-1","parameters":{"command":"ls"}}',
+    b'{"type":"tool_result","timestamp":"2026-03-01T10:00:01.700Z","tool_id":"run_shell_command-1","status":"success","output":"a.py\nb.py"}',
+    b'{"type":"tool_use","timestamp":"2026-03-01T10:00:02.000Z","tool_name":"read_file","tool_id":"read_file-2","parameters":{"file_path":"/nope"}}',
+    b'{"type":"tool_result","timestamp":"2026-03-01T10:00:02.100Z","tool_id":"read_file-2","status":"error","error":{"type":"FILE_NOT_FOUND","message":"File not found: /nope"}}',
+    b'{"type":"error","timestamp":"2026-03-01T10:00:02.200Z","severity":"warning","message":"Loop detected"}',
+    b'{"type":"message","timestamp":"2026-03-01T10:00:03.000Z","role":"assistant","content":"Two files: ","delta":true}',
+    b'{"type":"message","timestamp":"2026-03-01T10:00:03.100Z","role":"assistant","content":"a.py and b.py.","delta":true}',
+    b'{"type":"result","timestamp":"2026-03-01T10:00:03.200Z","status":"success","stats":{"total_tokens":120,"input_tokens":100,"output_tokens":20,"cached":40,"input":60,"duration_ms":3200,"tool_calls":2}}',
+]
+
+
+def test_gemini_stream_from_the_docs(tmp_path: Path):
+    data = b"".join(line + b"\n" for line in GEMINI_FROM_DOCS)
+    mon = Monitor(clock=lambda: 1.0, reread=lambda off, size: data[off:off + size], live=False)
+    mon.feed(data)
+    mon.finish()
+    [run] = mon.runs
+    s = run.session
+    assert (s.agent, s.session_id, s.model, s.prompt, s.status) == ("gemini-cli", "c3f1", "gemini-2.5-pro",
+                                                                   "List the files", "success")
+    assert [seg.text for seg in s.segments] == ["Listing them.", "Two files: a.py and b.py."]
+    assert s.result.text == "Two files: a.py and b.py." and s.assistant_text.endswith(s.result.text)
+    assert s.result.usage == {"input_tokens": 100, "output_tokens": 20, "cache_read_tokens": 40,
+                              "cache_write_tokens": None}
+    shell, read = s.tool_calls.values()
+    assert (shell.tool, shell.kind, shell.status, shell.summary, shell.duration_ms) == (
+        "run_shell_command", "shell", "success", "ls", 500)
+    assert (read.tool, read.kind, read.status, read.detail) == ("read_file", "read", "failure", "File not found: /nope")
+    assert [n.text for n in s.notes] == ["warning: Loop detected"]
+    sections, _note = call_detail(shell, run.reread)
+    assert any(sec.title == "stdout" and "b.py" in sec.body for sec in sections)
+    path = tmp_path / "gemini.jsonl"
+    path.write_bytes(data)
+    [j] = summaries(cw(["--summary", "--json", str(path)]).stdout)
+    assert j["session"]["agent"] == "gemini-cli" and j["result"]["duration_ms"] == 3200

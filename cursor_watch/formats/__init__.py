@@ -371,3 +371,31 @@ def native_payloads(data: dict) -> list[tuple[Any, Any]]:
     elif t == "tool_result":
         out.append((None, {k: data.get(k) for k in ("output", "error") if k in data}))
     return out
+
+
+def subagent_lines(session: Any, call_id: str, limit: int = 2_000) -> list[tuple[str, str]]:
+    """What ran inside the sub-agent call ``call_id``, in stream order, as ``(kind, text)``:
+    ``note`` for its status lines (prompt, progress, its text) and ``call`` for its tool calls
+    (``✔ Bash  echo hi  46 ms``). At most ``limit`` entries (a note says how many more).
+
+    Reads the session's notes and calls (old ones from the spill file): for a detail view.
+    """
+    from ..plain import STATUS_STYLE, format_ms
+    from ..safe import visible_line
+
+    entries: list[tuple[int, int, str, str]] = []
+    for n, note_ in enumerate(session.notes):
+        if note_.call_id == call_id:
+            entries.append((note_.line, n, "note", visible_line(note_.text)))
+    for call in session.tool_calls.values():
+        if call.parent_call_id == call_id:
+            symbol = STATUS_STYLE.get(call.status, ("?", ""))[0]
+            text = f"{symbol} [{call.index}] {visible_line(call.tool)}  {visible_line(call.summary)}"
+            if call.duration_ms is not None:
+                text += f"  {format_ms(call.duration_ms)}"
+            entries.append((call.started_line or call.completed_line, -1, "call", text))
+    entries.sort(key=lambda e: (e[0], e[1]))
+    out = [(kind, text) for _line, _n, kind, text in entries[:limit]]
+    if len(entries) > limit:
+        out.append(("note", f"… {len(entries) - limit:,} more"))
+    return out

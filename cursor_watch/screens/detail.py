@@ -180,9 +180,11 @@ class ToolDetailScreen(Screen):
     ToolDetailScreen .note { color: $warning; }
     """
 
-    def __init__(self, call: ToolCall, reread, query: Query | None = None, match: int = -1) -> None:
+    def __init__(self, call: ToolCall, reread, query: Query | None = None, match: int = -1,
+                 session: Any = None) -> None:
         super().__init__()
         self.call = call
+        self.session = session  # the run's model: a sub-agent call lists what ran inside it
         self._reread = reread
         self.search_query = query  # (not `query`: that is Textual's DOM query)
         self.match = match  # the search's current match within this call's payload (-1: none)
@@ -226,6 +228,25 @@ class ToolDetailScreen(Screen):
                 if mark >= 0:
                     self._target = (widget, current[0].count("\n", 0, current[1]))
                 yield widget
+            yield from self._subagent_section()
+
+    def _subagent_section(self) -> Any:
+        """A sub-agent call (Claude Code's Task/Agent, Cursor's task): what ran inside it."""
+        s = self.session
+        if s is None or not (s.subagent_calls or self.call.kind == "task"):
+            return
+        from ..formats import subagent_lines
+
+        lines = subagent_lines(s, self.call.call_id)
+        if not lines:
+            return
+        yield Static(Text("sub-agent transcript"), classes="section-title")
+        body = Text()
+        for n, (kind, text) in enumerate(lines):
+            if n:
+                body.append("\n")
+            body.append(text, style="" if kind == "call" else "dim")
+        yield Static(body, id="subagent-transcript")
 
     def _search_section(self, query: Query, found: list, current: Any) -> Any:
         """The matches of the search in this call, each with its line of context."""

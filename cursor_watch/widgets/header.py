@@ -8,6 +8,7 @@ from rich.console import Group
 from rich.text import Text
 from textual.widgets import Static
 
+from ..formats import agent_command
 from ..model import Session
 from ..plain import format_ms, usage_text
 from ..safe import visible_line
@@ -86,6 +87,9 @@ def _session_line(s: Session, live: LiveState) -> Text:
     t = Text(no_wrap=True, overflow="ellipsis")
     t.append(" cursor-watch ", style="bold reverse")
     t.append(" ")
+    if s.agent is not None and s.agent != "cursor":  # another agent's run: say whose (formats/)
+        t.append(visible_line(agent_command(s.agent) + (f" {s.agent_version}" if s.agent_version else "")) + " ",
+                 style="bold")
     t.append(visible_line(s.model or "model ?"), style="bold cyan")
     if s.cwd:
         t.append("  ")
@@ -132,6 +136,8 @@ def _state_line(s: Session, live: LiveState) -> Text:
     t.append(f"⊘{c[STATUS_REJECTED]}", style="yellow" if c[STATUS_REJECTED] else "dim")
     if c[STATUS_INCOMPLETE]:
         t.append(f" …{c[STATUS_INCOMPLETE]}", style="magenta")
+    if s.subagent_calls:
+        t.append(f" · {s.subagent_calls} in sub-agents", style="dim")
     if s.result is not None and s.result.usage:
         t.append(" · " + usage_text(s.result.usage), style="dim")
     diag = s.invalid_lines + s.unknown_events

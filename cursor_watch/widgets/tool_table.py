@@ -97,7 +97,10 @@ def _cell_specs(call: ToolCall, now_ms: float) -> tuple[tuple[str, str], ...]:
         time_style = "cyan"
     else:
         time_text, time_style = format_ms(call.duration_ms), "dim"
-    return ((str(call.index), "dim"), (f"{symbol} {call.status}", status_style), (visible_line(call.tool), "bold"),
+    tool = visible_line(call.tool)
+    if call.parent_call_id:  # ran inside a sub-agent: indented under it (its calls follow it)
+        tool = "└ " + tool
+    return ((str(call.index), "dim"), (f"{symbol} {call.status}", status_style), (tool, "bold"),
             (summary, ""), (time_text, time_style))
 
 
