@@ -216,22 +216,27 @@ class Reader:
         minus the canonical ones (all zero for Cursor's format).
         """
         adapter = self.adapter
+        released: list[Item] = []
         if adapter is None:
-            items = self._sniff(items)
+            released, items = self._sniff(items)
             adapter = self.adapter
             if adapter is None or not items:
                 self.corrections = [0]
-                return []
+                return released
         out = adapter.adapt(items)
         self.corrections = adapter.corrections
-        return out
+        return released + out if released else out
 
-    def _sniff(self, items: list[Item]) -> list[Item]:
+    def _sniff(self, items: list[Item]) -> tuple[list[Item], list[Item]]:
+        """``(released, to adapt)``: invalid lines before the first object go on at once (every
+        adapter passes them on as they are, and a file of garbage must show as it is read)."""
+        released: list[Item] = []
         held = self._held
-        held.extend(items)
-        for item in items:
+        for n, item in enumerate(items):
             if item.__class__ is not Event:
+                (held if held else released).append(item)
                 continue
+            held.append(item)
             fmt = sniff(item.data)
             if fmt is None:
                 self._objects += 1
@@ -242,8 +247,8 @@ class Reader:
                 fmt = "claude" if self._hooks else "cursor"
             self._choose(make_adapter(fmt))
             self._held = []
-            return held
-        return []
+            return released, held + items[n + 1:]
+        return released, []
 
     def finish(self) -> list[Item]:
         """End of input: decide if still undecided, adapt what was held, then the adapter's end."""
