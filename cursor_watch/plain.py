@@ -374,7 +374,9 @@ def print_summary(session: Session, console: Console, stderr_tail: list[str] | N
             summary = visible_line(call.summary)
             if call.detail:
                 summary += f"  ({visible_line(call.detail)})"
-            table.add_row(str(call.index), tool_status_label(call), visible_line(call.tool), summary, format_ms(call.duration_ms))
+            table.add_row(str(call.index), tool_status_label(call),
+                          ("└ " if call.parent_call_id else "") + visible_line(call.tool), summary,
+                          format_ms(call.duration_ms))
         console.print()
         console.print(table)
     c = s.counts()
