@@ -1,6 +1,6 @@
 """Re-make the README's screenshots: the app on the shipped samples, 160x48.
 
-    python screenshots/make_screenshots.py
+    python screenshots/make_screenshots.py [agents]
 
 Writes ``screenshots/*.svg`` and, when headless Chromium is installed (Debian's
 ``chromium``), ``*.png`` beside them: Chromium draws the SVG as a browser does
@@ -117,9 +117,46 @@ async def runs_list(name: str) -> None:
     shutil.rmtree(tmp, ignore_errors=True)
 
 
+AGENTS = ROOT.parent / "shared" / "streams" / "agents"  # real captures of other agents (README: provenance)
+CLAUDE_SUBAGENT = AGENTS / "claude" / "mlsys-io__lumid-identity__internal__handler__testdata__claude_stream_subagent.ndjson"
+CODEX_MCP = AGENTS / "codex" / "mccorvie__TauCetiWorker__tests__fixtures__codex_exec_mcp_0_160.jsonl"
+
+
+async def agent_run(name: str, path: Path, detail_row: int | None = None) -> None:
+    """Another agent's real capture in the run view (or a call's detail)."""
+    app = frozen(FileSource(str(path)))
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.ended)
+        if detail_row is not None:
+            table = app.run_view().query_one(ToolTable)
+            table.focus()
+            table.move_cursor(row=detail_row)
+            await pilot.press("enter")
+            await until(pilot, lambda: isinstance(app.screen, ToolDetailScreen))
+        await pilot.pause(0.3)
+        app.save_screenshot(f"{name}.svg", path=str(HERE))
+
+
+async def agents() -> None:
+    """The README's "Other agents" screenshots (skipped when the captures are not beside the clone)."""
+    if not CLAUDE_SUBAGENT.exists() or not CODEX_MCP.exists():
+        print(f"agent captures not found under {AGENTS}: their screenshots are not re-made")
+        return
+    await agent_run("claude-subagent", CLAUDE_SUBAGENT)
+    await agent_run("claude-subagent-detail", CLAUDE_SUBAGENT, detail_row=0)
+    await agent_run("codex-run", CODEX_MCP)
+
+
 async def main() -> None:
     os.environ["TZ"] = "UTC"  # the runs list shows local times
     time.tzset()
+    if sys.argv[1:] == ["agents"]:  # only the other agents' screenshots
+        await agents()
+        for svg in sorted(HERE.glob("c*-*.svg")):
+            if svg.stem.startswith(("claude-", "codex-")):
+                print(svg.relative_to(ROOT), "+ png" if svg_to_png(svg) else "(no chromium: svg only)")
+        return
+    await agents()
     await runs_list("runs-list")
     await live_mid_stream("live-mid-stream")
     await finished("finished-run", "plain-tools")

@@ -277,6 +277,9 @@ class ClaudeAdapter(Adapter):
                 text = delta.get("thinking")
                 if parent or not isinstance(text, str) or not text:
                     return []
+                block = self._blocks.get((parent, ev.get("index")))  # type: ignore[arg-type]
+                if block is not None:
+                    block[3].append("")  # the block has text: its stop completes a thinking block
                 return [event({"type": "thinking", "subtype": "delta", "text": text}, item)]
             if dt == "input_json_delta":
                 block = self._blocks.get((parent, ev.get("index")))  # type: ignore[arg-type]
@@ -290,8 +293,8 @@ class ClaudeAdapter(Adapter):
             return []
         if et == "content_block_stop":
             block = self._blocks.get((parent, ev.get("index")))  # type: ignore[arg-type]
-            if block is not None and block[0] == "thinking" and not parent:
-                return [event({"type": "thinking", "subtype": "completed"}, item)]
+            if block is not None and block[0] == "thinking" and not parent and block[3]:
+                return [event({"type": "thinking", "subtype": "completed"}, item)]  # (a redacted one had no text)
             return []
         if et == "message_start":
             msg = ev.get("message") if isinstance(ev.get("message"), dict) else {}

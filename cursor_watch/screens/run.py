@@ -191,8 +191,9 @@ class RunScreen(Finder, Screen):
             live.state, live.progress = "reading", progress
         if s.result is not None and s.result.duration_ms is not None:
             live.elapsed_ms = s.result.duration_ms
-        elif isinstance(source, FileSource) and not source.follow and s.first_ts_ms is not None:
-            live.elapsed_ms = (s.last_ts_ms or s.first_ts_ms) - s.first_ts_ms
+        elif isinstance(source, FileSource) and not source.follow:
+            # a replayed file: its recorded times, none when it has none (Codex writes none)
+            live.elapsed_ms = (s.last_ts_ms or s.first_ts_ms) - s.first_ts_ms if s.first_ts_ms is not None else None
         elif self.run.index > 1 or not last:
             first, latest = s.first_ts_ms, s.last_ts_ms
             live.elapsed_ms = (latest - first) if first is not None and latest is not None else None
