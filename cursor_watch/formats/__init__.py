@@ -30,12 +30,10 @@ their sources are in ``docs/formats.md``.
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime
 from typing import Any
 
-from ..events import Event, Invalid
-
-Item = Event | Invalid
+from ..events import Event
+from .common import Adapter, Item, tool_event  # noqa: F401 (the adapters' interface, re-exported)
 
 FORMATS = ("cursor", "claude", "codex", "gemini")
 AGENTS = {"cursor": "cursor", "claude": "claude-code", "codex": "codex", "gemini": "gemini-cli"}
@@ -111,51 +109,6 @@ def agent_command(agent: str | None) -> str:
 def agent_short(agent: str | None) -> str:
     """A short column label of ``agent`` (``cursor``, ``claude``, ``codex``, ``gemini``; "" if unknown)."""
     return SHORT.get(agent or "", agent or "")
-
-
-class Adapter:
-    """The interface of an agent's adapter (one instance per source: adapters keep state).
-
-    Attributes:
-        name: the ``--format`` name (``cursor``, ``claude``, ``codex``, ``gemini``).
-        agent: the summary's ``session.agent`` label (``cursor``, ``claude-code``, ...).
-    """
-
-    name = "cursor"
-    agent = "cursor"
-    live = True  # events arrive as the agent writes them (else replayed: see tool_event's untimed)
-    # native events minus canonical events of the last adapt(), per run segment (a canonical
-    # system/init begins the next segment): the model counts canonical events, the summary's
-    # "events" counts the agent's own (see Monitor.feed)
-    corrections: list[int] = [0]
-
-    def adapt(self, items: list[Item]) -> list[Item]:
-        """Canonical items for ``items`` (in order; invalid lines passed on as they are)."""
-        out: list[Item] = []
-        convert = self.convert
-        corr = [0]
-        for item in items:
-            if item.__class__ is Event:
-                got = convert(item)
-                corr[-1] += 1
-                for ev in got:
-                    if ev.__class__ is Event and ev.type == "system" and ev.subtype == "init":
-                        corr[-1] -= 1  # this native event counts in the run it begins
-                        corr.append(1)
-                    corr[-1] -= 1
-                out.extend(got)
-            else:
-                out.append(item)
-        self.corrections = corr
-        return out
-
-    def convert(self, item: Event) -> list[Item]:
-        """The canonical events of one native event."""
-        return [item]
-
-    def finish(self) -> list[Item]:
-        """End of input: events held back (a tool call whose message never completed...)."""
-        return []
 
 
 def make_adapter(name: str) -> Adapter:
@@ -263,59 +216,6 @@ class Reader:
         return out + end
 
 
-# -- helpers shared by the adapters ---------------------------------------------------------
-
-def event(data: dict, item: Event) -> Event:
-    """A canonical event at the native ``item``'s line, offset and size."""
-    return Event(data, item.line, item.offset, item.size)
-
-
-def note(item: Event, subtype: str, text: str, kind: str = "system", call_id: str = "") -> Event:
-    """A canonical status line (a ``system`` event with a worded ``note``)."""
-    data: dict[str, Any] = {"type": "system", "subtype": subtype, "note": text, "note_kind": kind}
-    if call_id:
-        data["note_call_id"] = call_id
-    return Event(data, item.line, item.offset, item.size)
-
-
-def iso_ms(value: Any) -> int | None:
-    """Epoch ms of an ISO-8601 time (``2026-07-25T02:22:22.144Z``), None if it isn't one."""
-    if value.__class__ is not str or len(value) < 10:
-        return None
-    try:
-        return int(datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp() * 1000)
-    except (ValueError, OverflowError):
-        return None
-
-
-def s(value: Any) -> str:
-    """``value`` if it is a string, else "" (None) or its ``str``."""
-    return value if value.__class__ is str else ("" if value is None else str(value))
-
-
-def one_line(text: str, limit: int = 200) -> str:
-    """Whitespace folded, cut at ``limit`` characters."""
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def tool_event(item: Event, subtype: str, call_id: str, kind: str, name: str, body: dict,
-               parent: str = "", ts: int | None = None, live: bool = True) -> Event:
-    """A canonical ``tool_call`` event: ``body`` (``args``, ``result``, ``description``) under
-    ``<kind>ToolCall``, the agent's ``name`` as ``tool_name``; ``ts`` its time (epoch ms) if the
-    line has one, else, when not ``live`` (a replay), marked ``untimed`` (the model then leaves
-    the time unknown instead of reading its clock)."""
-    data: dict[str, Any] = {"type": "tool_call", "subtype": subtype, "call_id": call_id, "tool_name": name,
-                            "tool_call": {kind + "ToolCall": body}}
-    if parent:
-        data["parent_call_id"] = parent
-    if ts is not None:
-        data["timestamp_ms"] = ts
-    elif not live:
-        data["untimed"] = True
-    return Event(data, item.line, item.offset, item.size)
-
-
 def canonical_tool_call(data: dict, call_id: str, kind: str = "", args: Any = None) -> Any:
     """The canonical ``tool_call`` object of one native line, for the call ``call_id``.
 
@@ -375,32 +275,4 @@ def native_payloads(data: dict) -> list[tuple[Any, Any]]:
         out.append((data.get("parameters") if isinstance(data.get("parameters"), dict) else None, None))
     elif t == "tool_result":
         out.append((None, {k: data.get(k) for k in ("output", "error") if k in data}))
-    return out
-
-
-def subagent_lines(session: Any, call_id: str, limit: int = 2_000) -> list[tuple[str, str]]:
-    """What ran inside the sub-agent call ``call_id``, in stream order, as ``(kind, text)``:
-    ``note`` for its status lines (prompt, progress, its text) and ``call`` for its tool calls
-    (``✔ Bash  echo hi  46 ms``). At most ``limit`` entries (a note says how many more).
-
-    Reads the session's notes and calls (old ones from the spill file): for a detail view.
-    """
-    from ..plain import STATUS_STYLE, format_ms
-    from ..safe import visible_line
-
-    entries: list[tuple[int, int, str, str]] = []
-    for n, note_ in enumerate(session.notes):
-        if note_.call_id == call_id:
-            entries.append((note_.line, n, "note", visible_line(note_.text)))
-    for call in session.tool_calls.values():
-        if call.parent_call_id == call_id:
-            symbol = STATUS_STYLE.get(call.status, ("?", ""))[0]
-            text = f"{symbol} [{call.index}] {visible_line(call.tool)}  {visible_line(call.summary)}"
-            if call.duration_ms is not None:
-                text += f"  {format_ms(call.duration_ms)}"
-            entries.append((call.started_line or call.completed_line, -1, "call", text))
-    entries.sort(key=lambda e: (e[0], e[1]))
-    out = [(kind, text) for _line, _n, kind, text in entries[:limit]]
-    if len(entries) > limit:
-        out.append(("note", f"… {len(entries) - limit:,} more"))
     return out

@@ -31,7 +31,7 @@ from typing import Any
 
 import orjson
 
-from . import Adapter, Event, Item, event, iso_ms, note, one_line, s, tool_event
+from .common import Adapter, Event, Item, event, iso_ms, note, one_line, s, tool_event
 
 # Claude Code's tool names -> canonical kinds (tools.py); mcp__SERVER__TOOL is "mcp"; others are
 # their own kind (generic detail). Task and Agent both name the sub-agent tool (init lists Task,

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import Adapter, Event, Item, event, note, one_line, s, tool_event
+from .common import Adapter, Event, Item, event, note, one_line, s, tool_event
 
 # item types -> (canonical kind, shown name is the item type itself)
 KINDS = {"command_execution": "shell", "file_change": "edit", "mcp_tool_call": "mcp", "web_search": "webSearch",

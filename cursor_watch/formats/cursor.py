@@ -6,7 +6,7 @@ Its adapter passes items on unchanged; the typed fast path of issue 17 decodes t
 
 from __future__ import annotations
 
-from . import Adapter, Item
+from .common import Adapter, Item
 
 
 class CursorAdapter(Adapter):

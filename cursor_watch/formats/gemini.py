@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import Adapter, Event, Item, event, iso_ms, note, one_line, s, tool_event
+from .common import Adapter, Event, Item, event, iso_ms, note, one_line, s, tool_event
 
 # Gemini CLI's built-in tool names -> canonical kinds (others are their own kind)
 KINDS = {"run_shell_command": "shell", "read_file": "read", "read_many_files": "read", "write_file": "write",

@@ -169,6 +169,31 @@ def excerpt(string: str, a: int, b: int, current: bool, width: int = 160) -> Tex
     return line
 
 
+def subagent_lines(session: Any, call_id: str, limit: int = 2_000) -> list[tuple[str, str]]:
+    """What ran inside the sub-agent call ``call_id``, in stream order, as ``(kind, text)``:
+    ``note`` for its status lines (prompt, progress, its text) and ``call`` for its tool calls
+    (``✔ Bash  echo hi  46 ms``). At most ``limit`` entries (a note says how many more).
+
+    Reads the session's notes and calls (old ones from the spill file): for a detail view.
+    """
+    entries: list[tuple[int, int, str, str]] = []
+    for n, note_ in enumerate(session.notes):
+        if note_.call_id == call_id:
+            entries.append((note_.line, n, "note", visible_line(note_.text)))
+    for call in session.tool_calls.values():
+        if call.parent_call_id == call_id:
+            symbol = STATUS_STYLE.get(call.status, ("?", ""))[0]
+            text = f"{symbol} [{call.index}] {visible_line(call.tool)}  {visible_line(call.summary)}"
+            if call.duration_ms is not None:
+                text += f"  {format_ms(call.duration_ms)}"
+            entries.append((call.started_line or call.completed_line, -1, "call", text))
+    entries.sort(key=lambda e: (e[0], e[1]))
+    out = [(kind, text) for _line, _n, kind, text in entries[:limit]]
+    if len(entries) > limit:
+        out.append(("note", f"… {len(entries) - limit:,} more"))
+    return out
+
+
 class ToolDetailScreen(Screen):
     """One tool call in full. Escape goes back."""
 
@@ -235,8 +260,6 @@ class ToolDetailScreen(Screen):
         s = self.session
         if s is None or not (s.subagent_calls or self.call.kind == "task"):
             return
-        from ..formats import subagent_lines
-
         lines = subagent_lines(s, self.call.call_id)
         if not lines:
             return
