@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import os
+import signal
 import sys
 import time
 from collections.abc import Callable
@@ -77,6 +78,9 @@ class CursorWatchApp(App):
     BINDINGS = [
         Binding("q", "quit", "Quit", id="quit"),
         Binding("question_mark", "help", "Help", id="help"),
+        # Ctrl+C ends the app as SIGINT ends cursor-watch everywhere else (exit status 130),
+        # before any widget sees it (Textual's default only says "press ctrl+q to quit")
+        Binding("ctrl+c", "interrupt", "Quit", id="interrupt", show=False, priority=True),
     ]
 
     def __init__(
@@ -269,7 +273,10 @@ class CursorWatchApp(App):
         except TimeoutError:
             pass
         self._quitting = True
-        self.exit(return_code=self.watch.exit_code if self.watch.exit_code is not None else 1)
+        code = self.watch.signal_status  # a signal (or Ctrl+C) after the watch ended still counts
+        if code is None:
+            code = self.watch.exit_code if self.watch.exit_code is not None else 1
+        self.exit(return_code=code)
 
     # -- view ------------------------------------------------------------------------
 
@@ -308,9 +315,11 @@ class CursorWatchApp(App):
             return
         self._went_multi = True
         self.several = True
+        screen = self._run_screen()
+        if screen is not None:
+            screen.refresh_bindings()  # the footer offers Escape (the runs list) now
         feed = self.watch.feeds[0]
         replaying = isinstance(feed.source, FileSource) and not feed.source.follow and not feed.caught_up
-        screen = self._run_screen()
         if screen is not None and (replaying or now - self._started_at < OPEN_ON_LIST_S):
             self.show_runs()
         else:
@@ -577,6 +586,11 @@ class CursorWatchApp(App):
         """Re-render the shown run's header at once."""
         if isinstance(self.screen, RunScreen):
             self.screen.refresh_now(self.ended)
+
+    def action_interrupt(self) -> None:
+        """Ctrl+C: what SIGINT does (the terminal sends a key, not the signal, to a full-screen
+        app): a spawned command is terminated, then the app exits with status 130."""
+        self.watch.interrupt(signal.SIGINT)
 
     async def action_quit(self) -> None:
         """Quit: stop watching (a spawned command is terminated), then exit."""

@@ -278,7 +278,10 @@ def serve(opts: Options, argv: list[str]) -> int:
                "anyone who can reach it can watch these runs")
     sys.stderr.write(f"cursor-watch: serving on http://{opts.host}:{opts.port} (Ctrl+C stops)\n")
     sys.stderr.flush()
-    Server(command, host=opts.host, port=opts.port, title="cursor-watch").serve()
+    # the page is cursor-watch's own template (textual-serve's asks a web font service for its font:
+    # on a machine without internet the page waited on it); its assets are textual-serve's static files
+    templates = os.path.join(os.path.dirname(os.path.abspath(__file__)), "web", "templates")
+    Server(command, host=opts.host, port=opts.port, title="cursor-watch", templates_path=templates).serve()
     return EXIT_OK
 
 

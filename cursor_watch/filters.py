@@ -99,7 +99,7 @@ class CallFilter:
             return False
         if self.statuses and status not in self.statuses:
             return False
-        if self.tools and call.tool.lower() not in self.tools:
+        if self.tools and call.tool.lower() not in self.tools and call.kind.lower() not in self.tools:  # Bash or shell
             return False
         if self.words:
             text = f"{call.tool}\n{call.summary}\n{call.detail}"

@@ -77,4 +77,4 @@ def call_detail(call: ToolCall, reread: Reread, limit: int = DETAIL_TEXT_LIMIT,
         the sections of what the model kept, and a note.
     """
     args, result, note = load_call_events(call, reread)
-    return detail_sections(call.kind, args, result, limit, raw), note
+    return detail_sections(call.kind, args, result, limit, raw, shown=call.detail), note

@@ -16,12 +16,13 @@ from rich.text import Text
 from . import model as m
 from .formats import agent_command
 from .model import Session, ToolCall
+from .fmt import plural, tool_calls_phrase
 from .output import OutputClosed
 from .runs import Run
 from .safe import visible, visible_line
 from .termlines import LineWriter, Piece, rich_text
 from .summary import dumps_json, summary_json, write_json_out, write_summaries, write_summary_json  # noqa: F401
-from .tools import STATUS_FAILURE, STATUS_INCOMPLETE, STATUS_REJECTED, STATUS_RUNNING, STATUS_SUCCESS
+from .tools import STATUS_FAILURE, STATUS_INCOMPLETE, STATUS_REJECTED, STATUS_RUNNING, STATUS_SUCCESS, said_in
 
 STATUS_STYLE = {
     STATUS_RUNNING: ("▶", "cyan"),
@@ -110,7 +111,7 @@ def tool_pieces(call: ToolCall, event: str) -> list[Piece]:
         p.append((f"  {call.status}", style))
         if call.exit_code and "exit" not in call.detail:
             p.append((f" (exit {call.exit_code})", style))
-        if call.detail:
+        if call.detail and not said_in(call.detail, call.interaction):  # the note above said it
             p.append((" (" + visible_line(call.detail) + ")", style))
         if call.duration_ms is not None:
             p.append((f"  {format_ms(call.duration_ms)}", "dim"))
@@ -125,12 +126,7 @@ def tool_line(call: ToolCall, event: str) -> Text:
 def outcome_pieces(session: Session) -> list[Piece]:
     """The closing line: outcome, tool-call counts, duration, tokens, diagnostics."""
     status = session.status
-    c = session.tool_counts
-    n = len(session.tool_calls)
-    parts = [f"{n} tool call{'s' if n != 1 else ''}"]
-    detail = [f"{c[k]} {k}" for k in (STATUS_SUCCESS, STATUS_FAILURE, STATUS_REJECTED, STATUS_INCOMPLETE, STATUS_RUNNING) if c[k]]
-    if detail:
-        parts[0] += " (" + ", ".join(detail) + ")"
+    parts = [tool_calls_phrase(len(session.tool_calls), session.tool_counts)]
     if session.subagent_calls:
         parts.append(f"{session.subagent_calls} in sub-agents")
     r = session.result
@@ -142,9 +138,9 @@ def outcome_pieces(session: Session) -> list[Piece]:
         if r.usage:
             parts.append(usage_text(r.usage))
     if session.invalid_lines:
-        parts.append(f"{session.invalid_lines} invalid line{'s' if session.invalid_lines != 1 else ''}")
+        parts.append(plural(session.invalid_lines, "invalid line"))
     if session.unknown_events:
-        parts.append(f"{session.unknown_events} unknown event{'s' if session.unknown_events != 1 else ''}")
+        parts.append(plural(session.unknown_events, "unknown event"))
     if session.exit_status is not None:
         parts.append(f"exit status {session.exit_status}")
     return [(f"■ {status}", OUTCOME_STYLE.get(status, "")), ("  " + " · ".join(parts), None)]
@@ -391,7 +387,7 @@ def print_summary(session: Session, console: Console, stderr_tail: list[str] | N
     for d in s.diagnostics[:50]:
         console.print(Text(f"! line {d.line}: {visible_line(d.message)}", style="red"))
     if len(s.diagnostics) > 50:
-        console.print(Text(f"! … {len(s.diagnostics) - 50} more diagnostics (see --summary --json)", style="red"))
+        console.print(Text(f"! … {plural(len(s.diagnostics) - 50, 'more diagnostic')} (see --summary --json)", style="red"))
     for line in (stderr_tail or [])[-20:]:
         console.print(Text(f"stderr: {visible_line(line)}", style="yellow"))
     final = s.result.text if s.result is not None and s.result.text else s.assistant_text

@@ -463,6 +463,11 @@ class Watch:
         if self.on_signal is not None:
             self.on_signal(signum)
 
+    def interrupt(self, signum: int) -> None:
+        """Stop as if signal ``signum`` had arrived (the TUI's Ctrl+C is a key, not SIGINT):
+        the exit status becomes 128 + ``signum``, ``on_signal`` is called."""
+        self._on_signal(signum)
+
     def request_stop(self) -> None:
         """Stop watching (the user quit): a spawned command is terminated, and its
         status is then not passed through (we stopped it)."""

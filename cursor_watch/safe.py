@@ -39,13 +39,43 @@ def _escape(match: re.Match[str]) -> str:
     return f"\\u{code:04x}"
 
 
+def fold_cr(text: str) -> str:
+    """Carriage returns the way a terminal shows them: ``\\r\\n`` is a line end, and a lone
+    ``\\r`` returns to the start of the line, whose later text overwrites the earlier
+    (``"10%\\r20%\\r100%"`` shows ``100%``; ``"abcdef\\rXY"`` shows ``XYcdef``).
+
+    Tool output from Windows shells ends lines with CRLF; progress bars redraw one line with
+    lone CRs. Characters, not terminal cells, are overwritten (a wide character counts as one).
+    """
+    if "\r" not in text:
+        return text
+    text = text.replace("\r\n", "\n")
+    if "\r" not in text:
+        return text
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        if "\r" in line:
+            parts = line.split("\r")
+            shown = parts[0]
+            for part in parts[1:]:
+                shown = part + shown[len(part):]
+            lines[i] = shown
+    return "\n".join(lines)
+
+
 def visible(text: str) -> str:
     """Escape control characters (keeping newlines and tabs) as ``\\e``, ``\\x07``, ...
 
-    ``"\\x1b[31mred"`` becomes the 8 visible characters ``\\e[31mred``.
+    ``"\\x1b[31mred"`` becomes the 8 visible characters ``\\e[31mred``. Carriage returns are
+    first applied as a terminal would (:func:`fold_cr`): text of many lines is shown as it
+    would look on a terminal, never with a literal ``\\r``.
     """
     if text.isprintable() or not _UNSAFE.search(text):
         return text
+    if "\r" in text:
+        text = fold_cr(text)
+        if not _UNSAFE.search(text):
+            return text
     return _UNSAFE.sub(_escape, text)
 
 
@@ -60,8 +90,11 @@ def visible_doc(text: str, line: bool = False) -> str:
     """:func:`visible` (or, with ``line``, :func:`visible_line`) for documents (HTML, Markdown).
 
     Also shows lone surrogates and the noncharacters U+FDD0-U+FDEF, U+FFFE and U+FFFF
-    (``\\udc80``, ``\\ufffe``), which UTF-8 can't encode or an HTML parser rejects.
+    (``\\udc80``, ``\\ufffe``), which UTF-8 can't encode or an HTML parser rejects. Text of
+    many lines gets its carriage returns applied (:func:`fold_cr`), as :func:`visible` does.
     """
     if text.isprintable():
         return text
+    if not line and "\r" in text:
+        text = fold_cr(text)
     return (_UNSAFE_DOC_LINE if line else _UNSAFE_DOC).sub(_escape, text)

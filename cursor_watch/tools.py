@@ -169,7 +169,7 @@ def summarize(tool: str, args: Any, outcome_payload: Any = None) -> str:
             parts = [f"{counts.pop(k)} {k}" for k in order if k in counts]
             parts += [f"{v} {k}" for k, v in counts.items()]
             n = len(todos) if isinstance(todos, list) else 0
-            return f"{n} todos" + (": " + ", ".join(parts) if parts else "")
+            return f"{n} todo{'s' if n != 1 else ''}" + (": " + ", ".join(parts) if parts else "")
         if tool == "task":
             return _one_line(pick("description", "prompt"))
         if tool == "mcp":
@@ -320,7 +320,7 @@ def _cut_matches(files: list[tuple[str, list]], limit: int) -> tuple[list[tuple[
 
 
 def detail_sections(tool: str, args: Any, result: Any, limit: int = DETAIL_TEXT_LIMIT,
-                    raw: bool = True) -> list[Section]:
+                    raw: bool = True, shown: str = "") -> list[Section]:
     """The detail of a tool call as sections, the way a person wants to read it.
 
     Args:
@@ -331,6 +331,10 @@ def detail_sections(tool: str, args: Any, result: Any, limit: int = DETAIL_TEXT_
         raw: also the arguments and result as JSON after the tool's own view (the TUI
             folds them); False leaves them out where the tool has a view of its own (the
             exports: they would repeat every payload). A tool without one always gets them.
+        shown: what the view already says of the outcome above the sections (the call's
+            ``detail``, e.g. ``User Rejected``): a reason, error or message it holds is not
+            listed again, and a rejection with nothing more to say gets no outcome section
+            (one line per rejection, issue 18).
 
     Returns:
         Sections: the tool's own view of arguments and result (shell: command, exit
@@ -349,13 +353,16 @@ def detail_sections(tool: str, args: Any, result: Any, limit: int = DETAIL_TEXT_
         sections = []
     raw = raw or not sections
     if status != "success" and not (tool == "shell" and outcome == "failure"):  # shell shows its exit code
+        said = " ".join(shown.split())
         reason = [(k, _s(v)) for k, v in payload.items() if k in ("reason", "error", "message", "exitCode", "signal")
-                  and isinstance(v, (str, int, float)) and _s(v) != ""]
-        sections.insert(0, Section(f"outcome: {outcome or 'none'}", "fields", reason or [("outcome", outcome)]))
+                  and isinstance(v, (str, int, float)) and _s(v).strip() != ""
+                  and not (said and isinstance(v, str) and " ".join(v.split()) in said)]
+        if reason or status != "rejected":
+            sections.insert(0, Section(f"outcome: {outcome or 'none'}", "fields", reason or [("outcome", outcome)]))
     if a and raw:
-        sections.append(Section("arguments", "json", _trim_json(a, min(limit, JSON_STRING_LIMIT))))
+        sections.append(Section("arguments", "json", _trim_json(a, min(limit, JSON_STRING_LIMIT)), language=RAW))
     if result is not None and raw:
-        sections.append(Section("result", "json", _trim_json(result, min(limit, JSON_STRING_LIMIT))))
+        sections.append(Section("result", "json", _trim_json(result, min(limit, JSON_STRING_LIMIT)), language=RAW))
     return sections
 
 
@@ -495,15 +502,86 @@ def _tool_sections(tool: str, a: dict, outcome: str, p: dict, limit: int) -> lis
         texts = [_s(st.get("assistantMessage", {}).get("text")) for st in steps or [] if isinstance(st, dict)
                  and isinstance(st.get("assistantMessage"), dict)]
         if texts:
-            out.append(Section("sub-agent said", "markdown", cut_payload("\n\n".join(texts), limit)))
+            out.append(Section("sub-agent said", "markdown", cut_payload("\n\n".join(texts), limit),
+                               language=AGENT_MARKDOWN))
     elif tool == "mcp":
         out.append(Section("mcp", "fields", [("tool", _s(a.get("toolName") or a.get("name"))),
                                              ("server", _s(a.get("providerIdentifier")))]))
+        inner = a.get("args")
+        if isinstance(inner, dict) and inner:
+            out.append(Section("arguments of the MCP tool", "json", _trim_json(inner, min(limit, JSON_STRING_LIMIT))))
         content = p.get("content")
         texts = []
         for c in content if isinstance(content, list) else []:
             t = c.get("text") if isinstance(c, dict) else None
             texts.append(_s(t.get("text")) if isinstance(t, dict) else _s(t))
         if texts:
-            out.append(Section("content", "text", cut_payload("\n".join(texts), limit)))
+            out += _text_or_json("content", "\n".join(texts), limit)
+    elif tool == "getMcpTools":
+        out.append(Section("getMcpTools", "fields", [("server", _s(a.get("server"))), ("tool", _s(a.get("toolName")))]))
+        if p.get("content"):
+            out += _text_or_json("tool description", p["content"], limit)
+    elif tool == "createPlan":
+        fields = [(k, _s(a.get(k))) for k in ("name", "overview") if a.get(k)]
+        if fields:
+            out.append(Section("createPlan", "fields", fields))
+        if a.get("plan"):
+            out.append(Section("plan", "markdown", cut_payload(a["plan"], limit), language=AGENT_MARKDOWN))
+        todos = a.get("todos")
+        if isinstance(todos, list) and todos:
+            items = [(todo_status(t.get("status")), _s(t.get("content"))) for t in todos if isinstance(t, dict)]
+            out.append(Section("todos", "checklist", items))
     return out
+
+
+def said_in(detail: str, text: str) -> bool:
+    """True when ``text`` (a call's ``interaction`` note, e.g. ``webFetch response: rejected
+    (User Rejected)``) already gives the reason ``detail`` names: a view that printed the
+    note doesn't print the same reason again on the call's line."""
+    return bool(detail and text) and " ".join(detail.split())[:100] in " ".join(text.split())
+
+
+def without_reason(text: str, detail: str) -> str:
+    """``text`` (an ``interaction`` note) without a closing ``(reason)`` that repeats ``detail``
+    (the detail views show the reason once, on the status line)."""
+    if detail and text.endswith(")") and said_in(detail, text):
+        head, sep, _reason = text.rpartition(" (")
+        if sep:
+            return head
+    return text
+
+
+# ``Section.language`` of the "json" sections that repeat the arguments and result as the
+# stream has them (the TUI folds them under the tool's own view: ``r`` opens them)
+RAW = "raw"
+# ``Section.language`` of a "markdown" section the agent itself wrote (a plan, a sub-agent's
+# answer): the exports keep it as Markdown; a fetched page is shown as its source there.
+AGENT_MARKDOWN = "agent"
+
+
+def json_in_string(text: Any, limit: int = DETAIL_TEXT_LIMIT) -> Any:
+    """The JSON object or array that the string ``text`` holds, decoded; None when it holds
+    none (MCP results and ``getMcpToolsToolCall``'s ``content`` are JSON written into a
+    string: the crew capture). Strings over ``limit`` characters are not decoded (a cut
+    payload is shown as text)."""
+    if not isinstance(text, str) or len(text) > limit:
+        return None
+    head = text.lstrip()[:1]
+    if head not in ("{", "["):
+        return None
+    import orjson
+
+    try:
+        value = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return None
+    return value if isinstance(value, (dict, list)) else None
+
+
+def _text_or_json(title: str, text: Any, limit: int) -> list[Section]:
+    """A payload string as a "json" section (decoded, pretty-printed) when it holds JSON, else
+    as "text"."""
+    value = json_in_string(text, limit)
+    if value is not None:
+        return [Section(f"{title} (JSON)", "json", _trim_json(value, min(limit, JSON_STRING_LIMIT)))]
+    return [Section(title, "text", cut_payload(text, limit))]

@@ -173,7 +173,8 @@ def test_capture_payloads_read_back(path: Path):
             if call.kind == "shell":
                 assert sections[0].title == "shell" and sections[0].body[0][1]  # the command
             if call.kind == "mcp":
-                assert any(s.title == "content" and s.body for s in sections)
+                assert any(s.title.startswith("content") and s.body for s in sections)
+                assert any(s.title == "arguments of the MCP tool" for s in sections)
 
 
 def test_claude_subagent_capture_nests_calls_and_notes():

@@ -142,7 +142,7 @@ async def test_table_cursor_follows_the_newest_call_until_the_user_moves_it():
     ("plain-tools", 4, ["diff", "@@", "lines +"]),
     ("plain-tools", 2, ["matches in", "apply_discount("]),
     ("plain-tools", 6, ["☑", "☐", "todos"]),
-    ("parallel-failed-rejected", 4, ["outcome: rejected", "curl"]),
+    ("parallel-failed-rejected", 4, ["status ⊘ rejected", "curl"]),  # one line per rejection (issue 18)
     ("parallel-failed-rejected", 7, ["outcome: error", "ENOENT"]),
 ])
 async def test_detail_screen_per_tool(sample, index, expected):

@@ -6,7 +6,7 @@ skips and says which is missing (``.ci/run`` installs ``chromium`` where it can)
 
 Nothing leaves the machine: the export's page may only load itself (any other request fails the
 test); the served page may only talk to 127.0.0.1 (textual-serve's page asks for a web font from
-the internet: that request is refused here).
+the internet: cursor-watch serves its own page, whose fonts come from the local server).
 """
 
 from __future__ import annotations
@@ -183,7 +183,7 @@ def test_serve_shows_the_run_in_a_browser_and_keys_work(browser):
             page.locator(".xterm-helper-textarea").focus()
             page.keyboard.press("?")
             _wait_for(page, lambda text: _help_marker() in text)
-            assert all("fonts.googleapis.com" in url for url in view.refused), view.refused  # nothing else went out
+            assert view.refused == []  # nothing left the machine (issue 18: not even a web font)
         finally:
             view.close()
 
@@ -196,3 +196,28 @@ def _help_marker() -> str:
         return dict(KEYS)["t"]
     except (ImportError, KeyError, TypeError, ValueError):  # the help screen is being redone
         return "help"
+
+
+def test_serve_page_load_requests_nothing_but_the_local_server(browser):
+    """Issue 18 item 12: every request of a page load (documents, scripts, styles, fonts, the
+    websocket) goes to the local server; the terminal's font is loaded from it."""
+    pytest.importorskip("textual_serve", reason="textual-serve is not installed (pip install '.[web]')")
+    with serving(str(SAMPLES / "plain-tools.jsonl")) as port:
+        local = re.compile(rf"(http|ws)://127\.0\.0\.1:{port}/")
+        view = Page(browser, re.compile(r".*"), viewport={"width": 1200, "height": 800})  # record, refuse nothing
+        seen: list[str] = []
+        try:
+            page = view.page
+            page.on("request", lambda r: seen.append(r.url))
+            page.on("websocket", lambda ws: seen.append(ws.url))
+            page.add_init_script(RECORD_SOCKET)
+            page.goto(f"http://127.0.0.1:{port}/", wait_until="load")
+            _wait_for(page, lambda text: "Composer 2.5" in text)
+            page.wait_for_load_state("networkidle")
+            assert seen and [url for url in seen if not local.match(url)] == []
+            assert any(url.endswith("/static/fonts/RobotoMono-VariableFont_wght.ttf") for url in seen)
+            assert page.evaluate("document.fonts.check(\"16px 'Roboto Mono'\")")
+            assert page.evaluate("[...document.fonts].some(f => f.family.includes('Roboto Mono') && f.status == 'loaded')")
+            assert view.errors == []
+        finally:
+            view.close()

@@ -31,6 +31,7 @@ from cursor_watch.export.markdown import GITHUB_COMMENT_CHARS, _Messages, payloa
 from cursor_watch.payloads import call_detail
 from cursor_watch.runner import Monitor, Watch
 from cursor_watch.safe import visible_doc
+from cursor_watch.tools import AGENT_MARKDOWN
 from cursor_watch.sources import open_sources
 
 html5lib = pytest.importorskip("html5lib")
@@ -87,8 +88,8 @@ def payloads_of(run) -> list[str]:
     for call in s.tool_calls.values():
         sections, _note = call_detail(call, run.reread, raw=False)
         for section in sections:
-            if section.kind in PAYLOAD_KINDS:
-                out.append(section.body)
+            if section.kind in PAYLOAD_KINDS and section.language != AGENT_MARKDOWN:
+                out.append(section.body)  # (the agent's own Markdown, a plan, stays Markdown like its messages)
     return [visible_doc(p) for p in out]
 
 

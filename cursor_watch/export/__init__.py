@@ -20,7 +20,7 @@ import re
 from collections.abc import Callable
 from typing import IO, Any
 
-from ..output import error_line, write_private
+from ..output import error_line, write_private, write_private_new
 from ..runs import Run
 
 FORMATS = {".html": "html", ".htm": "html", ".md": "markdown", ".markdown": "markdown", ".json": "json"}
@@ -120,6 +120,8 @@ def export_file_name(session_id: str | None) -> str:
 def export_run_to(run: Run, directory: str = ".") -> str:
     """Export one run as HTML to ``directory`` (the TUI's ``e`` key); returns the path written.
 
+    Never replaces a file: pressing ``e`` again, or on another run with the same session id
+    (a killed run and its ``--resume``), writes ``cursor-watch-<session id>-2.html``, ``-3``...
     The run may still be live: the file shows what the model holds now. Synchronous: call
     it where blocking for the export's time is fine (it re-reads every payload; about a
     second per 10,000 tool calls).
@@ -128,5 +130,8 @@ def export_run_to(run: Run, directory: str = ".") -> str:
         OSError: the file could not be written.
     """
     path = os.path.join(directory, export_file_name(run.session.session_id))
-    export_runs(path, [run])
-    return path
+
+    def write(f: IO[bytes]) -> None:
+        write_export([run], "html", f.write)
+
+    return write_private_new(path, write)

@@ -10,9 +10,11 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
+from ..fmt import plural, tool_calls_phrase
 from ..model import Session, ToolCall
 from ..plain import format_ms, usage_text
 from ..runs import Run
+from ..tools import without_reason
 
 EXPORT_PAYLOAD_CHARS = 100_000  # characters of one payload in an export (the TUI detail's cap)
 
@@ -58,10 +60,8 @@ def outcome_line(session: Session) -> str:
 
 
 def tool_counts_line(session: Session) -> str:
-    """``12 (10 success, 1 failure, 1 rejected)``."""
-    c = session.tool_counts
-    detail = [f"{c[k]} {k}" for k in ("success", "failure", "rejected", "incomplete", "running") if c.get(k)]
-    return f"{len(session.tool_calls)}" + (f" ({', '.join(detail)})" if detail else "")
+    """``12 tool calls (10 success, 1 failed, 1 rejected)`` (:func:`cursor_watch.fmt.tool_calls_phrase`)."""
+    return tool_calls_phrase(len(session.tool_calls), session.tool_counts)
 
 
 def run_facts(run: Run) -> list[tuple[str, str]]:
@@ -86,8 +86,8 @@ def run_facts(run: Run) -> list[tuple[str, str]]:
         ("started", format_when(s.first_ts_ms)),
         ("source", f"{run.source if run.source != '-' else run.source_label} (run {run.index}, "
                    f"lines {run.first_line}-{max(run.first_line, run.last_line)})"),
-        ("events", f"{c['events']:,} events, {c['invalid_lines']:,} invalid lines, "
-                   f"{c['unknown_events']:,} unknown events"),
+        ("events", f"{plural(c['events'], 'event')}, {plural(c['invalid_lines'], 'invalid line')}, "
+                   f"{plural(c['unknown_events'], 'unknown event')}"),
     ]
     return [(label, value) for label, value in facts if value]
 
@@ -114,7 +114,7 @@ def call_facts(call: ToolCall) -> list[tuple[str, str]]:
         ("call_id", call.call_id),
         ("stream", ("line " if len(lines) == 1 else "lines ") + " and ".join(map(str, lines)) if lines else ""),
         ("description", call.description),
-        ("approval", call.interaction),
+        ("approval", without_reason(call.interaction, call.detail)),
     ]
     return [(label, value) for label, value in facts if value]
 

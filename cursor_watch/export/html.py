@@ -33,13 +33,14 @@ from functools import lru_cache
 from typing import Any
 
 from .. import __version__
+from ..fmt import plural
 from ..formats import agent_command
 from ..model import Session, ToolCall
 from ..payloads import call_detail
 from ..plain import STATUS_STYLE, dumps_json, format_ms
 from ..runs import Run
 from ..safe import visible_doc
-from ..tools import Section, cut_payload, lexer_for
+from ..tools import RAW, Section, cut_payload, lexer_for
 from .common import EXPORT_PAYLOAD_CHARS, call_facts, final_text, run_facts, run_title, tool_counts_line, transcript
 
 HIGHLIGHT_BUDGET_CHARS = 250_000  # code characters highlighted per document; the rest is plain
@@ -131,10 +132,12 @@ def _cell_open(self, tokens, idx, options, env) -> str:
 
 @lru_cache(maxsize=1)
 def markdown_renderer() -> Any:
-    """markdown-it-py, CommonMark with tables and strikethrough, raw HTML escaped, safe links."""
-    from markdown_it import MarkdownIt
+    """markdown-it-py as the TUI parses (:func:`cursor_watch.mdtext.text_parser`: CommonMark with
+    tables and strikethrough, raw HTML and character references shown as text, each line a
+    line), safe links."""
+    from ..mdtext import text_parser
 
-    md = MarkdownIt("commonmark", {"html": False}).enable(["table", "strikethrough"])
+    md = text_parser()
     md.validateLink = safe_link
     md.add_render_rule("link_open", _link_open)
     md.add_render_rule("link_close", _link_close)
@@ -159,7 +162,7 @@ def render_markdown(text: str) -> str:
 def _render_shown(shown: str, syntax: bool) -> str:
     if not syntax:
         paragraphs = _BLANK_LINES.split(html.escape(shown, quote=False).replace('"', "&quot;").strip("\n"))
-        return "".join(f"<p>{p}</p>\n" for p in paragraphs if p)
+        return "".join(f"<p>{p.replace(chr(10), '<br />' + chr(10))}</p>\n" for p in paragraphs if p)
     return markdown_renderer().render(shown, {})
 
 
@@ -275,6 +278,9 @@ def render_section(section: Section, render: Renderer) -> str:
         inner = render.code(body if isinstance(body, str) else str(body), section.language)
     elif kind == "diff":
         inner = render_diff(body if isinstance(body, str) else str(body))
+    elif kind == "json" and section.language != RAW:
+        # JSON the tool wrote into a string (an MCP result), decoded: highlighted like code
+        inner = render.code(dumps_json(body).decode(), "decoded.json")
     elif kind == "json":
         inner = f'<pre class="code json"><code>{esc(dumps_json(body).decode())}</code></pre>'
     elif kind == "checklist":
@@ -534,7 +540,7 @@ def _toc(runs: list[Run]) -> str:
         s = run.session
         items.append(f'<li><a href="#run-{n}">{esc(run_title(run, True), line=True)}</a> '
                      f'{status_badge(s.status)} <span class="dim">· {esc(s.model or "?", line=True)} · '
-                     f'{esc(tool_counts_line(s), line=True)} tool calls</span>'
+                     f'{esc(tool_counts_line(s), line=True)}</span>'
                      + (f'<br><span class="dim">{esc(_first_line(s.prompt), line=True)}</span>' if s.prompt else "")
                      + "</li>")
     return f'<nav class="toc"><h2>Runs</h2><ol>{"".join(items)}</ol></nav>\n'
@@ -579,7 +585,7 @@ def _diagnostics(run: Run) -> str:
         parts.append(f"<li>line {u.line}: unknown event {esc(u.type, line=True)}/{esc(u.subtype, line=True)}</li>")
     items = f"<ul>{''.join(parts)}</ul>" if parts else ""
     if s.invalid_lines > len(s.diagnostics):
-        items += f'<p class="dim">{s.invalid_lines - len(s.diagnostics):,} more invalid lines not listed</p>'
+        items += f'<p class="dim">{plural(s.invalid_lines - len(s.diagnostics), "more invalid line")} not listed</p>'
     if run.stderr:
         items += "<h5>stderr of the command</h5><pre class=\"text\">" + esc("\n".join(run.stderr)) + "</pre>"
     return items or '<p class="dim">None: every line was an event cursor-watch knows.</p>'

@@ -35,13 +35,14 @@ from functools import lru_cache
 from typing import Any
 
 from .. import __version__
+from ..fmt import plural
 from ..formats import agent_command
 from ..model import ToolCall
 from ..payloads import call_detail
 from ..plain import STATUS_STYLE, dumps_json, format_ms
 from ..runs import Run
 from ..safe import visible_doc
-from ..tools import Section, cut_payload, lexer_for
+from ..tools import AGENT_MARKDOWN, Section, cut_payload, lexer_for
 from .common import EXPORT_PAYLOAD_CHARS, call_facts, final_text, run_facts, run_title, tool_counts_line, transcript
 from .html import MARKDOWN_BUDGET_CHARS, MARKDOWN_MESSAGE_CHARS, RUN_SYMBOL, safe_link
 
@@ -198,10 +199,15 @@ class _Builder:
         return Block("".join(self.parts), self.payloads, self.payload_chars)
 
 
+# identifiers that may hold a newline (a call_id does): shown as one span, the newline as \n
+_ID_FIELDS = frozenset({"call_id", "session"})
+
+
 def _fields(b: _Builder, fields: list[tuple[str, Any]]) -> None:
     for label, value in fields:
         value = value if isinstance(value, str) else str(value)
-        if "\n" in value.strip("\n") and len(value) > 200:  # a long command: a block (a call_id: a span)
+        if "\n" in value.strip("\n") and (len(value) > 200 or label not in _ID_FIELDS):
+            # text of several lines (a command, a rejection's reason): a block, never a literal \n
             b.add(f"- **{md_text(label)}**:\n\n")
             b.payload(value)
         else:
@@ -234,7 +240,13 @@ def _section(b: _Builder, section: Section) -> None:
             if lines:
                 b.payload("\n".join(f"{'' if n is None else n:>6}: {t}" for n, t in lines))
     elif kind == "markdown":
-        b.payload(body if isinstance(body, str) else str(body), "markdown", cut=False)
+        text = body if isinstance(body, str) else str(body)
+        shown = visible_doc(text)
+        if (section.language == AGENT_MARKDOWN and len(shown) <= MARKDOWN_MESSAGE_CHARS
+                and markdown_is_contained(shown)):
+            b.add(shown.strip("\n") + "\n\n")  # the agent's own Markdown (a plan) stays Markdown
+        else:
+            b.payload(text, "markdown", cut=False)
     else:
         b.payload(body if isinstance(body, str) else str(body), cut=False)
 
@@ -336,7 +348,7 @@ def _run_blocks(run: Run, run_no: int, several: bool, limit: int, messages: _Mes
         listed += 1
         yield Block(f"- line {u.line}: unknown event {code_span(f'{u.type}/{u.subtype}')}\n")
     if s.invalid_lines > len(s.diagnostics):
-        yield Block(f"- {s.invalid_lines - len(s.diagnostics):,} more invalid lines not listed\n")
+        yield Block(f"- {plural(s.invalid_lines - len(s.diagnostics), 'more invalid line')} not listed\n")
     if run.stderr:
         e = _Builder(limit)
         e.add("\n**stderr of the command**\n\n")
@@ -362,7 +374,7 @@ def blocks(runs: list[Run], limit: int = EXPORT_PAYLOAD_CHARS) -> Iterator[Block
         for n, run in enumerate(runs, 1):
             s = run.session
             toc.append(f"{n}. [{md_text(run_title(run, True))}](#run-{n}) {md_text(_status(s.status))} · "
-                       f"{md_text(s.model or '?')} · {md_text(tool_counts_line(s))} tool calls\n")
+                       f"{md_text(s.model or '?')} · {md_text(tool_counts_line(s))}\n")
         yield Block("".join(toc) + "\n")
     messages = _Messages()  # one checking budget for the document
     for n, run in enumerate(runs, 1):

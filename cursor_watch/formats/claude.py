@@ -86,6 +86,8 @@ def tool_body(kind: str, name: str, inp: Any) -> dict:
         if len(parts) == 3:
             a.setdefault("providerIdentifier", parts[1])
             a.setdefault("toolName", parts[2])
+        if isinstance(inp, dict) and inp:
+            a.setdefault("args", dict(inp))  # the MCP tool's own arguments, where the mcp view reads them
     body: dict[str, Any] = {"args": a}
     desc = a.get("description")
     if isinstance(desc, str) and desc and kind != "task":

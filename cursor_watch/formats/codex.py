@@ -53,7 +53,7 @@ def item_body(it: dict, completed: bool) -> dict:
     elif kind == "mcp":
         a = {"toolName": s(it.get("tool")), "providerIdentifier": s(it.get("server"))}
         if isinstance(it.get("arguments"), dict):
-            a["arguments"] = it["arguments"]
+            a["args"] = it["arguments"]  # where the mcp view reads the MCP tool's own arguments
     elif kind == "webSearch":
         a = {"query": s(it.get("query"))}
     elif kind == "updateTodos":

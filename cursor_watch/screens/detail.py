@@ -23,8 +23,10 @@ from ..model import ToolCall
 from ..plain import STATUS_STYLE, dumps_json, format_ms
 from ..safe import visible, visible_line
 from ..match import Query, payload_strings
+from ..mdtext import text_parser
 from ..payloads import load_call_events
-from ..tools import Section, cut_payload, detail_sections, lexer_for
+from ..widgets.transcript import code_theme
+from ..tools import RAW, Section, cut_payload, detail_sections, lexer_for, without_reason
 
 CHECK = {"completed": ("☑", "green"), "in progress": ("◐", "cyan"), "pending": ("☐", ""), "cancelled": ("☒", "dim")}
 
@@ -59,7 +61,7 @@ def call_header(call: ToolCall) -> Table:
     if call.description:
         grid.add_row("description", Text(visible_line(call.description)))
     if call.interaction:
-        grid.add_row("approval", Text(visible_line(call.interaction)))
+        grid.add_row("approval", Text(visible_line(without_reason(call.interaction, call.detail))))
     return grid
 
 
@@ -86,9 +88,11 @@ def _mark_syntax(syntax: Syntax, code: str, query: Query | None, current: int = 
     return syntax
 
 
-def render_section(section: Section, query: Query | None = None, current: int = -1) -> Any:
+def render_section(section: Section, query: Query | None = None, current: int = -1, dark: bool = True) -> Any:
     """A renderable (or a Markdown widget) for one section; ``query``'s matches highlighted
-    (the ``current``-th of this section's text in a stronger colour)."""
+    (the ``current``-th of this section's text in a stronger colour); code in a light style
+    unless ``dark`` (the app's theme)."""
+    theme = code_theme(dark)
     body = section.body
     if section.kind == "fields":
         grid = Table.grid(padding=(0, 2))
@@ -100,14 +104,14 @@ def render_section(section: Section, query: Query | None = None, current: int = 
     if section.kind == "code":
         code = visible(body)
         lexer = lexer_for(section.language, code) if section.language else "text"
-        return _mark_syntax(Syntax(code, lexer, line_numbers=True, word_wrap=True, theme="monokai"), code, query,
+        return _mark_syntax(Syntax(code, lexer, line_numbers=True, word_wrap=True, theme=theme), code, query,
                             current)
     if section.kind == "diff":
         code = visible(body)
-        return _mark_syntax(Syntax(code, "diff", word_wrap=True, theme="monokai"), code, query, current)
+        return _mark_syntax(Syntax(code, "diff", word_wrap=True, theme=theme), code, query, current)
     if section.kind == "json":
         code = dumps_json(body).decode()
-        return _mark_syntax(Syntax(code, "json", word_wrap=True, theme="monokai"), code, query)
+        return _mark_syntax(Syntax(code, "json", word_wrap=True, theme=theme), code, query)
     if section.kind == "checklist":
         t = Text()
         for state, text in body:
@@ -126,7 +130,7 @@ def render_section(section: Section, query: Query | None = None, current: int = 
             parts.append(_mark_text(t, query))
         return Group(*parts)
     if section.kind == "markdown":
-        return Markdown(visible(body), open_links=False)
+        return Markdown(visible(body), open_links=False, parser_factory=text_parser)
     t = _mark_text(Text(visible(str(body))), query)
     if query is not None and current >= 0:
         spans = query.spans(t.plain)
@@ -197,7 +201,8 @@ def subagent_lines(session: Any, call_id: str, limit: int = 2_000) -> list[tuple
 class ToolDetailScreen(Screen):
     """One tool call in full. Escape goes back."""
 
-    BINDINGS = [Binding("escape", "app.pop_screen", "Back"), Binding("q", "app.pop_screen", "Back", show=False)]
+    BINDINGS = [Binding("escape", "app.pop_screen", "Back"), Binding("q", "app.pop_screen", "Back", show=False),
+                Binding("r", "toggle_raw", "Raw JSON")]
     DEFAULT_CSS = """
     ToolDetailScreen VerticalScroll { padding: 0 1; }
     ToolDetailScreen .title { background: $panel; padding: 0 1; text-style: bold; }
@@ -222,7 +227,7 @@ class ToolDetailScreen(Screen):
         title = Text()
         title.append(f"{symbol} [{call.index}] {visible_line(call.tool)}  ", style=style)
         title.append(visible_line(call.summary)[:120], style="bold")
-        title.append("   Esc back", style="dim")
+        title.append("   Esc back · r raw JSON", style="dim")
         yield Static(title, classes="title")
         with VerticalScroll(id="detail-body"):
             yield Static(call_header(call))
@@ -234,8 +239,8 @@ class ToolDetailScreen(Screen):
             current = found[self.match] if 0 <= self.match < len(found) else None
             if query is not None:
                 yield from self._search_section(query, found, current)
-            sections = detail_sections(call.kind, args, result)
-            specific = any(s.kind != "json" for s in sections)
+            sections = detail_sections(call.kind, args, result, shown=call.detail)
+            specific = any(s.language != RAW for s in sections)
             for section in sections:
                 mark = -1
                 if current is not None and self._target is None and section.kind in ("text", "code", "diff"):
@@ -243,8 +248,8 @@ class ToolDetailScreen(Screen):
                     if section.body == cut_payload(string) and a < len(section.body):
                         # the section shows the current match's string: open there, on its line
                         mark = sum(1 for x, _ in query.spans(string) if x < a)
-                rendered = render_section(section, query, mark)
-                if section.kind == "json" and specific:
+                rendered = render_section(section, query, mark, dark=getattr(self.app.current_theme, "dark", True))
+                if section.language == RAW and specific:
                     with Collapsible(title=f"raw {section.title} (JSON)", collapsed=True):
                         yield Static(rendered)
                     continue
@@ -291,6 +296,20 @@ class ToolDetailScreen(Screen):
         if current is not None:
             self._excerpt = (widget, shown.index(current))
         yield widget
+
+    def action_toggle_raw(self) -> None:
+        """``r``: open the raw arguments and result (the JSON as the stream has it, strings
+        with their escapes) under the tool's own view; again folds them."""
+        folds = list(self.query(Collapsible))
+        if not folds:
+            self.notify("no raw JSON here: this call is shown as its JSON", timeout=2)
+            return
+        opening = all(c.collapsed for c in folds)
+        for c in folds:
+            c.collapsed = not opening
+        if opening:
+            body = self.query_one("#detail-body", VerticalScroll)
+            self.call_after_refresh(lambda: body.scroll_to_widget(folds[0], animate=False, top=True))
 
     def on_mount(self) -> None:
         if self._target is not None or self._excerpt is not None:

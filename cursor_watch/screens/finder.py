@@ -20,6 +20,7 @@ from typing import Any
 
 from rich.text import Text
 
+from ..fmt import plural
 from ..filters import CallFilter, FilteredCalls, FilterError, PROBLEM_STATUSES, is_problem_note
 from ..search import Hit, Query, QueryError, Search, timeline_position
 from ..widgets.query_bar import QueryBar
@@ -433,14 +434,14 @@ class Finder:
         t.append(" filter ", style="bold reverse")
         t.append(" " + flt.filter.describe(), style="bold")
         total = len(self.session.tool_calls)
-        t.append(f"  {len(flt.rows):,} of {total:,} calls", style="")
+        t.append(f"  {len(flt.rows):,} of {plural(total, 'call')}", style="")
         if not flt.done:
             t.append(f"  filtering {flt.progress:.0%}", style="dim")
         line.update(t, layout=False)
         line.display = True
         bar = self._filter_bar()
         if bar.shown:
-            bar.set_status(f"{len(flt.rows):,} of {total:,} calls")
+            bar.set_status(f"{len(flt.rows):,} of {plural(total, 'call')}")
 
     def finder_tick(self) -> None:
         """Once a second: the filter line's counts (calls arrive in a live run)."""

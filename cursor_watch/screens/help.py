@@ -11,9 +11,10 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 KEYS = (
-    ("q", "quit (a spawned command is terminated)"),
+    ("q, Ctrl+C", "quit (a spawned command is terminated); Ctrl+C exits with status 130, as SIGINT does"),
     ("Enter", "open the highlighted tool call's detail"),
-    ("Escape", "back from a detail or this help; in a run, clear the search, then back to the runs list"),
+    ("Escape", "back from a detail or this help; in a run, clear the search, then back to the runs list "
+               "(with several runs)"),
     ("[ / ]", "the previous / next run"),
     ("f", "toggle follow (stick to the newest output)"),
     ("End", "jump to the latest and follow again"),
@@ -21,7 +22,9 @@ KEYS = (
     ("t", "show or hide thinking"),
     ("d", "show or hide diagnostics (invalid lines, unknown events, stderr)"),
     ("z", "maximise the focused pane (again to restore)"),
-    ("e", "export the run as one HTML file (cursor-watch-<session id>.html in this directory)"),
+    ("e", "export the run as one HTML file (cursor-watch-<session id>.html in this directory; never replaces "
+          "a file: -2, -3...)"),
+    ("r", "in a tool call's detail: open or fold its raw arguments and result (the JSON as streamed)"),
     ("Tab / Shift+Tab", "move between transcript, tool calls and diagnostics"),
     ("↑ ↓ PgUp PgDn", "scroll or move in the focused pane"),
     ("Ctrl+P", "the command palette (every action by name)"),

@@ -59,7 +59,8 @@ class RunScreen(Finder, Screen):
     """
 
     BINDINGS = [
-        Binding("escape", "back", "Runs", id="runs"),
+        Binding("escape", "back", "Runs", id="runs"),  # shown when there are runs to go back to
+        Binding("escape", "clear_search_only", "Clear search", id="clear", show=False),  # else this
         Binding("left_square_bracket", "app.step_run(-1)", "Prev run", id="prev_run", show=False),
         Binding("right_square_bracket", "app.step_run(1)", "Next run", id="next_run", show=False),
         Binding("f", "toggle_follow", "Follow", id="follow"),
@@ -275,6 +276,21 @@ class RunScreen(Finder, Screen):
         pane.toggle_class("-shown")
         if not pane.has_class("-shown") and pane.has_focus:
             self.query_one(ToolTable).focus()
+
+    def has_runs_list(self) -> bool:
+        """True when Escape has a runs list to go back to: several runs (or sources, or a
+        followed directory where more appear); with one run the footer doesn't offer it."""
+        return bool(getattr(self.app, "several", self.several))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "back":
+            return self.has_runs_list()
+        return True
+
+    def action_clear_search_only(self) -> None:
+        """Escape with one run: clear a search (there is no runs list to go back to)."""
+        if self.search is not None or self.search_error or self._search_bar().shown:
+            self.clear_search()
 
     def action_back(self) -> None:
         """Escape: clear a search (its bar still shown) first, then back to the runs list."""

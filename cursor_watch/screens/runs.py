@@ -14,6 +14,7 @@ from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
+from ..fmt import plural
 from ..match import Query, QueryError
 from ..widgets.query_bar import QueryBar
 from ..widgets.runs_table import RunRow, RunsTable, RunsTableHeader
@@ -90,7 +91,7 @@ class RunsScreen(Screen):
         if self._query is None:
             bar.set_status("")
         elif rows:
-            bar.set_status(f"{len(rows):,} of {len(self._all):,} runs")
+            bar.set_status(f"{len(rows):,} of {plural(len(self._all), 'run')}")
         else:
             bar.set_status("no runs match")
 

@@ -8,6 +8,7 @@ from rich.console import Group
 from rich.text import Text
 from textual.widgets import Static
 
+from ..fmt import plural
 from ..formats import agent_command
 from ..model import Session
 from ..plain import format_ms, usage_text
@@ -127,7 +128,7 @@ def _state_line(s: Session, live: LiveState) -> Text:
     if live.elapsed_ms is not None:
         t.append(format_ms(live.elapsed_ms), style="bold")
         t.append(" · ", style="dim")
-    t.append(f"{s.events:,} events", style="")
+    t.append(plural(s.events, "event"), style="")
     c = s.tool_counts
     t.append(" · tools ", style="dim")
     t.append(f"▶{c[STATUS_RUNNING]} ", style="cyan")

@@ -12,6 +12,8 @@ call indices, 8 bytes a row).
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from rich.style import Style
@@ -342,6 +344,13 @@ class ToolTable(ScrollView, can_focus=True):
         """``call_id`` of the row under the cursor, or None when empty."""
         call = self._call(min(self.cursor_row, self._rows - 1))
         return call.call_id if call is not None else None
+
+    def on_mount(self) -> None:
+        self.app.theme_changed_signal.subscribe(self, self._theme_changed)
+
+    def _theme_changed(self, _theme: Any) -> None:
+        self._strips.clear()  # rows drawn in the old theme's colours
+        self.refresh()
 
     def on_resize(self, event: events.Resize) -> None:
         self.virtual_size = Size(self.scrollable_content_region.width, self._rows)

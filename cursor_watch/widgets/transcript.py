@@ -33,6 +33,7 @@ from rich.markdown import Markdown as RichMarkdown
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
+from rich.theme import Theme
 from textual import events
 from textual.binding import Binding
 from textual.geometry import Size
@@ -41,10 +42,13 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from .. import model as m
+from ..fmt import plural
 from ..model import Session, ToolCall
 from ..plain import STATUS_STYLE, format_ms
 from ..safe import visible, visible_line
+from ..tools import said_in
 from ..match import Query
+from ..mdtext import shared_parser
 
 MAX_ENTRIES = 150  # timeline entries in the window while following
 MAX_WINDOW = 400  # entries in the window at most (scrolling up adds, the far end is dropped)
@@ -56,9 +60,34 @@ PREFETCH_AFTER_S = 0.05  # a still view renders the entries around it after this
 PREFETCH_SLICE_S = 0.01  # at most this long at a time
 
 
-def markdown(text: str) -> RichMarkdown:
-    """Escaped Markdown; links print their URL instead of becoming terminal hyperlinks."""
-    return RichMarkdown(visible(text), hyperlinks=False, code_theme="monokai")
+class TextMarkdown(RichMarkdown):
+    """Rich's ``Markdown`` on :func:`cursor_watch.mdtext.text_parser` (same arguments as Rich's):
+    text that looks like HTML stays text, each line of the source stays a line. Every
+    non-space character of the source that is not Markdown syntax (emphasis marks, code-span
+    backticks, fences and their info strings, heading marks, link brackets) is drawn.
+    """
+
+    def __init__(self, markup: str, **kwargs: Any) -> None:
+        super().__init__("", **kwargs)  # Rich's own parser (raw HTML on, then dropped) sees nothing
+        self.markup = markup
+        self.parsed = shared_parser().parse(markup)
+
+
+def markdown(text: str, code_theme: str = "monokai") -> TextMarkdown:
+    """Escaped Markdown; text that looks like HTML stays text, each line of the source stays a
+    line (:mod:`cursor_watch.mdtext`); links print their URL instead of becoming terminal
+    hyperlinks. ``code_theme``: Pygments style of fenced code (a light one on a light theme)."""
+    return TextMarkdown(visible(text), hyperlinks=False, code_theme=code_theme)
+
+
+# Rich's own Markdown styles put inline code "on black": a dark band on a light theme
+LIGHT_MARKDOWN = Theme({"markdown.code": "bold dark_blue", "markdown.code_block": "dark_blue",
+                        "markdown.block_quote": "dark_magenta", "markdown.link_url": "blue"})
+
+
+def code_theme(dark: bool) -> str:
+    """The Pygments style for code on the app's theme: a light one on a light theme."""
+    return "monokai" if dark else "default"
 
 
 def marker_text(call: ToolCall, dimmed: bool = False, payload_matches: int = 0) -> Text:
@@ -80,7 +109,7 @@ def marker_text(call: ToolCall, dimmed: bool = False, payload_matches: int = 0) 
         t.append("  " + visible_line(call.summary))
     if call.done:
         t.append(f" · {call.status}", style=style)
-        if call.detail:
+        if call.detail and not said_in(call.detail, call.interaction):  # its note said it already
             t.append(f" ({visible_line(call.detail)[:80]})", style=style)
         elif call.exit_code:
             t.append(f" (exit {call.exit_code})", style=style)
@@ -485,7 +514,9 @@ class Transcript(ScrollView, can_focus=True):
                 if entry.shown == seg.text and entry.lines is not None:
                     return False
                 entry.shown = seg.text
-                lines = self._lines(markdown(seg.text), blank_after=True)
+                dark = self._dark()
+                lines = self._lines(markdown(seg.text, code_theme(dark)), blank_after=True,
+                                    theme=None if dark else LIGHT_MARKDOWN)
             elif kind == "thinking":
                 block = session.thinking[key]
                 entry.closed = entry.closed or block.completed
@@ -517,12 +548,33 @@ class Transcript(ScrollView, can_focus=True):
         entry.render_s = entry.rendered_at - t0
         return True
 
+    def _dark(self) -> bool:
+        theme = getattr(self.app, "current_theme", None)
+        return bool(getattr(theme, "dark", True))
+
+    def on_mount(self) -> None:
+        self.app.theme_changed_signal.subscribe(self, self._theme_changed)
+
+    def _theme_changed(self, _theme: Any) -> None:
+        """Another theme: every rendered line holds the old theme's colours; render again."""
+        for entry in self._entries:
+            if entry.lines is not None:
+                entry.est = entry.height
+            entry.lines = None
+            entry.shown = None
+            entry._lit = None
+        self.call_after_refresh(self._layout)  # the widget's styles are the new theme's by then
+
     def _lines(self, renderable: Any, indent: int = 0, blank_after: bool = False,
-               style: Style | None = None) -> list[Strip]:
+               style: Style | None = None, theme: Theme | None = None) -> list[Strip]:
         width = self._render_width()
         console = self.app.console
         options = console.options.update_width(max(1, width - indent))
-        rendered = console.render_lines(renderable, options, style=style, pad=False)
+        if theme is not None:
+            with console.use_theme(theme):
+                rendered = console.render_lines(renderable, options, style=style, pad=False)
+        else:
+            rendered = console.render_lines(renderable, options, style=style, pad=False)
         pad = [Segment(" " * (PAD + indent))]
         lines = [Strip(pad + line) for line in rendered]
         if blank_after:
@@ -547,7 +599,7 @@ class Transcript(ScrollView, can_focus=True):
         if self._preview is not None:
             top = Text("… " + self._preview)
         elif self._start > 0:
-            top = Text(f"… {self._start:,} earlier entries: scroll up for more, Home for the start")
+            top = Text(f"… {plural(self._start, 'earlier entry', 'earlier entries')}: scroll up for more, Home for the start")
         else:
             top = None
         if top is not None:
