@@ -436,7 +436,7 @@ GEMINI_FROM_DOCS = [
     b'{"type":"message","timestamp":"2026-03-01T10:00:01.000Z","role":"assistant","content":"Listing ","delta":true}',
     b'{"type":"message","timestamp":"2026-03-01T10:00:01.100Z","role":"assistant","content":"them.","delta":true}',
     b'{"type":"tool_use","timestamp":"2026-03-01T10:00:01.200Z","tool_name":"run_shell_command","tool_id":"run_shell_command-1","parameters":{"command":"ls"}}',
-    b'{"type":"tool_result","timestamp":"2026-03-01T10:00:01.700Z","tool_id":"run_shell_command-1","status":"success","output":"a.py\nb.py"}',
+    b'{"type":"tool_result","timestamp":"2026-03-01T10:00:01.700Z","tool_id":"run_shell_command-1","status":"success","output":"a.py\\nb.py"}',
     b'{"type":"tool_use","timestamp":"2026-03-01T10:00:02.000Z","tool_name":"read_file","tool_id":"read_file-2","parameters":{"file_path":"/nope"}}',
     b'{"type":"tool_result","timestamp":"2026-03-01T10:00:02.100Z","tool_id":"read_file-2","status":"error","error":{"type":"FILE_NOT_FOUND","message":"File not found: /nope"}}',
     b'{"type":"error","timestamp":"2026-03-01T10:00:02.200Z","severity":"warning","message":"Loop detected"}',
@@ -470,3 +470,57 @@ def test_gemini_stream_from_the_docs(tmp_path: Path):
     path.write_bytes(data)
     [j] = summaries(cw(["--summary", "--json", str(path)]).stdout)
     assert j["session"]["agent"] == "gemini-cli" and j["result"]["duration_ms"] == 3200
+
+
+def _mutations(value, rng, depth=0):
+    """``value`` with one nested value swapped for another type (a list, a number, null...)."""
+    import copy
+
+    out = copy.deepcopy(value)
+    paths = []
+
+    def walk(v, path):
+        if isinstance(v, dict):
+            for k, x in v.items():
+                paths.append(path + [k])
+                walk(x, path + [k])
+        elif isinstance(v, list):
+            for i, x in enumerate(v):
+                paths.append(path + [i])
+                walk(x, path + [i])
+
+    walk(out, [])
+    if not paths:
+        return out
+    path = rng.choice(paths)
+    target = out
+    for k in path[:-1]:
+        target = target[k]
+    target[path[-1]] = rng.choice([[], {}, 7, None, "x", [1, [2]], {"a": []}, True, -1.5])
+    return out
+
+
+@pytest.mark.parametrize("fmt", ["claude", "codex", "gemini"])
+def test_mutated_agent_events_never_crash_and_every_line_is_counted(fmt):
+    """Every line of the real captures (and the Gemini stream built from its docs), one nested
+    value at a time swapped for another type: no exception escapes, no line is lost."""
+    import random
+
+    rng = random.Random(19)
+    sources = [p.read_bytes() for p in captures() if p.parent.name == fmt]
+    if fmt == "gemini":
+        sources = [b"".join(line + b"\n" for line in GEMINI_FROM_DOCS)]
+    if not sources:
+        pytest.skip(f"agent captures not found at {AGENTS_DIR}")
+    lines = [orjson.loads(line) for data in sources for line in data.splitlines() if line.startswith(b"{")]
+    for round_ in range(40):
+        mutated = [_mutations(value, rng) if rng.random() < 0.5 else value for value in lines]
+        data = b"".join(orjson.dumps(v) + b"\n" for v in mutated)
+        mon = Monitor(clock=lambda: 1.0, fmt=fmt, live=bool(round_ % 2))
+        mon.feed(data)
+        mon.finish()
+        counted = sum(r.session.counts()["events"] + r.session.invalid_lines for r in mon.runs)
+        assert counted == len(mutated)
+        for run in mon.runs:
+            for call in run.session.tool_calls.values():
+                call_detail(call, lambda off, size: data[off:off + size])

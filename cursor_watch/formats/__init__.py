@@ -69,7 +69,7 @@ def sniff(data: dict) -> str | None:
         return "claude"
     if t == "system":
         st = data.get("subtype")
-        if st in _CLAUDE_HOOKS:
+        if st.__class__ is str and st in _CLAUDE_HOOKS:
             return None
         if "claude_code_version" in data or "uuid" in data or "tools" in data or "mcp_servers" in data:
             return "claude"

@@ -203,6 +203,65 @@ class ClaudeAdapter(Adapter):
 
     # -- events ------------------------------------------------------------------------------
 
+    def adapt(self, items: list[Item]) -> list[Item]:
+        """As :meth:`Adapter.adapt`, with consecutive text (or thinking) deltas of a batch
+        merged into one canonical delta: the model builds the same text from fewer events
+        (deltas are most of a stream with partial messages; a batch arrives at once, so a view
+        shows the same thing). A merged delta keeps its first line's number and span."""
+        out: list[Item] = []
+        append = out.append
+        convert = self.safe_convert
+        natives = 0
+        cuts: list[tuple[int, int]] = []  # (native events, canonical items) before each init
+        mtype = ""  # the delta type being merged ("" when none)
+        mdata: dict = {}
+        texts: list[str] = []
+        for item in items:
+            if item.__class__ is not Event:
+                append(item)
+                continue
+            natives += 1
+            if mtype and item.type == "stream_event":
+                data = item.data
+                ev = data.get("event")
+                if ev.__class__ is dict and ev.get("type") == "content_block_delta" and not data.get("parent_tool_use_id"):
+                    delta = ev.get("delta")
+                    if delta.__class__ is dict and delta.get("type") == mtype:
+                        text = delta.get("text" if mtype == "text_delta" else "thinking")
+                        if text.__class__ is str and text:
+                            texts.append(text)
+                            continue  # this native event counts; no canonical one is added
+            if mtype:
+                _merge(mtype, mdata, texts)
+                mtype = ""
+            got = convert(item)
+            if got and got[0].__class__ is not Event:  # a diagnostic: an invalid line, not an event
+                natives -= 1
+                out.extend(got)
+                continue
+            if len(got) == 1:
+                ev0 = got[0]
+                if ev0.__class__ is Event:
+                    d = ev0.data
+                    if item.type == "stream_event":
+                        if d.get("delta") is True:
+                            mtype, mdata, texts = "text_delta", d, [d["message"]["content"][0]["text"]]
+                        elif ev0.type == "thinking" and ev0.subtype == "delta":
+                            mtype, mdata, texts = "thinking_delta", d, [d["text"]]
+                    elif ev0.type == "system" and ev0.subtype == "init":
+                        cuts.append((natives - 1, len(out)))
+                append(ev0)
+            else:
+                out.extend(got)
+        if mtype:
+            _merge(mtype, mdata, texts)
+        if not cuts:
+            self.corrections = [natives - _events(out, 0, len(out))]
+        else:  # per run segment: each init's native event counts in the run it begins
+            bounds = [(0, 0), *cuts, (natives, len(out))]
+            self.corrections = [(n2 - n1) - _events(out, c1, c2) for (n1, c1), (n2, c2) in zip(bounds, bounds[1:])]
+        return out
+
     def convert(self, item: Event) -> list[Item]:
         t = item.type
         data = item.data
@@ -266,6 +325,9 @@ class ClaudeAdapter(Adapter):
             return [item]
         et = ev.get("type")
         parent = s(data.get("parent_tool_use_id"))
+        index = ev.get("index")
+        if index.__class__ is not int:
+            index = None
         if et == "content_block_delta":
             delta = ev.get("delta") if isinstance(ev.get("delta"), dict) else {}
             dt = delta.get("type")
@@ -279,22 +341,22 @@ class ClaudeAdapter(Adapter):
                 text = delta.get("thinking")
                 if parent or not isinstance(text, str) or not text:
                     return []
-                block = self._blocks.get((parent, ev.get("index")))  # type: ignore[arg-type]
+                block = self._blocks.get((parent, index))
                 if block is not None:
                     block[3].append("")  # the block has text: its stop completes a thinking block
                 return [event({"type": "thinking", "subtype": "delta", "text": text}, item)]
             if dt == "input_json_delta":
-                block = self._blocks.get((parent, ev.get("index")))  # type: ignore[arg-type]
+                block = self._blocks.get((parent, index))
                 if block is not None and isinstance(delta.get("partial_json"), str):
                     block[3].append(delta["partial_json"])
             return []
         if et == "content_block_start":
             cb = ev.get("content_block") if isinstance(ev.get("content_block"), dict) else {}
-            key = (parent, ev.get("index"))
+            key = (parent, index)
             self._blocks[key] = [cb.get("type"), s(cb.get("id")), s(cb.get("name")), [], item]  # type: ignore[index]
             return []
         if et == "content_block_stop":
-            block = self._blocks.get((parent, ev.get("index")))  # type: ignore[arg-type]
+            block = self._blocks.get((parent, index))
             if block is not None and block[0] == "thinking" and not parent and block[3]:
                 return [event({"type": "thinking", "subtype": "completed"}, item)]  # (a redacted one had no text)
             return []
@@ -445,6 +507,20 @@ class ClaudeAdapter(Adapter):
 
     def finish(self) -> list[Item]:
         return self._pending_tools()
+
+
+def _events(out: list, start: int, end: int) -> int:
+    """Canonical events (not invalid lines) in ``out[start:end]``."""
+    return sum(1 for i in range(start, end) if out[i].__class__ is Event)
+
+
+def _merge(kind: str, data: dict, texts: list[str]) -> None:
+    """Put the merged deltas' text into the canonical delta's data."""
+    if len(texts) > 1:
+        if kind == "text_delta":
+            data["message"]["content"][0]["text"] = "".join(texts)
+        else:
+            data["text"] = "".join(texts)
 
 
 def _denied(denial: dict) -> dict:

@@ -34,7 +34,10 @@ class Adapter:
         corr = [0]
         for item in items:
             if item.__class__ is Event:
-                got = convert(item)
+                got = self.safe_convert(item)
+                if got and got[0].__class__ is Invalid:
+                    out.extend(got)  # a diagnostic, counted as an invalid line: not an event
+                    continue
                 corr[-1] += 1
                 for ev in got:
                     if ev.__class__ is Event and ev.type == "system" and ev.subtype == "init":
@@ -50,6 +53,16 @@ class Adapter:
     def convert(self, item: Event) -> list[Item]:
         """The canonical events of one native event."""
         return [item]
+
+    def safe_convert(self, item: Event) -> list[Item]:
+        """:meth:`convert`, or a diagnostic for the line when the event's shape breaks it (bad
+        input never crashes: the line is counted, shown with its number, kept by ``--save``)."""
+        try:
+            return self.convert(item)
+        except Exception as err:  # noqa: BLE001 - any shape an agent could write
+            return [Invalid(item.line, item.offset, item.size,
+                            f"event could not be read as {self.agent}'s ({type(err).__name__}: {err})",
+                            f"{item.type}/{item.subtype}".strip("/"))]
 
     def finish(self) -> list[Item]:
         """End of input: events held back (a tool call whose message never completed...)."""
