@@ -632,12 +632,21 @@ def run_tui(opts: Any) -> int:
     app = CursorWatchApp(sources, directories=directories, follow=opts.follow, speed=opts.speed,
                          result_grace=opts.result_grace, notify_terminal=getattr(opts, "notify", False),
                          fmt=getattr(opts, "format", "auto"))
+    outlet = None
+    if getattr(opts, "otlp", False):
+        from .otlp import start_for
+
+        outlet = start_for(opts, app.watch)
     try:
         app.run()
         from .export import write_export_file  # before the sources close: a pipe's payloads are in its spool
 
         write_export_file(getattr(opts, "export", None), app.watch.runs(), getattr(opts, "export_max_chars", None))
     finally:
+        if outlet is not None:  # bounded; what could not be sent is said on stderr, after the screen
+            from .otlp import finish_for
+
+            finish_for(opts, outlet)
         for feed in app.watch.feeds:
             feed.source.close()
     from .plain import write_json_out

@@ -21,6 +21,7 @@ import shlex
 import signal
 import sys
 from dataclasses import dataclass, field
+from typing import Any
 
 from . import __version__
 from .samples import DEFAULT_SAMPLE, list_samples, sample_path
@@ -79,6 +80,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--notify", action="store_true",
                    help="TUI: when a run ends, fails or waits for an answer, also ring the terminal bell and send a "
                         "desktop notification (OSC 9 and OSC 777; terminals without them ignore them)")
+    otel = p.add_argument_group("OpenTelemetry (pip install 'cursor-watch[otel]')")
+    otel.add_argument("--otlp", action="store_true",
+                      help="send each run as a trace to an OTLP endpoint (any mode); configured by the SDK's "
+                           "OTEL_EXPORTER_OTLP_* variables, http/protobuf by default, grpc supported")
+    otel.add_argument("--otlp-endpoint", metavar="URL",
+                      help="--otlp to URL (a base like http://host:4318 gets /v1/traces; implies --otlp)")
+    otel.add_argument("--otlp-content", action="store_true",
+                      help="also send the prompt, assistant text, thinking, tool arguments and results (cut at "
+                           "16384 characters each); off by default, as is "
+                           "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT")
     web = p.add_argument_group("browser view (pip install 'cursor-watch[web]')")
     web.add_argument("--serve", action="store_true",
                      help="serve the TUI in a browser (textual-serve); each browser tab starts its own app on FILE|DIR")
@@ -113,6 +124,9 @@ class Options:
     host: str = "127.0.0.1"
     port: int = 8000
     format: str = "auto"
+    otlp: bool = False
+    otlp_endpoint: str | None = None
+    otlp_content: bool = False
 
     @property
     def file(self) -> str | None:
@@ -173,7 +187,8 @@ def parse_args(argv: list[str]) -> Options | None:
                    summary=ns.summary, json=ns.json, speed=ns.speed, thinking=ns.thinking,
                    result_grace=ns.result_grace, json_out=ns.json_out, export=ns.export,
                    export_max_chars=ns.export_max_chars, notify=ns.notify, serve=ns.serve, host=ns.host, port=ns.port,
-                   format=ns.format)
+                   format=ns.format, otlp=ns.otlp or bool(ns.otlp_endpoint), otlp_endpoint=ns.otlp_endpoint,
+                   otlp_content=ns.otlp_content)
 
 
 def _check_export(ns: argparse.Namespace) -> None:
@@ -212,6 +227,12 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE
     if opts.serve:
         return serve(opts, argv)
+    problem = otlp_problem(opts)
+    if problem:
+        _error(problem)
+        return EXIT_USAGE
+    if opts.otlp_content:  # one switch for the exporter process and --export FILE.otlp.json
+        os.environ["OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"] = "true"
     try:
         if not opts.plain and not opts.summary and tui_possible():
             from .app import run_tui  # Textual is imported only on this path
@@ -223,6 +244,38 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 128 + signal.SIGINT
+
+
+def otlp_problem(opts: Options) -> str | None:
+    """Why ``--otlp`` or ``--export FILE.otlp.json`` can't run here (the ``[otel]`` extra is missing,
+    an unsupported protocol), as one line; None when they can (or aren't asked for)."""
+    wants_file = bool(opts.export) and opts.export.lower().endswith(".otlp.json")
+    if not opts.otlp and not wants_file:
+        return None
+    from .otlp import OtlpUnavailable, check_available
+
+    try:
+        check_available(need_exporter=opts.otlp)
+    except OtlpUnavailable as err:
+        return str(err)
+    return None
+
+
+def start_otlp(opts: Options, watch: Watch) -> Any:
+    """``--otlp``: see :func:`cursor_watch.otlp.start_for`."""
+    if not opts.otlp:
+        return None
+    from .otlp import start_for
+
+    return start_for(opts, watch)
+
+
+def finish_otlp(opts: Options, outlet: Any) -> None:
+    """See :func:`cursor_watch.otlp.finish_for`."""
+    if outlet is not None:
+        from .otlp import finish_for
+
+        finish_for(opts, outlet)
 
 
 def tui_possible() -> bool:
@@ -285,6 +338,12 @@ def serve(opts: Options, argv: list[str]) -> int:
     return EXIT_OK
 
 
+def _content_env() -> bool:
+    from .otlp import content_from_env
+
+    return content_from_env()
+
+
 def _stdout_closed() -> None:
     """Point stdout at /dev/null so the interpreter's last flush can't fail loudly."""
     with contextlib.suppress(OSError):
@@ -320,28 +379,32 @@ async def run_headless(opts: Options) -> int:
 
     sources, directories = open_sources(opts.files, opts.command or None, follow=opts.follow, save_path=opts.save)
     several = len(sources) > 1 or bool(directories)
-    if needs_payloads(opts.export):
+    if needs_payloads(opts.export) or (opts.otlp and _content_env()):
         for source in sources:  # a pipe's payloads can only be re-read from a copy
             if source.kind in ("stdin", "process"):
                 source.enable_spool()
     if opts.summary:
         watch = Watch(sources, speed=opts.speed, result_grace=opts.result_grace, directories=directories,
                       follow=opts.follow, fmt=opts.format)
-        code = await watch.run(lambda run, changes: None, close=False)
-        report_unreadable(watch)
-        runs = watch.runs()
-        _write_end_files(opts, watch)
+        outlet = start_otlp(opts, watch)
         try:
-            if opts.json:
-                write_summaries(runs, sys.stdout.buffer.write)
-                sys.stdout.flush()
-            else:
-                from .plain import make_console, print_summaries
+            code = await watch.run(lambda run, changes: None, close=False)
+            report_unreadable(watch)
+            runs = watch.runs()
+            _write_end_files(opts, watch)
+            try:
+                if opts.json:
+                    write_summaries(runs, sys.stdout.buffer.write)
+                    sys.stdout.flush()
+                else:
+                    from .plain import make_console, print_summaries
 
-                print_summaries(runs, make_console())
-        except (BrokenPipeError, OutputClosed):
-            _stdout_closed()  # the reader went away (`| head`): quiet, as --plain
-            return 128 + signal.SIGPIPE
+                    print_summaries(runs, make_console())
+            except (BrokenPipeError, OutputClosed):
+                _stdout_closed()  # the reader went away (`| head`): quiet, as --plain
+                return 128 + signal.SIGPIPE
+        finally:
+            finish_otlp(opts, outlet)  # after the summary: a slow backend never delays it
         return code
 
     from .plain import RunsPrinter, make_console
@@ -351,13 +414,19 @@ async def run_headless(opts: Options) -> int:
     # one file at a time while catching up, so each file's runs print together
     watch = Watch(sources, speed=opts.speed, result_grace=opts.result_grace, on_stderr=printer.stderr,
                   directories=directories, follow=opts.follow, reading_at_once=1, fmt=opts.format)
+    outlet = start_otlp(opts, watch)
     try:
         code = await watch.run(printer.handle, close=False)
     except OutputClosed:
         # the reader went away (`| head`): the watch is stopped, a child terminated
         _stdout_closed()
+        finish_otlp(opts, outlet)
         _write_end_files(opts, watch)
         return 128 + signal.SIGPIPE
+    except BaseException:
+        finish_otlp(opts, outlet)
+        raise
+    finish_otlp(opts, outlet)
     report_unreadable(watch)
     _write_end_files(opts, watch)
     with contextlib.suppress(BrokenPipeError):

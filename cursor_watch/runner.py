@@ -397,6 +397,9 @@ class Watch:
         self._tasks: list[asyncio.Task] = []
         self._slots: asyncio.Semaphore | None = None
         self._close = True
+        # outlets (``--otlp``): views that leave the machine; each gets every batch after the
+        # view, through ``observe(run, changes)``, which must never raise or block
+        self.outlets: list[Any] = []
         for source in sources if isinstance(sources, list) else [sources]:
             self.add_source(source)
         self._known_paths = {getattr(f.source, "path", None) for f in self.feeds}
@@ -503,6 +506,8 @@ class Watch:
             self._cancel_result_timer()  # a new run began: the command goes on
         for run, batch in batches:
             self._on_changes(run, batch)
+            for outlet in self.outlets:
+                outlet.observe(run, batch)
             if process and any(kind == CHANGE_RESULT for kind, _ in batch):
                 self.watch_result()
 

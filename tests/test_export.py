@@ -409,7 +409,7 @@ def test_export_from_a_pipe_rereads_payloads_from_its_spool(mode, tmp_path):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--export", "out.txt"], "--export out.txt: the file name must end in .html, .md or .json (the format)"),
+    (["--export", "out.txt"], "--export out.txt: the file name must end in .html, .md, .json or .otlp.json (the format)"),
     (["--export", "a.html", "--export-max-chars", "5000"], "--export-max-chars goes with --export FILE.md"),
     (["--export", "a.md", "--export-max-chars", "10"], "--export-max-chars must be at least 1000"),
     (["--export", "a.html", "--serve"], "--serve doesn't go with --export"),

@@ -6,7 +6,8 @@ rule. The format follows the file's extension:
 
 * ``.html`` / ``.htm``: one self-contained page (:mod:`cursor_watch.export.html`);
 * ``.md`` / ``.markdown``: GitHub-flavoured Markdown (:mod:`cursor_watch.export.markdown`);
-* ``.json``: exactly what ``--summary --json`` prints (:func:`cursor_watch.plain.write_summaries`).
+* ``.json``: exactly what ``--summary --json`` prints (:func:`cursor_watch.plain.write_summaries`);
+* ``.otlp.json``: the runs' traces in the OTLP JSON encoding (:func:`cursor_watch.otlp_sdk.write_otlp_json`).
 
 Files are private (0600) and written whole (a temporary file renamed into place, see
 :func:`cursor_watch.output.write_private`).
@@ -34,16 +35,22 @@ def export_format(path: str) -> str:
     Raises:
         ValueError: an extension cursor-watch can't write (the message is one line).
     """
+    if path.lower().endswith(".otlp.json"):
+        return "otlp"
     ext = os.path.splitext(path)[1].lower()
     fmt = FORMATS.get(ext)
     if fmt is None:
-        raise ValueError(f"--export {path}: the file name must end in .html, .md or .json (the format)")
+        raise ValueError(f"--export {path}: the file name must end in .html, .md, .json or .otlp.json (the format)")
     return fmt
 
 
 def needs_payloads(path: str | None) -> bool:
     """True when exporting to ``path`` re-reads payloads (HTML, Markdown): a pipe's bytes
     must then be kept (spooled) until the export is written."""
+    if path and path.lower().endswith(".otlp.json"):
+        from ..otlp import content_from_env
+
+        return content_from_env()  # tool arguments and results are re-read only with content
     return bool(path) and FORMATS.get(os.path.splitext(path)[1].lower()) in ("html", "markdown")
 
 
@@ -57,6 +64,12 @@ def write_export(runs: list[Run], fmt: str, write: Callable[[bytes], Any], max_c
         from ..plain import write_summaries
 
         write_summaries(runs, write)
+        return
+    if fmt == "otlp":
+        from ..otlp import content_from_env
+        from ..otlp_sdk import write_otlp_json
+
+        write_otlp_json(runs, write, content=content_from_env())
         return
     buffer = io.StringIO()
 

@@ -1,0 +1,814 @@
+"""``--otlp``: every run as an OpenTelemetry trace (an outlet: a view that leaves the machine).
+
+The outlet reads model changes like any view (:meth:`OtlpOutlet.observe` is called by
+:class:`~cursor_watch.runner.Watch` with each batch) and turns them into span records: plain
+dicts, no SDK objects. A background process (``python -m cursor_watch.otlp_sdk``) turns the
+records into spans with the official OpenTelemetry Python SDK and sends them with its OTLP
+exporter (``http/protobuf`` by default, ``grpc`` when ``OTEL_EXPORTER_OTLP_PROTOCOL`` says so).
+The SDK's encoding costs ~100 us a span (measured: 1.45, upb protobuf), so it runs on the other
+core, not under the reader's GIL; the reader only builds a record and hands its bytes over.
+
+What leaves the machine follows the GenAI semantic conventions of OpenTelemetry semantic
+conventions **v1.41.0** (``docs/gen-ai/gen-ai-agent-spans.md`` and ``gen-ai-spans.md`` of that
+tag, the last release with GenAI in the main repository; :data:`SEMCONV_VERSION`):
+
+* one ``invoke_agent {agent}`` span per run (kind CLIENT: the agent is another process that
+  works through a remote service), with ``gen_ai.operation.name``, ``gen_ai.provider.name``,
+  ``gen_ai.agent.name``, ``gen_ai.conversation.id`` (the session id), ``gen_ai.request.model``,
+  ``gen_ai.usage.*`` from ``result.usage`` as the stream reports them, and the run's notes
+  (interaction queries, retries, reconnections) as span events;
+* one ``execute_tool {tool}`` span per tool call (kind INTERNAL), a child of the run span (or
+  of its parent call's span for a sub-agent's call), with ``gen_ai.tool.name``,
+  ``gen_ai.tool.call.id`` (the ``call_id``), ``gen_ai.tool.type``, ``process.exit.code`` for
+  shell calls; status ERROR with ``error.type`` for failed, rejected and incomplete calls.
+
+No span per model call: the stream says when a model call's output arrived, never when the
+call began or ended, so such a span would have invented times. ``model_call_id`` is kept on
+each tool span (``cursor_watch.model_call_id``): a backend can group the calls of one model call.
+
+**Ids are derived, not random** (:func:`trace_id_of`, :func:`run_span_id_of`,
+:func:`tool_span_id_of`): SHA-256 over the run key (the session id and the run's index in its
+source; ``source:<path>`` stands in for a stream without a session id) and the ``call_id``.
+Sending the same log twice gives the same ids, and a run followed live and later replayed is
+one trace.
+
+**Content is opt-in** (``--otlp-content`` or
+``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true``): the prompt, assistant text and
+thinking (``gen_ai.input.messages`` / ``gen_ai.output.messages``), each call's one-line
+summary, arguments and result (``gen_ai.tool.call.arguments`` / ``.result``). Each content
+string is cut at :data:`CONTENT_CAP` characters, terminal escape sequences removed and other
+control characters shown escaped. Without it, no stream text leaves the machine beyond ids,
+names, the model, cwd, statuses, exit codes, counts and times.
+
+**A dead backend never hurts the watch**: records wait in a bounded buffer
+(:data:`MAX_PENDING_BYTES`; beyond it new spans are dropped and counted), the export runs in
+the child process, and at the end the watch waits for it only while it makes progress
+(:data:`FLUSH_STALL_S` without progress, :data:`FLUSH_MAX_S` in all), then stops it and
+reports on stderr how many spans could not be sent.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import re
+import subprocess
+import sys
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from typing import Any
+
+import orjson
+
+from .safe import visible_doc
+from .tools import STATUS_FAILURE, STATUS_INCOMPLETE, STATUS_REJECTED, STATUS_RUNNING, STATUS_SUCCESS
+
+SEMCONV_VERSION = "1.41.0"  # OpenTelemetry semantic conventions (GenAI) followed here
+SCHEMA_URL = f"https://opentelemetry.io/schemas/{SEMCONV_VERSION}"
+SCOPE = "cursor_watch.otlp"
+
+CONTENT_CAP = 16_384  # characters per content string (prompt, text, thinking, args, result)
+LINE_CAP = 256  # characters of a one-line attribute (a call_id, a tool name, a model)
+DETAIL_CAP = 200  # characters of a status description
+MAX_EVENTS = 128  # span events (notes) per run span (the SDK's default limit)
+MAX_PENDING_BYTES = 64 * 1024 * 1024  # records waiting for the exporter process
+FLUSH_STALL_S = 3.0  # at the end: stop waiting after this long without progress
+FLUSH_MAX_S = 30.0  # ... and after this long in all
+SCHEDULE_DELAY_MS = 1000  # the exporter sends what it has at least this often (OTEL_BSP_SCHEDULE_DELAY)
+EXPORT_TIMEOUT_S = 5.0  # per export request, unless OTEL_EXPORTER_OTLP[_TRACES]_TIMEOUT says
+PROTOCOLS = ("http/protobuf", "grpc")
+
+# agent label (issue 19's Session.agent; "cursor" before it) -> gen_ai.provider.name (v1.41.0
+# well-known values where the agent's vendor has one; Cursor has none, so its own name)
+PROVIDERS = {"cursor": "cursor", "claude-code": "anthropic", "claude": "anthropic", "codex": "openai",
+             "gemini-cli": "gcp.gemini", "gemini": "gcp.gemini"}
+EXTENSION_TOOLS = frozenset({"mcp", "getMcpTools"})  # run against an external server: gen_ai.tool.type extension
+
+# CSI, OSC (ended by BEL or ST), and two-character escapes: removed from content
+_ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]|\x9b[0-?]*[ -/]*[@-~]")
+_INT64 = (-(1 << 63), (1 << 63) - 1)
+_MAX_MS = (1 << 64) // 1_000_000 - 1  # a time in ms that still fits OTLP's fixed64 nanoseconds
+
+
+class OtlpUnavailable(Exception):
+    """The ``[otel]`` extra is missing or the protocol is not supported (the message is one line)."""
+
+
+# -- configuration ---------------------------------------------------------------------------
+
+def protocol() -> str:
+    """The OTLP protocol from ``OTEL_EXPORTER_OTLP_TRACES_PROTOCOL`` / ``OTEL_EXPORTER_OTLP_PROTOCOL``
+    (the SDK's variables), default ``http/protobuf``."""
+    value = os.environ.get("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL") or os.environ.get("OTEL_EXPORTER_OTLP_PROTOCOL")
+    return (value or "http/protobuf").strip().lower()
+
+
+def content_from_env() -> bool:
+    """``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true`` (the GenAI instrumentations' switch)."""
+    return os.environ.get("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", "").strip().lower() == "true"
+
+
+def check_available(proto: str | None = None, need_exporter: bool = True) -> None:
+    """Raise :class:`OtlpUnavailable` when the SDK (and the exporter for ``proto``) can't be imported.
+
+    Looks the modules up without importing them (``importlib.util.find_spec``).
+    """
+    proto = proto or protocol()
+    if proto not in PROTOCOLS:
+        raise OtlpUnavailable(f"OTLP protocol {proto!r} is not supported: use http/protobuf (the default) or grpc")
+    modules = ["opentelemetry.sdk.trace", "opentelemetry.exporter.otlp.proto.common"]
+    if need_exporter:
+        modules.append("opentelemetry.exporter.otlp.proto.grpc.trace_exporter" if proto == "grpc"
+                       else "opentelemetry.exporter.otlp.proto.http.trace_exporter")
+    for name in modules:
+        try:
+            found = importlib.util.find_spec(name) is not None
+        except (ImportError, ValueError):
+            found = False
+        if not found:
+            raise OtlpUnavailable("OpenTelemetry export needs the SDK and its OTLP exporter: "
+                                  "pip install 'cursor-watch[otel]'")
+
+
+def traces_endpoint(url: str, proto: str) -> str:
+    """``--otlp-endpoint URL`` as the traces endpoint: for HTTP a base URL gets ``/v1/traces``
+    (as the SDK does with ``OTEL_EXPORTER_OTLP_ENDPOINT``); a URL with a path is used as given."""
+    if proto == "grpc":
+        return url
+    scheme, sep, rest = url.partition("://")
+    path = rest.partition("/")[2] if sep else ""
+    if path.strip("/"):
+        return url
+    return url.rstrip("/") + "/v1/traces"
+
+
+def describe_endpoint(endpoint: str | None, proto: str) -> str:
+    """Where spans go, for messages: ``--otlp-endpoint``, else the SDK's variables, else its default."""
+    if endpoint:
+        return traces_endpoint(endpoint, proto)
+    env = os.environ.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
+    if env:
+        return env
+    base = os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT")
+    if proto == "grpc":
+        return base or "http://localhost:4317"
+    return (base.rstrip("/") + "/v1/traces") if base else "http://localhost:4318/v1/traces"
+
+
+# -- ids ---------------------------------------------------------------------------------------
+
+def _digest(*parts: str) -> bytes:
+    h = hashlib.sha256()
+    for part in parts:
+        h.update(part.encode("utf-8", "surrogatepass"))
+        h.update(b"\x00")
+    return h.digest()
+
+
+def run_key(session_id: str | None, run_index: int, source: str) -> str:
+    """The key every id of a run derives from: ``<session id>/<run index>``, or
+    ``source:<source>/<run index>`` when the stream has no session id."""
+    return f"{session_id}/{run_index}" if session_id else f"source:{source}/{run_index}"
+
+
+def trace_id_of(key: str) -> int:
+    """128-bit trace id: the first 16 bytes of SHA-256("cursor-watch trace", key) (never 0)."""
+    return int.from_bytes(_digest("cursor-watch trace", key)[:16], "big") or 1
+
+
+def run_span_id_of(key: str) -> int:
+    """64-bit id of the run span: the first 8 bytes of SHA-256("cursor-watch run", key) (never 0)."""
+    return int.from_bytes(_digest("cursor-watch run", key)[:8], "big") or 1
+
+
+def tool_span_id_of(key: str, call_id: str) -> int:
+    """64-bit id of a tool call's span: SHA-256("cursor-watch tool", key, call_id), 8 bytes (never 0)."""
+    return int.from_bytes(_digest("cursor-watch tool", key, call_id)[:8], "big") or 1
+
+
+# -- text --------------------------------------------------------------------------------------
+
+def clean_line(text: Any, cap: int = LINE_CAP) -> str:
+    """A one-line attribute: escapes removed, other controls and lone surrogates shown escaped, cut at ``cap``."""
+    if not isinstance(text, str):
+        text = "" if text is None else str(text)
+    if len(text) > cap * 4:
+        text = text[: cap * 4]
+    if not text.isprintable():
+        text = visible_doc(_ESCAPES.sub("", text), line=True)
+    return text if len(text) <= cap else text[:cap] + "…"
+
+
+def clean_id(text: Any, cap: int = LINE_CAP) -> str:
+    """An id as the stream wrote it (a ``call_id`` holds a newline: reference 1), but terminal
+    escapes removed, other controls and lone surrogates shown escaped, cut at ``cap``."""
+    if not isinstance(text, str):
+        text = "" if text is None else str(text)
+    if len(text) > cap * 4:
+        text = text[: cap * 4]
+    if not text.isprintable():
+        text = visible_doc(_ESCAPES.sub("", text))
+    return text if len(text) <= cap else text[:cap] + "…"
+
+
+def clean_content(text: Any, cap: int = CONTENT_CAP) -> str:
+    """Content: terminal escapes removed, controls (but newlines and tabs) escaped, cut at ``cap``
+    characters with a note of how many more there were."""
+    if not isinstance(text, str):
+        text = "" if text is None else str(text)
+    extra = 0
+    if len(text) > cap:
+        extra = len(text) - cap
+        text = text[:cap]
+    if not text.isprintable():
+        text = visible_doc(_ESCAPES.sub("", text))
+    return text + (f"… [{extra} more characters not sent]" if extra else "")
+
+
+def _ns(ms: Any) -> int | None:
+    """Epoch ms -> ns, or None when it can't be an OTLP time (negative, absurd, not a number)."""
+    if isinstance(ms, bool) or not isinstance(ms, (int, float)):
+        return None
+    if not 0 <= ms <= _MAX_MS:
+        return None
+    return int(ms) * 1_000_000
+
+
+def _int64(value: Any) -> int | None:
+    if isinstance(value, bool) or not isinstance(value, int):
+        return None
+    return value if _INT64[0] <= value <= _INT64[1] else None
+
+
+def _json(value: Any) -> str:
+    return orjson.dumps(value, default=str).decode()
+
+
+def _capped_json(value: Any) -> str:
+    """A payload as a JSON string, every string inside it cleaned and cut (the structure kept)."""
+    def walk(v: Any, depth: int) -> Any:
+        if isinstance(v, str):
+            return clean_content(v)
+        if depth > 32:
+            return "…"
+        if isinstance(v, dict):
+            return {clean_line(k): walk(x, depth + 1) for k, x in list(v.items())[:200]}
+        if isinstance(v, list):
+            return [walk(x, depth + 1) for x in v[:200]]
+        if isinstance(v, int) and not isinstance(v, bool) and _int64(v) is None:
+            return str(v)
+        return v
+    text = _json(walk(value, 0))
+    return text if len(text) <= CONTENT_CAP * 4 else clean_content(text, CONTENT_CAP * 4)
+
+
+# -- records -----------------------------------------------------------------------------------
+
+class RunIds:
+    """The ids of one run, fixed when its first span is recorded (a session id that shows up
+    later does not move a trace already begun)."""
+
+    __slots__ = ("key", "trace_id", "span_id", "min_start_ms", "max_end_ms", "first_seen_ms", "sent", "ended")
+
+    def __init__(self, key: str, first_seen_ms: float) -> None:
+        self.key = key
+        self.trace_id = trace_id_of(key)
+        self.span_id = run_span_id_of(key)
+        self.min_start_ms: int | None = None
+        self.max_end_ms: int | None = None
+        self.first_seen_ms = first_seen_ms
+        self.sent = 0
+        self.ended = False
+
+    def saw(self, start_ms: int | None, end_ms: int | None) -> None:
+        if start_ms is not None and (self.min_start_ms is None or start_ms < self.min_start_ms):
+            self.min_start_ms = start_ms
+        if end_ms is not None and (self.max_end_ms is None or end_ms > self.max_end_ms):
+            self.max_end_ms = end_ms
+
+
+def agent_of(session: Any) -> str:
+    """The agent label (issue 19's ``Session.agent``; ``cursor`` for a model without one)."""
+    agent = getattr(session, "agent", None)
+    return clean_line(agent, 64) if isinstance(agent, str) and agent else "cursor"
+
+
+def _version_of(session: Any) -> str | None:
+    for name in ("agent_version", "cli_version", "version"):
+        value = getattr(session, name, None)
+        if isinstance(value, str) and value:
+            return clean_line(value, 64)
+    return None
+
+
+def _status_error(error_type: str, description: str) -> list:
+    return ["error", clean_line(description, DETAIL_CAP)]
+
+
+def tool_record(run: Any, call: Any, ids: RunIds, *, content: bool = False, now_ms: float | None = None,
+                stream_times: bool = True) -> dict:
+    """The span record of one finished tool call (see :mod:`cursor_watch.otlp_sdk` for its fields).
+
+    Args:
+        run: the :class:`~cursor_watch.runs.Run` (``reread`` gives the payloads in content mode).
+        call: its :class:`~cursor_watch.model.ToolCall` (no longer running).
+        ids: the run's ids.
+        content: add the summary, arguments and result (re-read from the source by offset).
+        now_ms: epoch ms standing in for a missing end time.
+        stream_times: False when the stream carries no times (the times are when events were read).
+    """
+    tool = clean_line(call.tool, 128) or "unknown"
+    call_id = call.call_id if isinstance(call.call_id, str) else str(call.call_id)
+    attrs: dict[str, Any] = {
+        "gen_ai.operation.name": "execute_tool",
+        "gen_ai.tool.name": tool,
+        "gen_ai.tool.call.id": clean_id(call_id),
+        "gen_ai.tool.type": "extension" if call.kind in EXTENSION_TOOLS else "function",
+        "cursor_watch.tool.status": clean_line(call.status, 32),
+        "openinference.span.kind": "TOOL",
+    }
+    if call.outcome:
+        attrs["cursor_watch.tool.outcome"] = clean_line(call.outcome, 64)
+    code = _int64(call.exit_code)
+    if code is not None:
+        attrs["process.exit.code"] = code
+    if call.model_call_id:
+        attrs["cursor_watch.model_call_id"] = clean_line(call.model_call_id)
+    if not stream_times:
+        attrs["cursor_watch.time_source"] = "received"
+    start = _ns(call.started_ms)
+    end = _ns(call.completed_ms)
+    if start is None:
+        start = end if end is not None else _ns(now_ms) or 0
+    if end is None:  # still running when the run ended: it ends with the run (its last recorded time)
+        session = getattr(run, "session", None)
+        known = [t for t in (getattr(session, "last_ts_ms", None), ids.max_end_ms) if t is not None]
+        end = max(start, _ns(max(known) if known else now_ms) or start)
+    end = max(start, end)
+    status = call.status
+    if status == STATUS_SUCCESS:
+        st: list = ["unset", ""]
+    else:
+        outcome = call.outcome if call.outcome and call.outcome not in ("success", "failure", "rejected") else ""
+        error_type = clean_line(outcome, 64) if outcome else (status if status != STATUS_RUNNING else "incomplete")
+        attrs["error.type"] = error_type
+        if status == STATUS_INCOMPLETE or status == STATUS_RUNNING:
+            desc = "still running when the run ended"
+        elif status == STATUS_REJECTED or content:
+            desc = call.detail or status
+        elif code is not None and code != 0:
+            desc = f"exit {code}"
+        else:
+            desc = outcome or status
+        st = _status_error(error_type, desc)
+    if content:
+        if call.summary:
+            attrs["cursor_watch.tool.summary"] = clean_line(call.summary, DETAIL_CAP)
+        if call.description:
+            attrs["gen_ai.tool.description"] = clean_content(call.description)
+        args, result = _payloads(run, call)
+        if args is not None:
+            attrs["gen_ai.tool.call.arguments"] = _capped_json(args)
+        if result is not None:
+            attrs["gen_ai.tool.call.result"] = _capped_json(result)
+    parent = ids.span_id
+    parent_call = getattr(call, "parent_call_id", None)
+    if isinstance(parent_call, str) and parent_call and parent_call != call_id:
+        parent = tool_span_id_of(ids.key, parent_call)
+    return {
+        "n": f"execute_tool {tool}",
+        "t": f"{ids.trace_id:032x}",
+        "s": f"{tool_span_id_of(ids.key, call_id):016x}",
+        "p": f"{parent:016x}",
+        "k": "internal",
+        "b": start,
+        "e": end,
+        "a": attrs,
+        "st": st,
+        "ev": [],
+    }
+
+
+def _payloads(run: Any, call: Any) -> tuple[Any, Any]:
+    """The call's full arguments and result, re-read from the source (None where not available)."""
+    reread = getattr(run, "reread", None)
+    if reread is None:
+        return call.args, None
+    try:
+        from .payloads import load_call_events
+
+        args, result, _note = load_call_events(call, reread)
+    except Exception:  # noqa: BLE001 - a source that can't be read back: what the model kept
+        return call.args, None
+    return args, result
+
+
+def run_record(run: Any, ids: RunIds, *, content: bool = False, now_ms: float | None = None) -> dict:
+    """The span record of a run (``invoke_agent``), built when it ends (see :func:`tool_record`)."""
+    s = run.session
+    now_ms = now_ms if now_ms is not None else time.time() * 1000.0
+    agent = agent_of(s)
+    stream_times = s.first_ts_ms is not None
+    attrs: dict[str, Any] = {
+        "gen_ai.operation.name": "invoke_agent",
+        "gen_ai.provider.name": PROVIDERS.get(agent, agent),
+        "gen_ai.agent.name": agent,
+        "cursor_watch.run.index": int(run.index),
+        "cursor_watch.run.status": s.status,
+        "cursor_watch.source": clean_line(getattr(run, "source_label", "")),
+        "cursor_watch.tool_calls": len(s.tool_calls),
+        "cursor_watch.time_source": "stream" if stream_times else "received",
+        "openinference.span.kind": "AGENT",
+    }
+    if s.session_id:
+        attrs["gen_ai.conversation.id"] = clean_id(s.session_id)
+    if s.model:
+        attrs["gen_ai.request.model"] = clean_line(s.model)
+    version = _version_of(s)
+    if version:
+        attrs["gen_ai.agent.version"] = version
+    if s.cwd:
+        attrs["cursor_watch.cwd"] = clean_line(s.cwd, 1024)
+    if s.permission_mode:
+        attrs["cursor_watch.permission_mode"] = clean_line(s.permission_mode, 64)
+    for status in (STATUS_FAILURE, STATUS_REJECTED, STATUS_INCOMPLETE):
+        n = s.tool_counts.get(status, 0)
+        if n:
+            attrs[f"cursor_watch.tool_calls.{status}"] = n
+    if s.invalid_lines:
+        attrs["cursor_watch.invalid_lines"] = s.invalid_lines
+    code = _int64(s.exit_status)
+    if code is not None:
+        attrs["process.exit.code"] = code
+    result = s.result
+    if result is not None:
+        if result.subtype:
+            attrs["cursor_watch.result.subtype"] = clean_line(result.subtype, 64)
+        if _int64(result.duration_ms) is not None:
+            attrs["cursor_watch.result.duration_ms"] = result.duration_ms
+        if result.request_id:
+            attrs["cursor_watch.request_id"] = clean_line(result.request_id)
+        usage = result.usage or {}
+        for key, attr in (("input_tokens", "gen_ai.usage.input_tokens"),
+                          ("output_tokens", "gen_ai.usage.output_tokens"),
+                          ("cache_read_tokens", "gen_ai.usage.cache_read.input_tokens"),
+                          ("cache_write_tokens", "gen_ai.usage.cache_creation.input_tokens")):
+            value = _int64(usage.get(key))
+            if value is not None:
+                attrs[attr] = value
+    # times: the first and last the stream recorded (events and tool calls), else when read
+    starts = [t for t in (s.first_ts_ms, ids.min_start_ms) if t is not None]
+    ends = [t for t in (s.last_ts_ms, ids.max_end_ms) if t is not None]
+    start = _ns(min(starts)) if starts else None
+    if start is None:
+        start = _ns(ids.first_seen_ms) or 0
+    end = _ns(max(ends)) if ends else None
+    if end is None:
+        end = _ns(now_ms) or start
+    end = max(start, end)
+    if s.status == "success":
+        st: list = ["unset", ""]
+    elif s.status == "error":
+        error_type = clean_line(result.subtype, 64) if result is not None and result.subtype else "error"
+        attrs["error.type"] = error_type
+        desc = clean_content(result.text, DETAIL_CAP) if content and result is not None and result.text else "the run ended with an error result"
+        st = _status_error(error_type, desc)
+    else:
+        attrs["error.type"] = "no_result"
+        st = _status_error("no_result", f"the stream ended without a result after {s.events} events")
+    events = []
+    for note in _notes(s):
+        ts = _ns(note.ts_ms)
+        ev_attrs: dict[str, Any] = {"cursor_watch.note.kind": clean_line(note.kind, 64)}
+        if note.subtype:
+            ev_attrs["cursor_watch.note.subtype"] = clean_line(note.subtype, 64)
+        if note.call_id:
+            ev_attrs["gen_ai.tool.call.id"] = clean_id(note.call_id)
+        if content or note.kind in ("retry", "connection", "source", "session"):
+            ev_attrs["cursor_watch.note.text"] = clean_line(note.text, DETAIL_CAP)
+        events.append([clean_line(note.kind, 64) or "note", ts if ts is not None else start, ev_attrs])
+    if content:
+        if s.prompt is not None:
+            attrs["gen_ai.input.messages"] = _json(
+                [{"role": "user", "parts": [{"type": "text", "content": clean_content(s.prompt)}]}])
+        parts = []
+        thinking = s.thinking_text
+        if thinking:
+            parts.append({"type": "reasoning", "content": clean_content(thinking)})
+        parts.append({"type": "text", "content": clean_content(s.assistant_text)})
+        message = {"role": "assistant", "parts": parts}
+        if result is not None:
+            message["finish_reason"] = "error" if result.is_error else "stop"
+        attrs["gen_ai.output.messages"] = _json([message])
+    return {
+        "n": f"invoke_agent {agent}",
+        "t": f"{ids.trace_id:032x}",
+        "s": f"{ids.span_id:016x}",
+        "p": None,
+        "k": "client",
+        "b": start,
+        "e": end,
+        "a": attrs,
+        "st": st,
+        "ev": events,
+    }
+
+
+def _notes(session: Any) -> list:
+    notes = session.notes
+    n = len(notes)
+    return list(notes[: min(n, MAX_EVENTS)]) if n else []
+
+
+def run_records(run: Any, *, content: bool = False, now_ms: float | None = None) -> list[dict]:
+    """Every span record of a finished run, tool calls first and the run span last (the
+    ``--export PATH.otlp.json`` path, which reads the final model)."""
+    s = run.session
+    ids = RunIds(run_key(s.session_id, run.index, run.source), now_ms if now_ms is not None else time.time() * 1000.0)
+    stream_times = s.first_ts_ms is not None
+    calls = list(s.tool_calls.values())
+    for call in calls:
+        ids.saw(call.started_ms, call.completed_ms)
+    out = [tool_record(run, call, ids, content=content, now_ms=now_ms, stream_times=stream_times) for call in calls]
+    out.append(run_record(run, ids, content=content, now_ms=now_ms))
+    return out
+
+
+# -- the outlet --------------------------------------------------------------------------------
+
+class OtlpOutlet:
+    """The ``--otlp`` view: model changes in, span records out to a sink (see module doc).
+
+    A tool span is recorded when its call stops running (``tool_done``), the run span when
+    the run ends (``end``). ``observe`` never raises and never blocks: a record that can't be
+    built is counted in :attr:`errors`.
+
+    Args:
+        sink: takes each record (:class:`ProcessSink` in use, an in-process one in tests).
+        content: record content (see module doc).
+        clock: epoch-ms clock (tests freeze it).
+    """
+
+    def __init__(self, sink: Any, content: bool = False, clock: Callable[[], float] | None = None) -> None:
+        self.sink = sink
+        self.content = content
+        self._clock = clock or (lambda: time.time() * 1000.0)
+        self._runs: dict[int, tuple[Any, RunIds]] = {}
+        self.records = 0
+        self.errors = 0
+        self.last_error = ""
+
+    def ids_of(self, run: Any) -> RunIds:
+        """The run's ids (fixed at its first span)."""
+        got = self._runs.get(id(run))
+        if got is not None and got[0] is run:
+            return got[1]
+        s = run.session
+        ids = RunIds(run_key(s.session_id, run.index, run.source), self._clock())
+        self._runs[id(run)] = (run, ids)
+        return ids
+
+    def observe(self, run: Any, changes: list[tuple[str, Any]]) -> None:
+        """Take a batch of the run's changes (``Watch`` calls it after the views)."""
+        for change in changes:
+            kind = change[0]
+            if kind == "tool_done" or kind == "end":
+                try:
+                    if kind == "end":
+                        self._end(run)
+                    else:
+                        self._tool_done(run, change[1])
+                except Exception as err:  # noqa: BLE001 - the outlet must never stop the watch
+                    self.errors += 1
+                    self.last_error = f"{type(err).__name__}: {err}"
+
+    def _tool_done(self, run: Any, call_id: str) -> None:
+        call = run.session.tool_calls.get(call_id)
+        if call is None:
+            return
+        ids = self.ids_of(run)
+        ids.saw(call.started_ms, call.completed_ms)
+        record = tool_record(run, call, ids, content=self.content, now_ms=self._clock(),
+                             stream_times=run.session.first_ts_ms is not None)
+        ids.sent += 1
+        self._put(record)
+
+    def _end(self, run: Any) -> None:
+        ids = self.ids_of(run)
+        if ids.ended:
+            return
+        ids.ended = True
+        self._put(run_record(run, ids, content=self.content, now_ms=self._clock()))
+
+    def _put(self, record: dict) -> None:
+        self.records += 1
+        self.sink.put(record)
+
+    def close(self) -> dict:
+        """End the export (bounded, see :class:`ProcessSink`); returns the sink's report."""
+        report = self.sink.close()
+        report["records"] = self.records
+        report["errors"] = self.errors
+        if self.errors and not report.get("error"):
+            report["error"] = self.last_error
+        return report
+
+
+def report_line(report: dict, where: str) -> str | None:
+    """The stderr line for a report (None when every span was sent)."""
+    unsent = report.get("records", 0) - report.get("ok", 0)
+    if unsent <= 0 and not report.get("errors"):
+        return None
+    total = report.get("records", 0)
+    reason = report.get("error") or ""
+    bits = [f"--otlp: {unsent} of {total} spans could not be sent to {where}"]
+    if report.get("dropped"):
+        bits.append(f"{report['dropped']} dropped while the exporter was behind")
+    if report.get("errors"):
+        bits.append(f"{report['errors']} could not be built")
+    line = "; ".join(bits)
+    if reason:
+        line += f" ({clean_line(reason, 300)})"
+    return line
+
+
+class ProcessSink:
+    """Hands records to the exporter process (``python -m cursor_watch.otlp_sdk``).
+
+    :meth:`put` serialises a record (orjson) into a bounded buffer and returns at once; a
+    writer thread feeds the child's stdin; a reader thread takes the child's progress lines
+    (``{"ok": n, "failed": n, "error": text}``) from its stdout. The child runs in its own
+    session (a Ctrl+C in the terminal reaches only the watch, which then flushes it).
+
+    Args:
+        endpoint: ``--otlp-endpoint`` (None: the SDK's variables and defaults).
+        env: environment of the child (default ``os.environ``).
+        max_pending: bytes of records that may wait (beyond: dropped and counted).
+    """
+
+    def __init__(self, endpoint: str | None = None, env: dict[str, str] | None = None,
+                 max_pending: int = MAX_PENDING_BYTES, stall_s: float = FLUSH_STALL_S,
+                 max_s: float = FLUSH_MAX_S) -> None:
+        env = dict(os.environ if env is None else env)
+        proto = (env.get("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL") or env.get("OTEL_EXPORTER_OTLP_PROTOCOL")
+                 or "http/protobuf").strip().lower()
+        if endpoint:
+            env["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"] = traces_endpoint(endpoint, proto)
+        self.max_pending = max_pending
+        self.stall_s = stall_s
+        self.max_s = max_s
+        self._buf: deque[bytes] = deque()
+        self._pending = 0
+        self._cond = threading.Condition()
+        self._closing = False
+        self.dropped = 0
+        self.written = 0  # records handed to the child
+        self.ok = 0
+        self.failed = 0
+        self.error = ""
+        self.done = False
+        self._progress_at = time.monotonic()
+        self._stderr: deque[str] = deque(maxlen=20)
+        pkg_root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        env["PYTHONPATH"] = pkg_root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "cursor_watch.otlp_sdk"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, env=env, start_new_session=True, close_fds=True)
+        self._writer = threading.Thread(target=self._write_loop, name="otlp-writer", daemon=True)
+        self._reader = threading.Thread(target=self._read_loop, name="otlp-reader", daemon=True)
+        self._errors = threading.Thread(target=self._stderr_loop, name="otlp-stderr", daemon=True)
+        self._writer.start()
+        self._reader.start()
+        self._errors.start()
+
+    def put(self, record: dict) -> None:
+        """Queue one record (never blocks; dropped and counted when the buffer is full)."""
+        data = orjson.dumps(record) + b"\n"
+        with self._cond:
+            if self._closing or self._pending + len(data) > self.max_pending:
+                self.dropped += 1
+                return
+            self._buf.append(data)
+            self._pending += len(data)
+            self._cond.notify()
+
+    def _write_loop(self) -> None:
+        stdin = self.proc.stdin
+        try:
+            while True:
+                with self._cond:
+                    while not self._buf and not self._closing:
+                        self._cond.wait()
+                    if not self._buf and self._closing:
+                        break
+                    batch = list(self._buf)
+                    self._buf.clear()
+                    self._pending = 0
+                stdin.write(b"".join(batch))
+                stdin.flush()
+                self.written += len(batch)
+                self._progress_at = time.monotonic()
+        except (OSError, ValueError):  # the child died (or was stopped): the rest is unsent
+            with self._cond:
+                self._buf.clear()
+                self._pending = 0
+        finally:
+            try:
+                stdin.close()
+            except (OSError, ValueError):
+                pass
+
+    def _read_loop(self) -> None:
+        for line in self.proc.stdout:
+            try:
+                msg = orjson.loads(line)
+            except orjson.JSONDecodeError:
+                continue
+            if not isinstance(msg, dict):
+                continue
+            ok, failed = int(msg.get("ok", self.ok)), int(msg.get("failed", self.failed))
+            if (ok, failed) != (self.ok, self.failed) or msg.get("done"):
+                self._progress_at = time.monotonic()  # a retry's warning is not progress
+            self.ok, self.failed = ok, failed
+            if msg.get("error"):
+                self.error = str(msg["error"])
+            if msg.get("done"):
+                self.done = True
+
+    def _stderr_loop(self) -> None:
+        for line in self.proc.stderr:
+            self._stderr.append(line.decode("utf-8", "replace").rstrip())
+
+    def close(self) -> dict:
+        """Send what is queued, let the child flush, stop it (bounded), and report.
+
+        Waits while the child makes progress, at most ``stall_s`` without any and ``max_s``
+        in all; then the child is terminated (killed after a second).
+
+        Returns:
+            ``{"ok", "failed", "dropped", "written", "error", "done"}``.
+        """
+        with self._cond:
+            self._closing = True
+            self._cond.notify_all()
+        start = time.monotonic()
+        self._progress_at = max(self._progress_at, start)
+        while True:
+            if self.proc.poll() is not None:
+                self._reader.join(1.0)
+                break
+            now = time.monotonic()
+            if now - self._progress_at > self.stall_s or now - start > self.max_s:
+                break
+            time.sleep(0.02)
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(1.0)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        if not self.done and not self.error:
+            tail = [line for line in self._stderr if line.strip()]
+            if tail:
+                self.error = tail[-1]
+            elif self.proc.returncode not in (0, None):
+                self.error = "the exporter stopped before it finished"
+        return {"ok": self.ok, "failed": self.failed, "dropped": self.dropped, "written": self.written,
+                "error": self.error, "done": self.done}
+
+
+def make_outlet(endpoint: str | None, content: bool) -> OtlpOutlet:
+    """The ``--otlp`` outlet with its exporter process started.
+
+    Raises:
+        OtlpUnavailable: the ``[otel]`` extra is missing, or the protocol is not supported.
+    """
+    check_available()
+    return OtlpOutlet(ProcessSink(endpoint), content=content)
+
+
+def start_for(opts: Any, watch: Any) -> OtlpOutlet | None:
+    """``--otlp`` for a watch (any mode): start the outlet and attach it to ``watch.outlets``.
+
+    ``opts`` has ``otlp``, ``otlp_endpoint`` (the CLI's options). None without ``--otlp``.
+    """
+    if not getattr(opts, "otlp", False):
+        return None
+    outlet = make_outlet(getattr(opts, "otlp_endpoint", None), content_from_env())
+    watch.outlets.append(outlet)
+    return outlet
+
+
+def finish_for(opts: Any, outlet: OtlpOutlet | None, error: Callable[[str], None] | None = None) -> None:
+    """End the export (bounded) and say on stderr how many spans could not be sent, and why."""
+    if outlet is None:
+        return
+    line = report_line(outlet.close(), describe_endpoint(getattr(opts, "otlp_endpoint", None), protocol()))
+    if line:
+        if error is None:
+            from .output import error_line as error
+        error(line)

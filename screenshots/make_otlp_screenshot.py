@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""The README's picture of a run's trace in Arize Phoenix (``screenshots/otlp-phoenix.png``).
+
+    python screenshots/make_otlp_screenshot.py [--phoenix URL] [--stream FILE]
+
+Without ``--phoenix`` it starts ``phoenix serve`` on free loopback ports in a temporary
+directory (as the tests do). The stream is sent with ``--otlp-endpoint`` into a project of its
+own; the trace's page is opened in headless Chromium (Debian's ``/usr/bin/chromium``, driven by
+Playwright for Python: no browser is downloaded) and saved at 1600x1000.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+PROJECT = "cursor-watch-demo"
+
+
+def get(url: str):
+    with urllib.request.urlopen(url, timeout=10) as r:
+        return json.load(r)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_phoenix(work: str) -> tuple[subprocess.Popen, str]:
+    port = free_port()
+    env = {**os.environ, "PHOENIX_WORKING_DIR": work, "PHOENIX_HOST": "127.0.0.1", "PHOENIX_PORT": str(port),
+           "PHOENIX_GRPC_PORT": str(free_port()), "PHOENIX_TELEMETRY_ENABLED": "false"}
+    phoenix = Path(sys.executable).parent / "phoenix"
+    proc = subprocess.Popen([str(phoenix), "serve"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    for _ in range(480):
+        try:
+            urllib.request.urlopen(url + "/healthz", timeout=2).close()
+            return proc, url
+        except OSError:
+            time.sleep(0.5)
+    raise SystemExit("phoenix serve did not answer")
+
+
+def main() -> int:
+    p = argparse.ArgumentParser()
+    p.add_argument("--phoenix", help="a running Phoenix (default: start one)")
+    p.add_argument("--stream", default=str(ROOT / "sample_streams" / "parallel-failed-rejected.jsonl"))
+    p.add_argument("--out", default=str(HERE / "otlp-phoenix.png"))
+    args = p.parse_args()
+    proc = None
+    with tempfile.TemporaryDirectory() as work:
+        url = args.phoenix
+        if not url:
+            proc, url = start_phoenix(work)
+        try:
+            env = {**os.environ, "OTEL_RESOURCE_ATTRIBUTES": f"openinference.project.name={PROJECT}"}
+            subprocess.run([sys.executable, "-m", "cursor_watch", "--summary", "--otlp-endpoint", url, args.stream],
+                           cwd=ROOT, env=env, check=False, stdout=subprocess.DEVNULL)
+            spans: list = []
+            for _ in range(100):
+                try:
+                    spans = get(f"{url}/v1/projects/{PROJECT}/spans?limit=1000")["data"]
+                except OSError:
+                    spans = []
+                if any(s["parent_id"] is None for s in spans):
+                    break
+                time.sleep(0.3)
+            root = next(s for s in spans if s["parent_id"] is None)
+            project_id = next(pr["id"] for pr in get(f"{url}/v1/projects")["data"] if pr["name"] == PROJECT)
+            page = f"{url}/projects/{project_id}/traces/{root['context']['trace_id']}"
+            from playwright.sync_api import sync_playwright
+
+            with sync_playwright() as pw:
+                browser = pw.chromium.launch(executable_path="/usr/bin/chromium")
+                tab = browser.new_page(viewport={"width": 1600, "height": 1000})
+                tab.goto(page, wait_until="networkidle", timeout=120_000)
+                # the app draws after its scripts load (seconds on a loaded machine)
+                tab.get_by_text("execute_tool", exact=False).first.wait_for(timeout=120_000)
+                tab.wait_for_timeout(2000)
+                tab.screenshot(path=args.out)
+                browser.close()
+            print(f"{args.out}: {page}")
+        finally:
+            if proc is not None:
+                os.killpg(proc.pid, signal.SIGTERM)
+                proc.wait(15)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,358 @@
+"""--otlp: span records from the model, through the OpenTelemetry SDK (in-memory exporter).
+
+The acceptance against a real backend (Arize Phoenix) is in test_otlp_phoenix.py.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import orjson
+import pytest
+
+from cursor_watch import otlp
+from cursor_watch.runner import Monitor
+
+from conftest import ROOT, real_params
+
+sdk = pytest.importorskip("opentelemetry.sdk.trace", reason="the [otel] extra (OpenTelemetry SDK) is not installed")
+from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans  # noqa: E402
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter  # noqa: E402
+from opentelemetry.trace import SpanKind, StatusCode  # noqa: E402
+
+from cursor_watch.otlp_sdk import LocalSink, otlp_json_lines  # noqa: E402
+
+CONTENT_ATTRS = ("gen_ai.input.messages", "gen_ai.output.messages", "gen_ai.tool.call.arguments",
+                 "gen_ai.tool.call.result", "cursor_watch.tool.summary", "gen_ai.tool.description")
+SID = "3f0d8a0e-1111-2222-3333-444455556666"
+
+
+def replay(data: bytes, content: bool = False, chunk: int | None = None, clock: float = 5_000.0):
+    """Feed ``data`` through a Monitor with the outlet watching; returns (monitor, spans)."""
+    exporter = InMemorySpanExporter()
+    outlet = otlp.OtlpOutlet(LocalSink(exporter), content=content, clock=lambda: clock)
+    mon = Monitor(clock=lambda: clock, source="/logs/x.jsonl", source_label="x.jsonl",
+                  reread=lambda off, size: data[off:off + size])
+    pieces = [data] if chunk is None else [data[i:i + chunk] for i in range(0, len(data), chunk)]
+    for piece in pieces:
+        for run, batch in mon.split(mon.feed(piece)):
+            outlet.observe(run, batch)
+    for run, batch in mon.split(mon.finish()):
+        outlet.observe(run, batch)
+    report = outlet.close()
+    assert report["errors"] == 0, report
+    return mon, exporter.get_finished_spans()
+
+
+def ev(**kw) -> bytes:
+    kw.setdefault("session_id", SID)
+    return orjson.dumps(kw) + b"\n"
+
+
+def shell(call_id: str, sub: str, ts: int, *, started: int | None = None, completed: int | None = None,
+          outcome: str = "success", exit_code: int = 0, command: str = "ls", parent: dict | None = None) -> bytes:
+    body: dict = {"args": {"command": command}}
+    if sub == "completed":
+        body["result"] = {outcome: {"command": command, "exitCode": exit_code, "stdout": "out", "stderr": "err"}}
+    tc: dict = {"shellToolCall": body, "toolCallId": call_id}
+    if started is not None:
+        tc["startedAtMs"] = str(started)
+    if completed is not None:
+        tc["completedAtMs"] = str(completed)
+    return ev(type="tool_call", subtype=sub, call_id=call_id, tool_call=tc, model_call_id="m-0-abcd", timestamp_ms=ts)
+
+
+def stream(*parts: bytes, result: bool = True, usage: dict | None = None, text: str = "done") -> bytes:
+    head = ev(type="system", subtype="init", model="Composer 2.5", cwd="/w", permissionMode="default",
+              apiKeySource="login") + ev(type="user", message={"role": "user", "content": [{"type": "text", "text": "do it"}]})
+    tail = b""
+    if result:
+        tail = ev(type="assistant", message={"role": "assistant", "content": [{"type": "text", "text": text}]}) + ev(
+            type="result", subtype="success", is_error=False, duration_ms=900, result=text, request_id="r-1",
+            usage=usage or {"inputTokens": 10, "outputTokens": 2, "cacheReadTokens": 7, "cacheWriteTokens": 1})
+    return head + b"".join(parts) + tail
+
+
+def by_name(spans, prefix: str):
+    return [s for s in spans if s.name.startswith(prefix)]
+
+
+# -- ids -----------------------------------------------------------------------------------------
+
+def test_ids_are_the_documented_sha256_prefixes():
+    key = otlp.run_key(SID, 2, "/logs/x.jsonl")
+    assert key == f"{SID}/2"
+    assert otlp.trace_id_of(key) == int.from_bytes(hashlib.sha256(b"cursor-watch trace\x00" + key.encode() + b"\x00").digest()[:16], "big")
+    assert otlp.run_span_id_of(key) == int.from_bytes(hashlib.sha256(b"cursor-watch run\x00" + key.encode() + b"\x00").digest()[:8], "big")
+    cid = "call_1\nfc_2"
+    want = hashlib.sha256(b"cursor-watch tool\x00" + key.encode() + b"\x00" + cid.encode() + b"\x00").digest()[:8]
+    assert otlp.tool_span_id_of(key, cid) == int.from_bytes(want, "big")
+    assert otlp.run_key(None, 1, "/logs/x.jsonl") == "source:/logs/x.jsonl/1"
+
+
+def test_same_log_twice_gives_the_same_ids_and_another_run_another_trace():
+    data = stream(shell("c1", "started", 1000, started=1000), shell("c1", "completed", 1500, started=1000, completed=1400))
+    _, first = replay(data)
+    _, second = replay(data, chunk=7)  # read in other pieces: the same spans
+    ids = sorted((s.context.trace_id, s.context.span_id, s.name) for s in first)
+    assert ids == sorted((s.context.trace_id, s.context.span_id, s.name) for s in second)
+    two_runs = data + data  # a second init: run 2 of the same session is its own trace
+    _, spans = replay(two_runs)
+    runs = by_name(spans, "invoke_agent")
+    assert len(runs) == 2 and len({s.context.trace_id for s in runs}) == 2
+    assert {s.context.trace_id for s in spans} == {s.context.trace_id for s in runs}
+
+
+# -- the span model on real captures -------------------------------------------------------------
+
+@pytest.mark.parametrize("path", real_params())
+def test_real_capture_spans_follow_the_model(path: Path):
+    data = path.read_bytes()
+    mon, spans = replay(data)
+    runs = by_name(spans, "invoke_agent ")
+    tools = by_name(spans, "execute_tool ")
+    assert len(runs) == len(mon.runs) and len(spans) == len(runs) + len(tools)
+    for run in mon.runs:
+        s = run.session
+        key = otlp.run_key(s.session_id, run.index, run.source)
+        trace_id = otlp.trace_id_of(key)
+        root = [r for r in runs if r.context.trace_id == trace_id]
+        assert len(root) == 1
+        root = root[0]
+        assert root.parent is None and root.kind == SpanKind.CLIENT
+        assert root.attributes["gen_ai.operation.name"] == "invoke_agent"
+        assert root.attributes["gen_ai.agent.name"] == "cursor"
+        assert root.attributes.get("gen_ai.conversation.id") == s.session_id
+        assert root.attributes.get("gen_ai.request.model") == s.model
+        usage = s.result.usage if s.result is not None else None
+        for key_, attr in (("input_tokens", "gen_ai.usage.input_tokens"), ("output_tokens", "gen_ai.usage.output_tokens"),
+                           ("cache_read_tokens", "gen_ai.usage.cache_read.input_tokens"),
+                           ("cache_write_tokens", "gen_ai.usage.cache_creation.input_tokens")):
+            assert root.attributes.get(attr) == (usage or {}).get(key_)
+        if s.status == "success":
+            assert root.status.status_code == StatusCode.UNSET
+        else:
+            assert root.status.status_code == StatusCode.ERROR and root.attributes["error.type"]
+        calls = list(s.tool_calls.values())
+        mine = [t for t in tools if t.context.trace_id == trace_id]
+        assert len(mine) == len(calls)
+        by_id = {t.attributes["gen_ai.tool.call.id"]: t for t in mine}
+        assert set(by_id) == {c.call_id for c in calls}
+        for call in calls:
+            span = by_id[call.call_id]
+            assert span.name == f"execute_tool {call.tool}"
+            assert span.kind == SpanKind.INTERNAL
+            assert span.parent.span_id == root.context.span_id
+            assert span.context.span_id == otlp.tool_span_id_of(key, call.call_id)
+            assert span.start_time == call.started_ms * 1_000_000
+            if call.completed_ms is not None:
+                assert span.end_time == call.completed_ms * 1_000_000
+            assert root.start_time <= span.start_time and span.end_time <= root.end_time
+            if call.status == "success":
+                assert span.status.status_code == StatusCode.UNSET
+            else:
+                assert span.status.status_code == StatusCode.ERROR
+                assert span.attributes["error.type"] in (call.status, call.outcome)
+            if call.exit_code is not None:
+                assert span.attributes["process.exit.code"] == call.exit_code
+        for span in runs + tools:
+            assert not set(span.attributes) & set(CONTENT_ATTRS), span.name
+    encode_spans(spans).SerializeToString()  # the OTLP encoder takes every one
+
+
+@pytest.mark.parametrize("path", real_params())
+def test_real_capture_content_is_the_reconstructed_text(path: Path):
+    mon, spans = replay(path.read_bytes(), content=True)
+    for run in mon.runs:
+        s = run.session
+        trace_id = otlp.trace_id_of(otlp.run_key(s.session_id, run.index, run.source))
+        root = [r for r in by_name(spans, "invoke_agent") if r.context.trace_id == trace_id][0]
+        out = json.loads(root.attributes["gen_ai.output.messages"])
+        text = "".join(p["content"] for p in out[0]["parts"] if p["type"] == "text")
+        assert text == otlp.clean_content(s.assistant_text)
+        if len(s.assistant_text) < otlp.CONTENT_CAP and s.assistant_text.isprintable():
+            assert text == s.assistant_text
+        if s.prompt is not None:
+            prompt = json.loads(root.attributes["gen_ai.input.messages"])[0]["parts"][0]["content"]
+            assert prompt == otlp.clean_content(s.prompt)
+    for span in by_name(spans, "execute_tool"):
+        assert "gen_ai.tool.call.arguments" in span.attributes or "gen_ai.tool.call.result" in span.attributes
+
+
+# -- rules ---------------------------------------------------------------------------------------
+
+def test_failed_rejected_and_incomplete_calls_are_errors_and_an_unfinished_run_too():
+    data = stream(
+        shell("ok", "started", 1000, started=1000),
+        shell("ok", "completed", 1100, started=1000, completed=1090),
+        shell("bad", "started", 1200, started=1200),
+        shell("bad", "completed", 1300, started=1200, completed=1290, outcome="failure", exit_code=2),
+        shell("no", "completed", 1400, started=1395, completed=1399, outcome="rejected"),
+        shell("cut", "started", 1500, started=1500),
+        ev(type="thinking", subtype="delta", text="hm", timestamp_ms=1700),
+        result=False,
+    )
+    _, spans = replay(data)
+    tools = {s.attributes["gen_ai.tool.call.id"]: s for s in by_name(spans, "execute_tool")}
+    assert tools["ok"].status.status_code == StatusCode.UNSET and "error.type" not in tools["ok"].attributes
+    assert tools["bad"].status.status_code == StatusCode.ERROR
+    assert tools["bad"].attributes["error.type"] == "failure" and tools["bad"].status.description == "exit 2"
+    assert tools["bad"].attributes["process.exit.code"] == 2
+    assert tools["no"].attributes["error.type"] == "rejected"
+    cut = tools["cut"]
+    assert cut.attributes["error.type"] == "incomplete" and "still running" in cut.status.description
+    assert cut.start_time == 1500 * 10**6 and cut.end_time == 1700 * 10**6  # ends with the run
+    (root,) = by_name(spans, "invoke_agent")
+    assert root.status.status_code == StatusCode.ERROR and root.attributes["error.type"] == "no_result"
+    assert root.start_time == 1000 * 10**6 and root.end_time == 1700 * 10**6
+    assert "stderr" not in repr(cut.attributes) and "err" not in tools["bad"].status.description
+
+
+def test_error_result_and_notes_as_events():
+    data = stream(
+        ev(type="connection", subtype="reconnecting", attempt=1, endpoint_url="https://x", timestamp_ms=2000),
+        ev(type="retry", subtype="starting", attempt=1, is_resume=False, timestamp_ms=2001),
+        result=False,
+    ) + ev(type="result", subtype="error", is_error=True, result="Rate limit exceeded", duration_ms=5)
+    _, spans = replay(data)
+    (root,) = spans
+    assert root.status.status_code == StatusCode.ERROR and root.attributes["error.type"] == "error"
+    names = [(e.name, e.timestamp) for e in root.events]
+    assert names == [("connection", 2000 * 10**6), ("retry", 2001 * 10**6)]
+    assert root.events[1].attributes["cursor_watch.note.text"] == "retry starting, attempt 1"
+
+
+def test_a_stream_without_times_says_so():
+    data = (ev(type="system", subtype="init", model="m") + ev(type="tool_call", subtype="started", call_id="a",
+            tool_call={"readToolCall": {"args": {"path": "p"}}}) + ev(type="tool_call", subtype="completed", call_id="a",
+            tool_call={"readToolCall": {"args": {"path": "p"}, "result": {"success": {}}}}) +
+            ev(type="result", subtype="success", is_error=False, result=""))
+    _, spans = replay(data, clock=7_000.0)
+    (tool,) = by_name(spans, "execute_tool")
+    (root,) = by_name(spans, "invoke_agent")
+    assert tool.attributes["cursor_watch.time_source"] == "received"
+    assert root.attributes["cursor_watch.time_source"] == "received"
+    assert tool.start_time == 7_000 * 10**6 and root.end_time == 7_000 * 10**6
+
+
+def test_agent_label_version_and_sub_agent_parent_are_read_when_the_model_has_them():
+    session = SimpleNamespace(agent="claude-code", agent_version="2.1.3")
+    assert otlp.agent_of(session) == "claude-code" and otlp._version_of(session) == "2.1.3"
+    assert otlp.agent_of(SimpleNamespace()) == "cursor"
+    ids = otlp.RunIds("s/1", 0.0)
+    call = SimpleNamespace(tool="read", call_id="child", status="success", outcome="success", exit_code=None,
+                           model_call_id="", started_ms=10, completed_ms=20, detail="", summary="", description="",
+                           args=None, parent_call_id="task-1")
+    record = otlp.tool_record(SimpleNamespace(), call, ids)
+    assert record["p"] == f"{otlp.tool_span_id_of('s/1', 'task-1'):016x}"
+    del call.parent_call_id  # before issue 19: a child of the run span
+    assert otlp.tool_record(SimpleNamespace(), call, ids)["p"] == f"{ids.span_id:016x}"
+
+
+def test_hostile_stream_never_breaks_the_export():
+    esc = "\x1b[31m\x1b]52;c;AAAA\x07\x9b2J\x07"
+    huge = "x" * 300_000
+    hostile = esc + "\u202e" + huge  # escapes, a bidi override, 300 kB (a lone surrogate is an invalid line)
+
+    def jev(**kw) -> bytes:  # json.dumps writes the surrogate and the controls as \u escapes
+        kw.setdefault("session_id", hostile)
+        return json.dumps(kw).encode() + b"\n"
+
+    variant = "evil" + hostile[:40].replace("\x1b", "") + "ToolCall"
+    data = b"".join([
+        jev(type="system", subtype="init", model=hostile, cwd=hostile, permissionMode=hostile),
+        jev(type="user", message={"role": "user", "content": [{"type": "text", "text": hostile}]}),
+        jev(type="thinking", subtype="delta", text=hostile, timestamp_ms=1),
+        jev(type="tool_call", subtype="started", call_id=hostile, timestamp_ms=1, model_call_id=hostile,
+            tool_call={variant: {"args": {"command": hostile, hostile: [hostile]}}, "startedAtMs": "-5"}),
+        jev(type="tool_call", subtype="completed", call_id=hostile, timestamp_ms=2,
+            tool_call={variant: {"result": {hostile: {"exitCode": 10**30, "stderr": hostile}}},
+                       "completedAtMs": "99999999999999999999"}),
+        jev(type="interaction_query", subtype="request", query_type=hostile, timestamp_ms=3,
+            query={"id": 0, "x": {"args": {"toolCallId": hostile, "url": hostile}}}),
+        jev(type="assistant", message={"role": "assistant", "content": [{"type": "text", "text": hostile}]}),
+        jev(type="result", subtype=hostile, is_error=True, result=hostile, request_id=hostile,
+            usage={"inputTokens": 10**40, "outputTokens": -(10**30)}),
+    ])
+    for content in (False, True):
+        mon, spans = replay(data, content=content)
+        assert len(spans) == 2
+        for span in spans:
+            assert span.context.is_valid and len(f"{span.context.trace_id:032x}") == 32
+            assert len(span.name) <= 200
+            texts = [(k, v) for k, v in span.attributes.items() if isinstance(v, str)]
+            texts += [(e.name, v) for e in span.events for v in e.attributes.values() if isinstance(v, str)]
+            texts.append(("status", span.status.description or ""))
+            for key, value in texts:
+                assert "\x1b" not in value and "\x9b" not in value and "\x07" not in value, key
+                value.encode("utf-8")  # no lone surrogate left
+                limit = 4 * otlp.CONTENT_CAP + 200 if content else otlp.LINE_CAP * 4 + 1
+                assert len(value) <= limit, (key, len(value))
+            assert 0 <= span.start_time <= span.end_time < 2**64
+            for value in span.attributes.values():
+                if isinstance(value, int):
+                    assert -(2**63) <= value < 2**63
+        encode_spans(spans).SerializeToString()  # valid UTF-8, int64 in range: the encoder takes them
+        if not content:
+            assert not any("x" * 1030 in v for s in spans for v in s.attributes.values() if isinstance(v, str))
+
+
+def test_text_cleaning_removes_escapes_and_shows_lone_surrogates():
+    for clean in (otlp.clean_line, otlp.clean_id, otlp.clean_content):
+        out = clean("a\x1b[1mb\x1b]8;;http://x\x07c\ud800d\x00")
+        assert out.encode("utf-8") and "\x1b" not in out and "\x07" not in out
+        assert out.startswith("abc") and "\\ud800" in out and "\\x00" in out
+    assert otlp.clean_id("call_1\nfc_2") == "call_1\nfc_2"  # the id as the stream wrote it
+    assert otlp.clean_line("call_1\nfc_2") == "call_1\\nfc_2"
+    assert otlp.clean_content("y" * (otlp.CONTENT_CAP + 5)).endswith("… [5 more characters not sent]")
+
+
+def test_otlp_json_file_is_the_same_spans_in_otlp_json(tmp_path):
+    data = stream(shell("c1\nfc", "started", 1000, started=1000), shell("c1\nfc", "completed", 1500, started=1000, completed=1400))
+    mon, spans = replay(data)
+    records = [r for run in mon.runs for r in otlp.run_records(run)]
+    lines = list(otlp_json_lines(records))
+    assert len(lines) == 1
+    doc = json.loads(lines[0])
+    got = doc["resourceSpans"][0]["scopeSpans"][0]["spans"]
+    assert {(s["traceId"], s["spanId"]) for s in got} == {(f"{s.context.trace_id:032x}", f"{s.context.span_id:016x}") for s in spans}
+    tool = [s for s in got if s["name"] == "execute_tool shell"][0]
+    assert tool["parentSpanId"] == f"{otlp.run_span_id_of(otlp.run_key(SID, 1, '/logs/x.jsonl')):016x}"
+    assert int(tool["startTimeUnixNano"]) == 1000 * 10**6 and int(tool["endTimeUnixNano"]) == 1400 * 10**6
+    assert tool["kind"] == 1  # SPAN_KIND_INTERNAL as an integer (OTLP/JSON)
+    attrs = {a["key"]: a["value"] for a in tool["attributes"]}
+    assert attrs["gen_ai.tool.call.id"] == {"stringValue": "c1\nfc"}
+
+
+def test_cli_export_otlp_json_and_missing_extra(tmp_path):
+    sample = ROOT / "sample_streams"
+    path = sorted(sample.glob("*.jsonl"))[0]
+    out = tmp_path / "runs.otlp.json"
+    done = subprocess.run([sys.executable, "-m", "cursor_watch", "--summary", "--export", str(out), str(path)],
+                          capture_output=True, cwd=ROOT)
+    assert done.returncode in (0, 1), done.stderr
+    lines = out.read_bytes().splitlines()
+    assert lines and all(json.loads(line)["resourceSpans"] for line in lines)
+    # without the extra: one line, exit 2 (find_spec sees no opentelemetry)
+    code = ("import importlib.util, sys; real = importlib.util.find_spec\n"
+            "importlib.util.find_spec = lambda n, *a: None if n.startswith('opentelemetry') else real(n, *a)\n"
+            "from cursor_watch.cli import main; sys.exit(main(sys.argv[1:]))")
+    for args in (["--otlp", str(path)], ["--summary", "--export", str(tmp_path / "x.otlp.json"), str(path)]):
+        done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, cwd=ROOT, text=True)
+        assert done.returncode == 2
+        assert done.stderr == "cursor-watch: OpenTelemetry export needs the SDK and its OTLP exporter: pip install 'cursor-watch[otel]'\n"
+    done = subprocess.run([sys.executable, "-m", "cursor_watch", "--summary", "--otlp", str(path)], capture_output=True,
+                          cwd=ROOT, text=True, env={**__import__("os").environ, "OTEL_EXPORTER_OTLP_PROTOCOL": "http/json"})
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "http/json" in done.stderr
+
+
+def test_endpoint_option_is_a_base_url_or_a_full_one():
+    assert otlp.traces_endpoint("http://h:4318", "http/protobuf") == "http://h:4318/v1/traces"
+    assert otlp.traces_endpoint("http://h:4318/", "http/protobuf") == "http://h:4318/v1/traces"
+    assert otlp.traces_endpoint("http://h:4318/custom/path", "http/protobuf") == "http://h:4318/custom/path"
+    assert otlp.traces_endpoint("http://h:4317", "grpc") == "http://h:4317"

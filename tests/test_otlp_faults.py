@@ -1,0 +1,153 @@
+"""--otlp with a dead backend: refusing, hanging, answering 500. The watch's output and exit
+status stay those of a watch without --otlp, it ends within its flush limit, and it says on
+stderr how many spans could not be sent."""
+
+from __future__ import annotations
+
+import http.server
+import re
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+from cursor_watch import otlp
+
+from conftest import ROOT
+
+pytest.importorskip("opentelemetry.exporter.otlp.proto.http", reason="the [otel] extra (OTLP exporter) is not installed")
+
+SAMPLES = ROOT / "sample_streams"
+# start-up of the exporter process (imports the SDK: ~1 s, more on a loaded machine), then at most
+# FLUSH_STALL_S without progress, then a second to stop it
+LIMIT_S = otlp.FLUSH_STALL_S + 12.0
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def hanging():
+    """A socket that accepts connections and never answers."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(16)
+    held: list[socket.socket] = []
+    stop = threading.Event()
+
+    def accept() -> None:
+        server.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                conn, _ = server.accept()
+                held.append(conn)
+            except OSError:
+                continue
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.getsockname()[1]}"
+    stop.set()
+    thread.join(2)
+    for conn in held:
+        conn.close()
+    server.close()
+
+
+@pytest.fixture
+def failing():
+    """An HTTP server answering every request with 500."""
+    hits = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            hits.append(self.path)
+            self.send_response(500)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *args) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}", hits
+    server.shutdown()
+    server.server_close()
+
+
+def run(args: list[str]) -> tuple[subprocess.CompletedProcess, float]:
+    start = time.monotonic()
+    done = subprocess.run([sys.executable, "-m", "cursor_watch", *args], capture_output=True, cwd=ROOT, timeout=120)
+    return done, time.monotonic() - start
+
+
+def check_unchanged(args: list[str], endpoint: str, spans: int) -> bytes:
+    base, _ = run(args)
+    done, took = run(["--otlp-endpoint", endpoint, *args])
+    assert done.stdout == base.stdout
+    assert done.returncode == base.returncode
+    assert took < LIMIT_S, took
+    lines = done.stderr.decode().splitlines()
+    assert len(lines) == 1, lines
+    m = re.match(r"cursor-watch: --otlp: (\d+) of (\d+) spans could not be sent to (\S+)", lines[0])
+    assert m, lines[0]
+    assert int(m.group(1)) == spans and int(m.group(2)) == spans
+    assert m.group(3) == endpoint + "/v1/traces"
+    return done.stderr
+
+
+# parallel-failed-rejected: its runs and tool calls; plain-tools ends in success
+CASES = [(["--summary", "--json", str(SAMPLES / "plain-tools.jsonl")]),
+         (["--plain", str(SAMPLES / "parallel-failed-rejected.jsonl")]),
+         (["--summary", str(SAMPLES / "failed-no-result.jsonl")])]
+
+
+def spans_of(args: list[str]) -> int:
+    from cursor_watch.runner import Monitor
+
+    mon = Monitor()
+    mon.feed((ROOT / args[-1]).read_bytes())
+    mon.finish()
+    return sum(len(r.session.tool_calls) + 1 for r in mon.runs)
+
+
+@pytest.mark.parametrize("args", CASES, ids=["summary-json", "plain", "summary"])
+def test_refusing_endpoint(args):
+    port = _free_port()  # nothing listens there
+    err = check_unchanged(args, f"http://127.0.0.1:{port}", spans_of(args))
+    assert b"refused" in err.lower()
+
+
+@pytest.mark.parametrize("args", CASES[:2], ids=["summary-json", "plain"])
+def test_hanging_endpoint(args, hanging):
+    check_unchanged(args, hanging, spans_of(args))
+
+
+@pytest.mark.parametrize("args", CASES[:2], ids=["summary-json", "plain"])
+def test_endpoint_answering_500(args, failing):
+    url, hits = failing
+    err = check_unchanged(args, url, spans_of(args))
+    assert hits and all(path == "/v1/traces" for path in hits)
+    assert b"500" in err
+
+
+def test_spawned_command_with_dead_endpoint_keeps_its_exit_status(tmp_path):
+    port = _free_port()
+    path = SAMPLES / "plain-tools.jsonl"
+    cmd = ["--summary", "--json", "--", sys.executable, str(ROOT / "tests" / "emitter.py"), str(path),
+           "--delay", "0", "--exit", "3"]
+    base, _ = run(cmd)
+    done, took = run(["--otlp-endpoint", f"http://127.0.0.1:{port}", *cmd])
+    assert done.returncode == base.returncode == 3
+    assert done.stdout == base.stdout
+    assert took < LIMIT_S
+    assert b"could not be sent" in done.stderr
