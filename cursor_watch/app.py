@@ -371,6 +371,8 @@ class CursorWatchApp(App):
         state = run_state(run, act, now, source_state=feed.state, source_error=feed.error, progress=progress)
         several = len(feed.runs) > 1
         started = run_started_ms(run, act) if (s.events or s.invalid_lines) else None
+        if s.first_ts_ms is None and src.kind == "file":
+            started = None  # a replayed file without times (Codex writes none): when we read it is no start
         if s.result is not None and s.result.duration_ms is not None:
             elapsed = float(s.result.duration_ms)
         elif s.first_ts_ms is not None and (s.ended or not is_live_state(state) or src.kind == "file"):

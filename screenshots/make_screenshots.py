@@ -1,6 +1,6 @@
 """Re-make the README's screenshots: the app on the shipped samples, 160x48.
 
-    python screenshots/make_screenshots.py [agents]
+    python screenshots/make_screenshots.py [agents | runs-list]
 
 Writes ``screenshots/*.svg`` and, when headless Chromium is installed (Debian's
 ``chromium``), ``*.png`` beside them: Chromium draws the SVG as a browser does
@@ -103,12 +103,16 @@ async def runs_list(name: str) -> None:
     # a loop log: two runs in one file
     (tmp / "nightly-loop.jsonl").write_bytes((SAMPLES / "plain-tools.jsonl").read_bytes()
                                              + (SAMPLES / "partial-output.jsonl").read_bytes())
+    # other agents' runs beside them (real captures, when they are beside the clone)
+    for log, capture in (("claude-subagent.ndjson", CLAUDE_SUBAGENT), ("codex-mcp.jsonl", CODEX_MCP)):
+        if capture.exists():
+            (tmp / log).write_bytes(capture.read_bytes())
     live = QueueSource("worktree-b (live)")
-    sources = [FileSource(str(p)) for p in sorted(tmp.glob("*.jsonl"))] + [live]
+    sources = [FileSource(str(p)) for p in sorted([*tmp.glob("*.jsonl"), *tmp.glob("*.ndjson")])] + [live]
     lines = (SAMPLES / "parallel-failed-rejected.jsonl").read_bytes().splitlines(keepends=True)
     first_ts = min(int(t) for t in re.findall(rb'"timestamp_ms":(\d+)', b"".join(lines[:12])))
     app = CursorWatchApp(sources, clock=lambda: first_ts + 74_000.0, monotonic=lambda: 1000.0, install_signals=False)
-    async with app.run_test(size=(160, 20)) as pilot:
+    async with app.run_test(size=(160, 22)) as pilot:
         files = [f for f in app.watch.feeds if f.source is not live]
         await until(pilot, lambda: all(f.ended for f in files))
         await live.push(b"".join(lines[:12]))
@@ -155,6 +159,10 @@ async def main() -> None:
         for svg in sorted(HERE.glob("c*-*.svg")):
             if svg.stem.startswith(("claude-", "codex-")):
                 print(svg.relative_to(ROOT), "+ png" if svg_to_png(svg) else "(no chromium: svg only)")
+        return
+    if sys.argv[1:] == ["runs-list"]:  # only the runs list (it shows every agent's label)
+        await runs_list("runs-list")
+        svg_to_png(HERE / "runs-list.svg")
         return
     await agents()
     await runs_list("runs-list")
