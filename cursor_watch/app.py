@@ -28,6 +28,10 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from .formats import agent_short
+from .alerts import DEFAULT_KINDS, Alert, AlertOutlet, AlertRules, Deliverer
+from .costs import run_cost
+from .fmt import cost_label, short_duration
+from .guard import Limits, Stall
 from .model import Session
 from .runner import RESULT_EXIT_GRACE_S, Feed, Monitor, Watch
 from .runs import RunActivity, Run, is_live_state, last_activity, run_started_ms, run_state
@@ -45,9 +49,8 @@ GC_THRESHOLDS = (5000, 20, 20)  # gc.set_threshold while the app runs (see on_mo
 PREVIEW_MIN_BYTES = 8 << 20  # files this big open on a preview of their tail
 PREVIEW_BYTES = (256 << 10, 1 << 20, 4 << 20)  # tail sizes tried, in turn
 OPEN_ON_LIST_S = 2.0  # a second run found this soon after start (or while replaying): open on the list
-ATTENTION_TEXT = {"success": "ended: success", "error": "ended: error", "incomplete": "ended without a result",
-                  "waiting": "waits for an answer (interaction_query)"}
-ATTENTION_SEVERITY = {"success": "information", "error": "error", "incomplete": "warning", "waiting": "warning"}
+ALERT_SEVERITY = {"ended": "information", "failed": "error", "waiting": "warning", "stalled": "warning",
+                  "budget": "error"}
 
 
 def row_key(run: Run) -> tuple[str, int, int]:
@@ -71,6 +74,11 @@ class CursorWatchApp(App):
         show_thinking: thinking blocks visible at start.
         notify_terminal: ``--notify``: also ring the bell and send OSC 9 / OSC 777 desktop
             notifications for attention events.
+        limits: stall duration and budgets (:class:`~cursor_watch.guard.Limits`).
+        deliverer: where alerts are sent (:class:`~cursor_watch.alerts.Deliverer`), none by default.
+        alert_on: the kinds sent out; send_stalls: ``stalled`` alerts are sent (``--stall`` given).
+        alert_replay: replayed files raise alerts too.
+        enforce: ``--enforce``: a budget alert stops a spawned command (exit status 3).
     """
 
     TITLE = "cursor-watch"
@@ -97,10 +105,22 @@ class CursorWatchApp(App):
         show_thinking: bool = True,
         notify_terminal: bool = False,
         fmt: str = "auto",
+        limits: Limits | None = None,
+        deliverer: Deliverer | None = None,
+        alert_on: frozenset[str] | None = None,
+        send_stalls: bool = False,
+        alert_replay: bool = False,
+        enforce: bool = False,
     ) -> None:
         super().__init__()
         self._clock = clock or (lambda: time.time() * 1000.0)
         self._monotonic = monotonic or time.monotonic
+        start_ms, start_mono = self._clock(), self._monotonic()
+        # alerts measure time on the monotonic clock, stamped from the wall clock at start
+        alert_clock = lambda: start_ms + (self._monotonic() - start_mono) * 1000.0  # noqa: E731
+        self.alerts = AlertOutlet(AlertRules(limits, clock=alert_clock, replay=alert_replay), deliverer or Deliverer(),
+                                  alert_on or DEFAULT_KINDS, send_stalls=send_stalls, on_alert=self._show_alert,
+                                  on_budget=self._enforce if enforce else None, on_note=self._on_changes)
         self.watch = Watch(sources, speed=speed, result_grace=result_grace, on_signal=self._on_signal,
                            install_signals=install_signals, clock=self._clock, on_stderr=self._on_stderr,
                            directories=directories, follow=follow, fmt=fmt)
@@ -247,6 +267,7 @@ class CursorWatchApp(App):
         kind = feed.source.kind
         live = kind in ("stdin", "process") or (kind == "follow" and feed.caught_up)
         self.activity_of(run).observe(run, changes, self._monotonic(), live)
+        self.alerts.observe(run, changes, live)
         if run is self._shown:
             self._pending.extend(changes)
         self._dirty.add(id(run))
@@ -327,22 +348,32 @@ class CursorWatchApp(App):
                         title="New run")
 
     def _raise_attention(self, now: float) -> None:
-        for run in self.all_runs():
-            act = self._activity.get(id(run))
-            if act is None or not act.live:
-                continue
-            kind = act.attention(run, now)
-            if kind is None:
-                continue
-            self._dirty.add(id(run))
-            if run is self._shown and kind != "waiting":
-                act.mark = ""  # it's on screen: nothing to point at in the list
-            label = run.label(len(self.feed_of(run).runs) > 1)
-            message = visible_line(f"{label}: {ATTENTION_TEXT[kind]}")
-            self.attention_log.append(message)
-            self.notify(message, title="cursor-watch", severity=ATTENTION_SEVERITY[kind])
-            if self.notify_terminal:
-                self.ring(visible_line(label), ATTENTION_TEXT[kind])
+        self.alerts.check()
+
+    def _show_alert(self, alert: Alert) -> None:
+        """An alert of the watch's alert stream: marked in the list, notified, rung (``--notify``)."""
+        run = alert.source_run
+        act = self.activity_of(run)
+        self._dirty.add(id(run))
+        act.mark = alert.details.get("status", alert.kind)
+        if run is self._shown and alert.kind != "waiting":
+            act.mark = ""  # it's on screen: nothing to point at in the list
+        label = run.label(len(self.feed_of(run).runs) > 1)
+        message = visible_line(f"{label}: {alert.text}")
+        self.attention_log.append(message)
+        self.notify(message, title="cursor-watch", severity=ALERT_SEVERITY[alert.kind])
+        if self.notify_terminal:
+            self.ring(visible_line(label), alert.text)
+
+    def _enforce(self, alert: Alert) -> None:
+        """``--enforce``: a run went past a budget; stop the command (exit status 3)."""
+        if self.watch.stop_for_budget(alert.text):
+            self.notify(f"{alert.text}: stopping the command (--enforce)", title="cursor-watch", severity="error")
+            self.call_later(self._exit_when_done)
+
+    def stall_of(self, run: Run) -> Stall | None:
+        """The run's stall now (shown in the header and the runs list), or None."""
+        return self.alerts.rules.stall(run)
 
     def ring(self, title: str, body: str) -> None:
         """``--notify``: the terminal bell, then OSC 9 and OSC 777 desktop notifications.
@@ -369,6 +400,11 @@ class CursorWatchApp(App):
         reading = isinstance(src, FileSource) and feed.state == "reading" and not feed.caught_up
         progress = src.progress() if reading and not src.follow else None
         state = run_state(run, act, now, source_state=feed.state, source_error=feed.error, progress=progress)
+        stall = self.stall_of(run) if is_live_state(state) and state != "waiting" else None
+        activity = last_activity(run)
+        if stall is not None:
+            state = f"stalled {short_duration(stall.for_ms)}"
+            activity = stall.label()
         several = len(feed.runs) > 1
         started = run_started_ms(run, act) if (s.events or s.invalid_lines) else None
         if s.first_ts_ms is None and src.kind == "file":
@@ -383,12 +419,14 @@ class CursorWatchApp(App):
             elapsed = None
         usage = s.result.usage if s.result is not None else None
         tokens = (usage.get("input_tokens"), usage.get("output_tokens")) if usage else None
+        cost = run_cost(s)
+        cost_cell = cost_label(cost.reported, cost.estimate).replace("≈ ", "≈").removesuffix(" est.")
         first_line = (s.prompt or "").strip().split("\n", 1)[0]
         return RunRow(
             key=row_key(run), source=make_text(run.source_label + (f" #{run.index}" if several else ""), 80),
             state=state, model=make_text(s.model or ("?" if s.events else ""), 60), prompt=make_text(first_line),
-            started_ms=started, time_ms=elapsed, counts=dict(s.tool_counts), tokens=tokens,
-            activity=make_text(last_activity(run)), live=is_live_state(state), mark=act.mark, now_ms=now_ms,
+            started_ms=started, time_ms=elapsed, counts=dict(s.tool_counts), tokens=tokens, cost=cost_cell,
+            activity=make_text(activity), live=is_live_state(state), mark=act.mark, now_ms=now_ms,
             error=make_text(feed.error or "", 200), agent=agent_short(s.agent))
 
     def update_runs_list(self, screen: RunsScreen | None = None, now: float | None = None) -> None:
@@ -633,7 +671,10 @@ def run_tui(opts: Any) -> int:
             source.enable_spool()
     app = CursorWatchApp(sources, directories=directories, follow=opts.follow, speed=opts.speed,
                          result_grace=opts.result_grace, notify_terminal=getattr(opts, "notify", False),
-                         fmt=getattr(opts, "format", "auto"))
+                         fmt=getattr(opts, "format", "auto"),
+                         limits=getattr(opts, "limits", None), deliverer=getattr(opts, "deliverer", None),
+                         alert_on=getattr(opts, "alert_on", None), send_stalls=getattr(opts, "stall_s", None) is not None,
+                         alert_replay=getattr(opts, "alert_replay", False), enforce=getattr(opts, "enforce", False))
     outlet = None
     if getattr(opts, "otlp", False):
         from .otlp import start_for
@@ -651,6 +692,11 @@ def run_tui(opts: Any) -> int:
             finish_for(opts, outlet)
         for feed in app.watch.feeds:
             feed.source.close()
+        failed = app.alerts.close()
+        if failed:
+            sys.stderr.write(f"cursor-watch: {failed}\n")
+        if app.watch.budget_stop:
+            sys.stderr.write(f"cursor-watch: {visible_line(app.watch.budget_stop)}: stopped the command (--enforce)\n")
     from .plain import write_json_out
 
     write_json_out(opts.json_out, app.watch.runs())

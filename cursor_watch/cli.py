@@ -8,7 +8,12 @@ Exit status, the same in every mode:
   can't be started), with one line on stderr and no traceback;
 * spawn mode: a non-zero exit status of the child is passed through (128+N when
   it died of signal N), unless cursor-watch itself stopped it after its result;
+* 3: spawn mode with ``--enforce``: a run went past a budget (``--max-*``) and cursor-watch
+  stopped the command;
 * 128+N when cursor-watch is stopped by signal N (SIGINT 130, SIGTERM 143, SIGHUP 129).
+
+``--report`` exits 0 when it printed its report (whatever the runs' outcomes), 2 when a path
+can't be read.
 """
 
 from __future__ import annotations
@@ -32,6 +37,8 @@ from .runner import EXIT_OK, RESULT_EXIT_GRACE_S, Watch
 from .sources import SourceError, open_sources
 
 EXIT_USAGE = 2
+REPORT_WIDTH = 150  # --report's width when not written to a terminal
+ALERT_TICK_S = 0.25  # stall and budget rules are checked this often between events
 
 
 class UsageError(Exception):
@@ -95,6 +102,44 @@ def build_parser() -> argparse.ArgumentParser:
                      help="serve the TUI in a browser (textual-serve); each browser tab starts its own app on FILE|DIR")
     web.add_argument("--host", default="127.0.0.1", help="--serve: address to bind (default 127.0.0.1: this machine only)")
     web.add_argument("--port", type=int, default=8000, help="--serve: port (default 8000)")
+    costs = p.add_argument_group("costs and report")
+    costs.add_argument("--prices", metavar="FILE",
+                       help="TOML price table (USD per million tokens, one [\"model name\"] table each: input, output, "
+                            "cache_read, cache_write) over the shipped defaults and the user file "
+                            "(~/.config/cursor-watch/prices.toml on Linux)")
+    costs.add_argument("--report", action="store_true",
+                       help="one table over every run in the FILEs and DIRs (recursively): runs, outcomes, time, tokens, "
+                            "cost, tool calls and failures, per tool and the slowest calls; --json for scripts")
+    costs.add_argument("--by", choices=("day", "model", "agent", "cwd"), default="day",
+                       help="--report: group the runs by their start day (UTC), model, agent or cwd (default day)")
+    costs.add_argument("--since", metavar="DATE", help="--report: runs that started on or after DATE (2026-11-01, UTC)")
+    costs.add_argument("--until", metavar="DATE", help="--report: runs that started before DATE")
+    guard = p.add_argument_group("stalls and budgets (per run)")
+    guard.add_argument("--stall", metavar="DURATION",
+                       help="a live run with no event, or one tool call running, for DURATION (90s, 10m) is stalled "
+                            "(shown after 5m without this option; alerts only with it)")
+    guard.add_argument("--max-duration", metavar="DURATION", help="budget: a run's duration (e.g. 30m)")
+    guard.add_argument("--max-tool-calls", type=int, metavar="N", help="budget: tool calls per run")
+    guard.add_argument("--max-failures", type=int, metavar="N", help="budget: failed tool calls per run")
+    guard.add_argument("--max-tokens", type=int, metavar="N",
+                       help="budget: input + output + cache tokens per run (Cursor reports usage at the end only)")
+    guard.add_argument("--max-cost", type=float, metavar="USD",
+                       help="budget: cost per run in USD, reported or estimated (see --prices)")
+    guard.add_argument("--enforce", action="store_true",
+                       help="spawn mode: a run past a budget stops the command (TERM, then KILL) and cursor-watch "
+                            "exits 3")
+    alerts = p.add_argument_group("alerts (--alert needs pip install 'cursor-watch[alerts]')")
+    alerts.add_argument("--alert", action="append", default=[], metavar="URL",
+                        help="send alerts to an Apprise URL (Slack, Discord, ntfy, Telegram, e-mail, json://host/path "
+                             "...); repeatable")
+    alerts.add_argument("--alert-on", metavar="KINDS",
+                        help="comma-separated alert kinds to send: waiting, stalled, budget, failed, ended "
+                             "(default: all but ended)")
+    alerts.add_argument("--alert-cmd", metavar="CMD",
+                        help="run CMD through the shell for each alert, the alert as one JSON object on stdin, "
+                             "CW_ALERT_KIND, CW_RUN, CW_SESSION_ID, CW_MESSAGE in its environment")
+    alerts.add_argument("--alert-replay", action="store_true",
+                        help="replayed files raise alerts too (by default only live runs do)")
     p.add_argument("--sample", nargs="?", const=DEFAULT_SAMPLE, metavar="NAME",
                    help=f"replay a shipped sample stream (default {DEFAULT_SAMPLE}; see --list-samples)")
     p.add_argument("--list-samples", action="store_true", help="list the shipped sample streams")
@@ -124,9 +169,28 @@ class Options:
     host: str = "127.0.0.1"
     port: int = 8000
     format: str = "auto"
+    prices: str | None = None
+    report: bool = False
+    by: str = "day"
+    since_ms: float | None = None
+    until_ms: float | None = None
+    stall_s: float | None = None
+    limits: Any = None
+    enforce: bool = False
+    alerts: list[str] = field(default_factory=list)
+    alert_on: frozenset[str] | None = None
+    alert_cmd: str | None = None
+    alert_replay: bool = False
+    deliverer: Any = None  # alerts.Deliverer, made from the options once they are checked
     otlp: bool = False
     otlp_endpoint: str | None = None
     otlp_content: bool = False
+
+    @property
+    def alerting(self) -> bool:
+        """True when something watches the runs for alerts beyond the views' own display."""
+        return bool(self.alerts or self.alert_cmd or self.enforce or (self.limits and self.limits.budgets)
+                    or self.stall_s is not None)
 
     @property
     def file(self) -> str | None:
@@ -150,8 +214,10 @@ def parse_args(argv: list[str]) -> Options | None:
     if ns.list_samples:
         print("\n".join(list_samples()))
         return None
-    if ns.json and not ns.summary:
-        raise UsageError("--json goes with --summary")
+    if ns.json and not (ns.summary or ns.report):
+        raise UsageError("--json goes with --summary or --report")
+    report_range = _check_report(ns, command)
+    stall_s = _duration(ns.stall, "--stall") if ns.stall is not None else None
     if ns.speed < 0 or ns.speed != ns.speed or ns.speed == float("inf"):
         raise UsageError("--speed must be a number >= 0")
     files = list(ns.files)
@@ -188,7 +254,91 @@ def parse_args(argv: list[str]) -> Options | None:
                    result_grace=ns.result_grace, json_out=ns.json_out, export=ns.export,
                    export_max_chars=ns.export_max_chars, notify=ns.notify, serve=ns.serve, host=ns.host, port=ns.port,
                    format=ns.format, otlp=ns.otlp or bool(ns.otlp_endpoint), otlp_endpoint=ns.otlp_endpoint,
-                   otlp_content=ns.otlp_content)
+                   otlp_content=ns.otlp_content,
+                   prices=ns.prices, report=ns.report, by=ns.by, since_ms=report_range[0], until_ms=report_range[1],
+                   stall_s=stall_s, limits=_limits(ns, stall_s, command), enforce=ns.enforce, alerts=list(ns.alert),
+                   alert_on=_alert_kinds(ns.alert_on), alert_cmd=ns.alert_cmd, alert_replay=ns.alert_replay)
+
+
+def _limits(ns: argparse.Namespace, stall_s: float | None, command: list[str]) -> Any:
+    """The per-run limits of the options (``guard.Limits``).
+
+    Raises:
+        UsageError: a negative budget, ``--enforce`` without a command or a budget.
+    """
+    from .guard import Limits
+
+    for name in ("max_tool_calls", "max_failures", "max_tokens", "max_cost"):
+        value = getattr(ns, name)
+        if value is not None and (value < 0 or value != value or value == float("inf")):
+            raise UsageError(f"--{name.replace('_', '-')} must be a number >= 0")
+    limits = Limits(stall_s=stall_s,
+                    max_duration_s=_duration(ns.max_duration, "--max-duration") if ns.max_duration else None,
+                    max_tool_calls=ns.max_tool_calls, max_failures=ns.max_failures, max_tokens=ns.max_tokens,
+                    max_cost_usd=ns.max_cost)
+    if ns.enforce and not command:
+        raise UsageError("--enforce stops a spawned command: run it after -- (files and pipes can't be stopped)")
+    if ns.enforce and not limits.budgets:
+        raise UsageError("--enforce needs a budget (--max-duration, --max-tool-calls, --max-failures, --max-tokens "
+                         "or --max-cost)")
+    return limits
+
+
+def _alert_kinds(text: str | None) -> frozenset[str] | None:
+    """``--alert-on waiting,failed`` -> the kinds (None: the default).
+
+    Raises:
+        UsageError: an unknown kind.
+    """
+    if text is None:
+        return None
+    from .alerts import KINDS
+
+    kinds = frozenset(k.strip() for k in text.split(",") if k.strip())
+    unknown = kinds - set(KINDS)
+    if unknown or not kinds:
+        raise UsageError(f"--alert-on: unknown kind {', '.join(sorted(unknown)) or '(none)'} "
+                         f"(kinds: {', '.join(KINDS)})")
+    return kinds
+
+
+def _duration(text: str, option: str) -> float:
+    """Seconds of a DURATION option (a UsageError naming the option when it isn't one)."""
+    from .fmt import parse_duration
+
+    try:
+        return parse_duration(text)
+    except ValueError as err:
+        raise UsageError(f"{option}: {err}") from None
+
+
+def _check_report(ns: argparse.Namespace, command: list[str]) -> tuple[float | None, float | None]:
+    """``--report`` goes with FILEs and DIRs only; ``--by/--since/--until`` only with it.
+    Returns ``(since_ms, until_ms)``.
+
+    Raises:
+        UsageError: one line.
+    """
+    if not ns.report:
+        for name in ("since", "until"):
+            if getattr(ns, name) is not None:
+                raise UsageError(f"--{name} goes with --report")
+        if ns.by != "day":
+            raise UsageError("--by goes with --report")
+        return None, None
+    if command or ns.plain or ns.summary or ns.serve or ns.follow or ns.save or ns.export or ns.json_out:
+        raise UsageError("--report reads FILEs and DIRs: it doesn't go with a command, --plain, --summary, -f, "
+                         "--save, --export, --json-out or --serve")
+    if not ns.files or "-" in ns.files:
+        raise UsageError("--report needs FILEs or DIRs of logs (it doesn't read stdin)")
+    from .report import parse_when  # msgspec and the report's decoders: only for --report
+
+    try:
+        since = parse_when(ns.since) if ns.since is not None else None
+        until = parse_when(ns.until) if ns.until is not None else None
+    except ValueError as err:
+        raise UsageError(str(err)) from None
+    return since, until
 
 
 def _check_export(ns: argparse.Namespace) -> None:
@@ -222,6 +372,27 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE
     if opts is None:
         return EXIT_OK
+    from .costs import PricesError, use_prices
+
+    try:
+        use_prices(opts.prices)
+    except PricesError as err:
+        _error(str(err))
+        return EXIT_USAGE
+    if opts.limits is not None:
+        from .guard import DISPLAY_STALL_S, set_summary_limits
+        import dataclasses
+
+        set_summary_limits(dataclasses.replace(opts.limits, stall_s=opts.stall_s or DISPLAY_STALL_S))
+    if opts.report:
+        return run_report(opts)
+    from .alerts import AlertSetupError
+
+    try:
+        opts.deliverer = make_deliverer(opts)
+    except AlertSetupError as err:
+        _error(str(err))
+        return EXIT_USAGE
     if not opts.files and not opts.command and sys.stdin.isatty():
         _error("no input: give a FILE, pipe a stream in, or run a command after -- (see --help)")
         return EXIT_USAGE
@@ -244,6 +415,111 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 128 + signal.SIGINT
+
+
+def make_deliverer(opts: Options) -> Any:
+    """The alert senders of the options (``alerts.Deliverer``; it may have no target).
+
+    Raises:
+        AlertSetupError: ``--alert`` without Apprise, or a URL it doesn't know.
+    """
+    from .alerts import Deliverer
+
+    return Deliverer(opts.alerts, opts.alert_cmd)
+
+
+def make_outlet(opts: Options, watch: Watch, on_alert: Any = None, on_note: Any = None,
+                clock: Any = None) -> Any:
+    """The watch's alert stream (``alerts.AlertOutlet``): rules from the options, the deliverer,
+    ``--enforce`` wired to stop the command."""
+    from .alerts import DEFAULT_KINDS, AlertOutlet, AlertRules
+
+    on_budget = None
+    if opts.enforce:
+        def on_budget(alert: Any) -> None:
+            if watch.stop_for_budget(alert.text):
+                _error(f"{alert.message}: stopping the command (--enforce)")
+
+    rules = AlertRules(opts.limits, clock=clock, replay=opts.alert_replay)
+    deliverer = getattr(opts, "deliverer", None) or make_deliverer(opts)
+    return AlertOutlet(rules, deliverer, opts.alert_on or DEFAULT_KINDS, send_stalls=opts.stall_s is not None,
+                       on_alert=on_alert, on_budget=on_budget, on_note=on_note)
+
+
+class _LiveAlerts:
+    """The alert stream as one of the watch's outlets: each batch with whether its run is live
+    (a pipe, a spawned command, a followed file once its backlog is read), and a task that checks
+    the rules between events (stalls happen in silence)."""
+
+    def __init__(self, outlet: Any, watch: Watch) -> None:
+        self.outlet = outlet
+        self.watch = watch
+        self.task = asyncio.get_running_loop().create_task(self._tick())
+
+    def observe(self, run: Any, changes: list) -> None:
+        for feed in self.watch.feeds:
+            if feed.runs and (feed.runs[-1] is run or run in feed.runs):
+                kind = feed.source.kind
+                self.outlet.observe(run, changes, kind in ("stdin", "process") or (kind == "follow" and feed.caught_up))
+                return
+
+    async def _tick(self) -> None:
+        while True:
+            await asyncio.sleep(ALERT_TICK_S)
+            self.outlet.check()
+
+
+def start_alerts(opts: Options, watch: Watch, on_alert: Any = None, on_note: Any = None) -> _LiveAlerts:
+    """Attach the alert stream (:func:`make_outlet`) to ``watch.outlets`` and start its checks."""
+    live = _LiveAlerts(make_outlet(opts, watch, on_alert=on_alert, on_note=on_note), watch)
+    watch.outlets.append(live)
+    return live
+
+
+def stop_alerts(alerts: _LiveAlerts | None, quiet: bool = False) -> None:
+    """End of the watch: the last check, then a bounded wait for deliveries; one line on stderr
+    when some failed. ``quiet``: the output is gone (no check that prints)."""
+    if alerts is None:
+        return
+    alerts.task.cancel()
+    if not quiet:
+        with contextlib.suppress(OutputClosed):
+            alerts.outlet.check()
+    line = alerts.outlet.close()
+    if line:
+        _error(line)
+
+
+def run_report(opts: Options) -> int:
+    """``--report``: read the logs, print the table (or ``--json``); 2 when a path can't be read."""
+    from .report import ReportError, build_report
+
+    try:
+        report = build_report(opts.files, opts.by, opts.since_ms, opts.until_ms,
+                              on_error=lambda msg: _error(f"{msg} (skipped)"))
+    except ReportError as err:
+        _error(str(err))
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        return 128 + signal.SIGINT
+    try:
+        if opts.json:
+            from .summary import dumps_json
+
+            sys.stdout.buffer.write(dumps_json(report.to_json()))
+            sys.stdout.flush()
+        else:
+            from .plain import make_console
+            from .report import render_report
+
+            console = make_console()
+            if not console.is_terminal:
+                console.width = REPORT_WIDTH  # a file or a pipe: the whole table, not 80 columns of it
+            render_report(report, console)
+    except (BrokenPipeError, OutputClosed):
+        _stdout_closed()
+        return 128 + signal.SIGPIPE
+    return EXIT_USAGE if report.unreadable and not report.total.runs else EXIT_OK
 
 
 def otlp_problem(opts: Options) -> str | None:
@@ -387,8 +663,12 @@ async def run_headless(opts: Options) -> int:
         watch = Watch(sources, speed=opts.speed, result_grace=opts.result_grace, directories=directories,
                       follow=opts.follow, fmt=opts.format)
         outlet = start_otlp(opts, watch)
+        alerts = start_alerts(opts, watch) if opts.alerting else None
         try:
-            code = await watch.run(lambda run, changes: None, close=False)
+            try:
+                code = await watch.run(lambda run, changes: None, close=False)
+            finally:
+                stop_alerts(alerts)
             report_unreadable(watch)
             runs = watch.runs()
             _write_end_files(opts, watch)
@@ -415,17 +695,22 @@ async def run_headless(opts: Options) -> int:
     watch = Watch(sources, speed=opts.speed, result_grace=opts.result_grace, on_stderr=printer.stderr,
                   directories=directories, follow=opts.follow, reading_at_once=1, fmt=opts.format)
     outlet = start_otlp(opts, watch)
+    # stalls are shown (after 5 minutes unless --stall), budgets and alerts checked, on live runs
+    alerts = start_alerts(opts, watch, on_alert=printer.alert, on_note=printer.handle)
     try:
         code = await watch.run(printer.handle, close=False)
     except OutputClosed:
         # the reader went away (`| head`): the watch is stopped, a child terminated
+        stop_alerts(alerts, quiet=True)
         _stdout_closed()
         finish_otlp(opts, outlet)
         _write_end_files(opts, watch)
         return 128 + signal.SIGPIPE
     except BaseException:
+        stop_alerts(alerts, quiet=True)
         finish_otlp(opts, outlet)
         raise
+    stop_alerts(alerts)
     finish_otlp(opts, outlet)
     report_unreadable(watch)
     _write_end_files(opts, watch)

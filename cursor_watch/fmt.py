@@ -1,4 +1,5 @@
-"""Small formatting helpers shared by the views: plurals and tool-call counts (no UI imports).
+"""Small formatting helpers shared by the views: plurals, tool-call counts, durations, costs
+(no UI imports: importable from every path, ``--summary --json`` included).
 
 Wording rules (issue 18): a count agrees with its noun (``1 event``, ``2 events``), and a
 count of tool calls reads ``3 tool calls (2 success, 1 failed)``, the noun beside its number.
@@ -6,7 +7,10 @@ count of tool calls reads ``3 tool calls (2 success, 1 failed)``, the noun besid
 
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Mapping
+from decimal import Decimal
 
 # the order and words of a tool-call count's parts (status -> word)
 COUNT_WORDS = (("success", "success"), ("failure", "failed"), ("rejected", "rejected"),
@@ -29,3 +33,55 @@ def tool_calls_phrase(total: int, counts: Mapping[str, int]) -> str:
     """
     parts = [f"{counts[k]:,} {word}" for k, word in COUNT_WORDS if counts.get(k)]
     return plural(total, "tool call") + (f" ({', '.join(parts)})" if parts else "")
+
+
+_DURATION = re.compile(r"(\d+(?:\.\d+)?)(ms|s|m|h|d)?", re.ASCII)
+_UNIT_S = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0, None: 1.0}
+
+
+def parse_duration(text: str) -> float:
+    """``"90s"``, ``"10m"``, ``"1h30m"``, ``"2.5s"``, ``"500ms"`` or a bare number of seconds -> seconds.
+
+    Raises:
+        ValueError: not a duration, or not above zero (one line, for a usage error).
+    """
+    s = text.strip().lower().replace(" ", "")
+    pos, total = 0, 0.0
+    while pos < len(s):
+        m = _DURATION.match(s, pos)
+        if m is None or m.end() == pos:
+            raise ValueError(f"not a duration: {text!r} (e.g. 90s, 10m, 1h30m)")
+        total += float(m.group(1)) * _UNIT_S[m.group(2)]
+        pos = m.end()
+    if not s or total <= 0:
+        raise ValueError(f"not a duration above zero: {text!r} (e.g. 90s, 10m, 1h30m)")
+    return total
+
+
+def short_duration(ms: float) -> str:
+    """A coarse duration for a state label: ``45s``, ``6m``, ``1h05m`` (ms in)."""
+    s = int(max(0.0, ms) // 1000)
+    if s < 60:
+        return f"{s}s"
+    if s < 3600:
+        return f"{s // 60}m"
+    return f"{s // 3600}h{(s % 3600) // 60:02d}m"
+
+
+def usd(value: float | Decimal) -> str:
+    """``$0.42``, ``$12.50``; under ten cents, three significant digits (``$0.0117``, ``$0.0000310``)."""
+    v = float(value)
+    if v == 0 or abs(v) >= 0.1:
+        return f"${v:,.2f}"
+    places = min(8, 2 - math.floor(math.log10(abs(v))))
+    return f"${v:.{places}f}"
+
+
+def cost_label(reported: float | None, estimate: float | Decimal | None) -> str:
+    """What a view shows for a run's cost: ``$0.42`` (reported by the agent), ``≈ $0.42 est.``
+    (estimated from usage and a price table), or ``""`` when neither is known."""
+    if reported is not None:
+        return usd(reported)
+    if estimate is not None:
+        return f"≈ {usd(estimate)} est."
+    return ""

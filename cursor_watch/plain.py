@@ -15,6 +15,8 @@ from rich.text import Text
 
 from . import model as m
 from .formats import agent_command
+from .costs import run_cost, usage_of
+from .fmt import cost_label
 from .model import Session, ToolCall
 from .fmt import plural, tool_calls_phrase
 from .output import OutputClosed
@@ -137,6 +139,9 @@ def outcome_pieces(session: Session) -> list[Piece]:
             parts.append(format_ms(r.duration_ms))
         if r.usage:
             parts.append(usage_text(r.usage))
+    cost = cost_text(session)
+    if cost:
+        parts.append(cost)
     if session.invalid_lines:
         parts.append(plural(session.invalid_lines, "invalid line"))
     if session.unknown_events:
@@ -156,6 +161,15 @@ def usage_text(usage: dict) -> str:
     names = (("input_tokens", "in"), ("output_tokens", "out"), ("cache_read_tokens", "cache read"), ("cache_write_tokens", "cache write"))
     bits = [f"{label} {usage[k]:,}" for k, label in names if isinstance(usage.get(k), int) and (usage[k] or k in ("input_tokens", "output_tokens"))]
     return "tokens " + " · ".join(bits) if bits else ""
+
+
+def cost_text(session: Session) -> str:
+    """``$0.42``, ``≈ $0.42 est.``, or why there is no figure when the run used tokens; "" else."""
+    cost = run_cost(session)
+    label = cost_label(cost.reported, cost.estimate)
+    if label:
+        return label
+    return f"cost unknown: {cost.note.split(' (')[0]}" if usage_of(session) else ""
 
 
 def _indent(text: str, prefix: str = "  ") -> str:
@@ -334,6 +348,24 @@ class RunsPrinter:
         self._current = run
         self._printer(run).handle(changes)
 
+    def alert(self, alert: Any) -> None:
+        """One line for an alert (``! stalled 6m: shell npm test``), within its run's output."""
+        style = {"ended": "bold green", "failed": "bold red", "budget": "bold red"}.get(alert.kind, "bold yellow")
+        run = alert.source_run
+        printer = self._printer(run) if run is not None else None
+        pieces: list[Piece] = [(f"! {visible_line(alert.text)}", None)]
+        if alert.kind == "waiting" and alert.details.get("question"):
+            pieces.append((": " + visible_line(alert.details["question"]), None))
+        if alert.kind in ("ended", "failed"):
+            return  # the end line says it
+        try:
+            if printer is not None:
+                printer._print(pieces, style)
+            else:
+                self.writer.line(pieces, style)
+        finally:
+            self.writer.flush()
+
     def stderr(self, line: str) -> None:
         """A stderr line of the spawned command, printed within the current run."""
         if self._current is not None:
@@ -384,6 +416,11 @@ def print_summary(session: Session, console: Console, stderr_tail: list[str] | N
     ))
     if s.result is not None and s.result.usage:
         console.print(Text(usage_text(s.result.usage), style="dim"))
+    cost = run_cost(s)
+    if cost.estimate is not None:
+        console.print(Text(f"cost {cost_label(None, cost.estimate)} (prices: {visible_line(cost.source)})", style="dim"))
+    elif cost.reported is None and usage_of(s):
+        console.print(Text(f"cost: {cost.note}", style="dim"))
     for d in s.diagnostics[:50]:
         console.print(Text(f"! line {d.line}: {visible_line(d.message)}", style="red"))
     if len(s.diagnostics) > 50:

@@ -31,6 +31,7 @@ RESULT_EXIT_GRACE_S = 10.0  # a spawned command that printed `result` gets this 
 DIR_POLL_S = 1.0  # a followed directory is checked this often for new stream files
 EXIT_OK = 0
 EXIT_FAILED = 1
+EXIT_BUDGET = 3  # --enforce stopped a spawned command that went past a budget
 
 
 class Monitor:
@@ -391,6 +392,7 @@ class Watch:
         self.exit_code: int | None = None
         self.signal_status: int | None = None
         self.stopped_by_us = False
+        self.budget_stop: str | None = None  # why --enforce stopped the command
         self._stop = asyncio.Event()
         self._result_timer: asyncio.TimerHandle | None = None
         self._on_changes: RunChanges | None = None
@@ -476,6 +478,17 @@ class Watch:
         status is then not passed through (we stopped it)."""
         self.stopped_by_us = True
         self._stop.set()
+
+    def stop_for_budget(self, reason: str) -> bool:
+        """``--enforce``: a run went past a budget; stop a spawned command (TERM, then KILL after
+        its grace period) and exit with :data:`EXIT_BUDGET`. Returns False (nothing stopped) when
+        no command is being watched."""
+        if not any(isinstance(f.source, ProcessSource) for f in self.feeds) or self._stop.is_set():
+            return False
+        self.budget_stop = reason
+        self.stopped_by_us = True
+        self._stop.set()
+        return True
 
     def watch_result(self) -> None:
         """After a `result` from a spawned command, give it a grace period to exit."""
@@ -629,13 +642,16 @@ class Watch:
         return self.exit_code
 
     def exit_status(self) -> int:
-        """The exit-status contract (see ``cli``): signal, then a child's status, then the runs.
+        """The exit-status contract (see ``cli``): signal, then a budget stop, then a child's status,
+        then the runs.
 
         Several runs: 0 when every run ended with a successful ``result`` (and every source
         could be read), else 1.
         """
         if self.signal_status is not None:
             return self.signal_status
+        if self.budget_stop is not None:
+            return EXIT_BUDGET
         for feed in self.feeds:
             if isinstance(feed.source, ProcessSource) and not self.stopped_by_us:
                 if feed.source.exit_status not in (None, 0):

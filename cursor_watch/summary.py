@@ -17,6 +17,8 @@ from typing import Any
 
 import orjson
 
+from .costs import cost_json, run_cost
+from .guard import breaches, stall_periods, summary_limits
 from .model import Session
 from .output import error_line, write_private
 from .runs import Run
@@ -42,6 +44,11 @@ class _Joined:
 def _summary_fields(session: Session, stderr_tail: list[str] | None) -> list[tuple[str, Any]]:
     """The summary's keys in order; the long values are lazy (``_Items``, ``_Joined``)."""
     s = session
+    result = None
+    if s.result is not None:
+        result = s.result.to_json()
+        result.update(cost_json(run_cost(s)))
+    limits = summary_limits()
     return [
         ("session", {
             "agent": s.agent,
@@ -54,7 +61,7 @@ def _summary_fields(session: Session, stderr_tail: list[str] | None) -> list[tup
             "prompt": s.prompt,
         }),
         ("status", s.status if s.status != "running" else "incomplete"),
-        ("result", s.result.to_json() if s.result else None),
+        ("result", result),
         ("assistant_text", _Joined(seg.text for seg in s.segments)),
         ("segments", _Items(seg.text for seg in s.segments)),
         ("thinking_text", _Joined(b.text for b in s.thinking)),
@@ -65,6 +72,8 @@ def _summary_fields(session: Session, stderr_tail: list[str] | None) -> list[tup
         ("unknown_events", _Items({"line": u.line, "type": u.type, "subtype": u.subtype} for u in s.unknown)),
         ("stderr", stderr_tail or []),
         ("exit_status", s.exit_status),
+        ("stalls", stall_periods(s)),
+        ("budget", [b.to_json() for b in breaches(s, limits)]),
     ]
 
 

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import os
+import tempfile
 from pathlib import Path
 
 import pytest
+
+# a config directory of the tests' own: a user's prices.toml (cursor_watch.costs) never changes a result
+os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="cursor-watch-test-config-")
 
 from cursor_watch.runner import Monitor
 

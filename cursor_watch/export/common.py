@@ -12,7 +12,7 @@ from typing import Any
 
 from ..fmt import plural, tool_calls_phrase
 from ..model import Session, ToolCall
-from ..plain import format_ms, usage_text
+from ..plain import cost_text, format_ms, usage_text
 from ..runs import Run
 from ..tools import without_reason
 
@@ -82,6 +82,7 @@ def run_facts(run: Run) -> list[tuple[str, str]]:
         ("outcome", outcome_line(s)),
         ("duration", format_ms(run_duration_ms(s))),
         ("tokens", usage_text(s.result.usage).removeprefix("tokens ") if s.result and s.result.usage else ""),
+        ("cost", cost_text(s)),
         ("tool calls", tool_counts_line(s)),
         ("started", format_when(s.first_ts_ms)),
         ("source", f"{run.source if run.source != '-' else run.source_label} (run {run.index}, "

@@ -187,6 +187,10 @@ class RunScreen(Finder, Screen):
             live.idle_s = now - self.activity.last_event_at
         else:
             live.state = "streaming"
+        stall_of = getattr(self.app, "stall_of", None)
+        stall = stall_of(self.run) if stall_of is not None and live.state in ("streaming", "idle") else None
+        if stall is not None:
+            live.state, live.stall = "stalled", stall.label()
         progress = source.progress() if isinstance(source, FileSource) else None
         if progress is not None and not watch_ended and live.state in ("streaming", "idle"):
             live.state, live.progress = "reading", progress

@@ -11,7 +11,7 @@ from textual.widgets import Static
 from ..fmt import plural
 from ..formats import agent_command
 from ..model import Session
-from ..plain import format_ms, usage_text
+from ..plain import cost_text, format_ms, usage_text
 from ..safe import visible_line
 from ..tools import STATUS_FAILURE, STATUS_INCOMPLETE, STATUS_REJECTED, STATUS_RUNNING, STATUS_SUCCESS
 
@@ -20,6 +20,7 @@ STATE_STYLE = {
     "reading": "bold black on dodger_blue1",
     "streaming": "bold black on dodger_blue1",
     "idle": "bold black on yellow",
+    "stalled": "bold white on dark_orange3",
     "paused": "bold black on yellow",
     "success": "bold black on green3",
     "error": "bold white on red3",
@@ -32,7 +33,7 @@ class LiveState:
     """What the header shows beyond the model: computed by the app each tick.
 
     Attributes:
-        state: ``connecting``, ``streaming``, ``idle``, ``success``, ``error`` or ``incomplete``.
+        state: ``connecting``, ``streaming``, ``idle``, ``stalled``, ``success``, ``error`` or ``incomplete``.
         idle_s: seconds since the last event (for ``idle``).
         elapsed_ms: run time so far (wall clock live; the stream's own times on replay).
         source: what is being watched (a path, ``stdin``, the command).
@@ -49,6 +50,7 @@ class LiveState:
     following: bool = True
     new_entries: int = 0
     progress: float | None = None
+    stall: str = ""  # "stalled 6m: shell npm test" when the state is "stalled"
 
 
 class SessionHeader(Static):
@@ -116,11 +118,15 @@ def _state_line(s: Session, live: LiveState) -> Text:
         label = f"reading {live.progress:.0%}"
     elif live.state == "idle":
         label = f"idle for {int(live.idle_s)} s"
+    elif live.state == "stalled":
+        label = visible_line(live.stall)
     elif live.exit_status is not None and live.state in ("success", "error", "incomplete"):
         label = f"{live.state} · exit {live.exit_status}"
     t.append(f" {label} ", style=STATE_STYLE.get(live.state, "bold"))
     running = s.running_calls()
-    if running and live.state in ("idle", "streaming"):
+    if live.state == "stalled" and len(running) == 1:
+        running = []  # the stall names it
+    if running and live.state in ("idle", "streaming", "stalled"):
         names = ", ".join(f"{c.tool} {visible_line(c.summary)[:40]}".strip() for c in running[:3])
         more = f" +{len(running) - 3}" if len(running) > 3 else ""
         t.append(f" running: {names}{more}", style="cyan")
@@ -141,6 +147,9 @@ def _state_line(s: Session, live: LiveState) -> Text:
         t.append(f" · {s.subagent_calls} in sub-agents", style="dim")
     if s.result is not None and s.result.usage:
         t.append(" · " + usage_text(s.result.usage), style="dim")
+    cost = cost_text(s)
+    if cost:
+        t.append(" · " + cost, style="dim")
     diag = s.invalid_lines + s.unknown_events
     if diag:
         t.append(" · ", style="dim")

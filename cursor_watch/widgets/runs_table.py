@@ -30,13 +30,14 @@ from ..safe import visible_line
 # (title, width, justify); a width of 0 shares the free width (prompt 2 parts, last activity 3)
 COLUMNS = (("", 1, "left"), ("source", 22, "left"), ("agent", 6, "left"), ("state", 11, "left"),
            ("model", 14, "left"), ("prompt", 0, "left"), ("started", 14, "left"), ("time", 7, "right"),
-           ("tools", 15, "left"), ("tokens", 12, "right"), ("last activity", 0, "left"))
+           ("tools", 15, "left"), ("tokens · cost", 21, "right"), ("last activity", 0, "left"))
 FLEX_SHARES = {5: 2, 10: 3}
 GAP = 1
 STATE_STYLE = {"success": "bold green", "error": "bold red", "incomplete": "bold magenta", "waiting": "bold yellow",
                "streaming": "bold cyan", "reading": "cyan", "idle": "yellow", "queued": "dim", "connecting": "dim",
-               "unreadable": "bold red"}
-MARK_STYLE = {"success": "green", "error": "red", "incomplete": "magenta", "waiting": "bold yellow"}
+               "unreadable": "bold red", "stalled": "bold dark_orange3"}
+MARK_STYLE = {"success": "green", "error": "red", "incomplete": "magenta", "waiting": "bold yellow",
+              "stalled": "bold dark_orange3", "budget": "bold red"}
 
 
 def widths(total: int) -> list[int]:
@@ -123,6 +124,7 @@ class RunRow:
     now_ms: float | None = None
     error: str = ""
     agent: str = ""  # the short agent label (formats.agent_short)
+    cost: str = ""  # "$0.42" reported, "≈$0.0117" estimated, "" unknown
     serial: int = field(default_factory=itertools.count().__next__)  # a new row is a new serial: redrawn
 
     def cells(self) -> list[Text]:
@@ -140,6 +142,8 @@ class RunRow:
         tokens = Text("")
         if self.tokens is not None:
             tokens = Text(f"{short_count(self.tokens[0])}/{short_count(self.tokens[1])}", style="dim")
+        if self.cost:
+            tokens.append((" " if tokens else "") + self.cost, style="dim")
         activity = Text(self.error or self.activity, style="red" if self.error else "")
         return [
             mark,

@@ -1,0 +1,300 @@
+"""Stalls and budgets: facts about a run computed from its model and a clock (pure; no UI, no I/O).
+
+A run is **stalled** when it is live, not finished, not waiting for an answer
+(``interaction_query``: its own state), and either one tool call has been running for the stall
+duration or nothing has arrived for that long. A replayed file is never stalled: it ended, with
+or without a result. Times are measured on the watcher's clock, when the events *arrived*: a
+stream's own ``startedAtMs`` may come from another machine, or from a capture made long ago.
+
+A **budget** is exceeded when a run goes past a limit: its duration, its number of tool calls,
+of failed tool calls, of tokens (input + output + cache read + cache write) or its cost in USD
+(reported, else estimated: :mod:`cursor_watch.costs`). Where a stream reports usage only at the
+end (Cursor's ``result.usage``), tokens and cost are known, and checked, only then.
+
+The TUI's header and runs list, ``--plain``, the summary and the alert outlet all read these
+facts; :class:`RunTimes` is the clock side kept beside each run's model.
+"""
+
+from __future__ import annotations
+
+import weakref
+from dataclasses import dataclass
+from typing import Any
+
+from .costs import run_cost, total_tokens, usage_of
+from .fmt import plural, short_duration, usd
+from .tools import STATUS_FAILURE
+
+DISPLAY_STALL_S = 300.0  # the TUI and --plain show a stall after 5 minutes unless --stall says otherwise
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The per-run limits of a watch (None: no limit).
+
+    Attributes:
+        stall_s: seconds without progress that make a run stalled (``--stall``).
+        max_duration_s: seconds (``--max-duration``); max_tool_calls, max_failures, max_tokens: counts;
+        max_cost_usd: USD (``--max-cost``).
+    """
+
+    stall_s: float | None = None
+    max_duration_s: float | None = None
+    max_tool_calls: int | None = None
+    max_failures: int | None = None
+    max_tokens: int | None = None
+    max_cost_usd: float | None = None
+
+    @property
+    def budgets(self) -> bool:
+        """True when any budget is set."""
+        return any(v is not None for v in (self.max_duration_s, self.max_tool_calls, self.max_failures,
+                                           self.max_tokens, self.max_cost_usd))
+
+
+@dataclass(frozen=True)
+class Stall:
+    """A run's stall now.
+
+    Attributes:
+        since_ms: when it began (the clock's epoch ms: the call's arrival, or the last event's).
+        for_ms: how long it has lasted.
+        call_id, tool, summary: the tool call it waits on ("" when nothing runs).
+    """
+
+    since_ms: float
+    for_ms: float
+    call_id: str = ""
+    tool: str = ""
+    summary: str = ""
+
+    @property
+    def what(self) -> str:
+        """``shell npm test``, or ``no event`` when no call runs."""
+        return f"{self.tool} {self.summary}".strip() if self.call_id else "no event"
+
+    def label(self) -> str:
+        """``stalled 6m: shell npm test`` (stream text: escape it before showing)."""
+        return f"stalled {short_duration(self.for_ms)}: {self.what}"
+
+
+@dataclass(frozen=True)
+class Breach:
+    """A budget a run went past.
+
+    Attributes:
+        budget: ``duration``, ``tool_calls``, ``failures``, ``tokens`` or ``cost``.
+        limit, value: the limit and the run's value (seconds, counts, USD).
+    """
+
+    budget: str
+    limit: float
+    value: float
+
+    def label(self) -> str:
+        """``budget: 3 tool calls > 1``."""
+        if self.budget == "duration":
+            text = f"ran {short_duration(self.value * 1000)} > {short_duration(self.limit * 1000)}"
+        elif self.budget == "cost":
+            text = f"cost {usd(self.value)} > {usd(self.limit)}"
+        elif self.budget == "tool_calls":
+            text = f"{plural(int(self.value), 'tool call')} > {int(self.limit)}"
+        elif self.budget == "failures":
+            text = f"{plural(int(self.value), 'failed tool call')} > {int(self.limit)}"
+        else:
+            text = f"{plural(int(self.value), 'token')} > {int(self.limit):,}"
+        return f"budget: {text}"
+
+    def to_json(self) -> dict:
+        return {"budget": self.budget, "limit": self.limit, "value": self.value}
+
+
+class RunTimes:
+    """When one run's events arrived, on the watcher's clock (epoch ms), and its stall periods.
+
+    Args:
+        seen_ms: when the run was first seen.
+
+    Attributes:
+        last_ms: arrival of its last change; calls: ``call_id -> arrival`` of its running calls;
+        open_queries: ``interaction_query`` requests without a response (``queries``: all requests,
+        ``waiting_since_ms``: arrival of the oldest open one); live: seen from a live
+        source (pipe, spawn, a followed file after its backlog); stalls: closed and open stall
+        periods as dicts (see :meth:`periods`).
+    """
+
+    __slots__ = ("seen_ms", "last_ms", "calls", "open_queries", "queries", "waiting_since_ms", "live", "_stall", "stalls",
+                 "__weakref__")
+
+    def __init__(self, seen_ms: float) -> None:
+        self.seen_ms = seen_ms
+        self.last_ms = seen_ms
+        self.calls: dict[str, float] = {}
+        self.open_queries = 0
+        self.queries = 0  # requests seen
+        self.waiting_since_ms: float | None = None  # when the oldest open request arrived
+        self.live = False
+        self._stall: dict | None = None
+        self.stalls: list[dict] = []
+
+    def observe(self, session: Any, changes: list[tuple[str, Any]], now_ms: float, live: bool) -> None:
+        """Take a batch of the run's changes that arrived at ``now_ms``."""
+        if live:
+            self.live = True
+        if not changes:
+            return
+        self.last_ms = now_ms
+        for kind, key in changes:
+            if kind == "tool_started":
+                self.calls[key] = now_ms
+            elif kind == "tool_done":
+                self.calls.pop(key, None)
+            elif kind == "note":
+                try:
+                    note = session.notes[key]
+                except (IndexError, KeyError):
+                    continue
+                if note.kind == "interaction_query":
+                    if note.subtype == "request":
+                        self.open_queries += 1
+                        self.queries += 1
+                        if self.waiting_since_ms is None:
+                            self.waiting_since_ms = now_ms
+                    elif self.open_queries:
+                        self.open_queries -= 1
+                        if not self.open_queries:
+                            self.waiting_since_ms = None
+            elif kind == "end":
+                self.calls.clear()
+                self.open_queries = 0
+                self.waiting_since_ms = None
+
+    def track(self, stall: Stall | None, now_ms: float) -> bool:
+        """Record the stall state at ``now_ms``; True when a new stall period began."""
+        if stall is None:
+            if self._stall is not None:
+                self._stall["end_ms"] = int(now_ms)
+                self._stall["duration_ms"] = int(now_ms - self._stall["start_ms"])
+                self._stall = None
+            return False
+        if self._stall is not None and self._stall["call_id"] == stall.call_id:
+            return False
+        if self._stall is not None:
+            self.track(None, now_ms)
+        self._stall = {"start_ms": int(stall.since_ms), "end_ms": None, "duration_ms": None,
+                       "call_id": stall.call_id, "tool": stall.tool, "summary": stall.summary, "observed": "live"}
+        self.stalls.append(self._stall)
+        return True
+
+
+def stall_of(session: Any, times: RunTimes | None, now_ms: float, stall_s: float | None) -> Stall | None:
+    """The run's stall at ``now_ms`` (None: not stalled; see the module doc).
+
+    Args:
+        times: the run's arrival times (None: not watched live, never stalled).
+        stall_s: the stall duration in seconds (None: stalls are off).
+    """
+    if times is None or not times.live or not stall_s or session.ended or session.result is not None:
+        return None
+    if times.open_queries:
+        return None  # waiting for an answer: its own state
+    limit = stall_s * 1000.0
+    if times.calls:
+        call_id, started = min(times.calls.items(), key=lambda kv: kv[1])
+        if now_ms - started >= limit:
+            call = session.tool_calls.get(call_id)
+            tool, summary = (call.tool, call.summary) if call is not None else ("", "")
+            return Stall(started, now_ms - started, call_id, tool, summary)
+    idle = now_ms - times.last_ms
+    if idle >= limit:
+        running = session.running_calls()
+        call = running[0] if running else None
+        if call is not None:
+            return Stall(times.last_ms, idle, call.call_id, call.tool, call.summary)
+        return Stall(times.last_ms, idle)
+    return None
+
+
+def run_duration_s(session: Any, times: RunTimes | None, now_ms: float) -> float | None:
+    """Seconds the run has taken: live, since it was first seen; else its recorded duration
+    (``result.duration_ms``, else the span of its ``timestamp_ms``)."""
+    if times is not None and times.live and not session.ended and session.result is None:
+        return max(0.0, now_ms - times.seen_ms) / 1000.0
+    result = session.result
+    if result is not None and result.duration_ms is not None:
+        return result.duration_ms / 1000.0
+    if session.first_ts_ms is not None and session.last_ts_ms is not None:
+        return max(0, session.last_ts_ms - session.first_ts_ms) / 1000.0
+    if times is not None:
+        return max(0.0, times.last_ms - times.seen_ms) / 1000.0
+    return None
+
+
+def breaches(session: Any, limits: Limits, times: RunTimes | None = None, now_ms: float = 0.0) -> list[Breach]:
+    """Every budget of ``limits`` the run has gone past, in the order of the options."""
+    out: list[Breach] = []
+    if limits.max_duration_s is not None:
+        duration = run_duration_s(session, times, now_ms)
+        if duration is not None and duration > limits.max_duration_s:
+            out.append(Breach("duration", limits.max_duration_s, duration))
+    if limits.max_tool_calls is not None and len(session.tool_calls) > limits.max_tool_calls:
+        out.append(Breach("tool_calls", limits.max_tool_calls, len(session.tool_calls)))
+    if limits.max_failures is not None and session.tool_counts[STATUS_FAILURE] > limits.max_failures:
+        out.append(Breach("failures", limits.max_failures, session.tool_counts[STATUS_FAILURE]))
+    if limits.max_tokens is not None:
+        tokens = total_tokens(usage_of(session))
+        if tokens is not None and tokens > limits.max_tokens:
+            out.append(Breach("tokens", limits.max_tokens, tokens))
+    if limits.max_cost_usd is not None:
+        cost = run_cost(session).usd
+        if cost is not None and cost > limits.max_cost_usd:
+            out.append(Breach("cost", limits.max_cost_usd, cost))
+    return out
+
+
+# -- what the summary lists ----------------------------------------------------------------
+
+_observed: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # session -> RunTimes watched live
+_summary_limits = Limits(stall_s=DISPLAY_STALL_S)
+
+
+def set_summary_limits(limits: Limits) -> None:
+    """The limits the summary reports against (the CLI sets them once from its options)."""
+    global _summary_limits
+    _summary_limits = limits
+
+
+def summary_limits() -> Limits:
+    """The limits in use for summaries (``--stall`` defaults to 5 minutes there)."""
+    return _summary_limits
+
+
+def remember(session: Any, times: RunTimes) -> None:
+    """Keep the live arrival times of ``session`` for its summary (weakly: it goes with the session)."""
+    _observed[session] = times
+
+
+def stall_periods(session: Any, stall_s: float | None = None) -> list[dict]:
+    """The run's stall periods, for the summary, oldest first.
+
+    From the stream's own times: each tool call that ran for the stall duration or longer
+    (``observed: "recorded"``); and from a live watch: every stall seen on the clock that no
+    recorded call covers (a silence; ``observed: "live"``, ``end_ms`` None if it never ended).
+    Each is ``{"start_ms", "end_ms", "duration_ms", "call_id", "tool", "summary", "observed"}``.
+    """
+    stall_s = _summary_limits.stall_s if stall_s is None else stall_s
+    if not stall_s:
+        return []
+    limit = stall_s * 1000.0
+    out = []
+    covered = set()
+    for call in session.tool_calls.values():
+        d = call.duration_ms
+        if d is not None and d >= limit:
+            covered.add(call.call_id)
+            out.append({"start_ms": call.started_ms, "end_ms": call.completed_ms, "duration_ms": d,
+                        "call_id": call.call_id, "tool": call.tool, "summary": call.summary, "observed": "recorded"})
+    times = _observed.get(session)
+    if times is not None:
+        out.extend(dict(p) for p in times.stalls if p["call_id"] not in covered)
+    return out

@@ -1,0 +1,574 @@
+"""``cursor-watch --report``: one table over every run in a set of logs (ccusage-style).
+
+Each file is read through the same decoder and model as every other view (so its figures are
+those of ``--summary``), one file at a time; only a small record per run is kept
+(:class:`RunStats`), so memory stays flat over any number of files. Runs are grouped by
+``day`` (the run's recorded start, UTC), ``model``, ``agent`` or ``cwd``, with a total row:
+runs, outcomes, total and median duration, tokens by kind, cost (reported by the agent and
+estimated from the price table, kept apart), tool calls and failures, and per tool its failure
+rate and durations; the slowest calls are listed after.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import statistics
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+import msgspec
+import orjson
+
+from .costs import RATE_KINDS, run_cost, usage_of
+from .runner import Monitor
+from .sources import STREAM_SUFFIXES
+from .tools import STATUS_FAILURE, STATUS_REJECTED
+
+GROUPS = ("day", "model", "agent", "cwd")
+CHUNK = 4 << 20  # bytes read at a time
+SLOWEST = 10  # calls listed as the slowest
+UNKNOWN = "(unknown)"
+
+
+class ReportError(Exception):
+    """A path that can't be read as logs (one line)."""
+
+
+@dataclass
+class CallStat:
+    """One tool call, as far as the report needs it (durations in ms)."""
+
+    tool: str
+    status: str
+    duration_ms: int | None
+    summary: str
+
+
+@dataclass
+class RunStats:
+    """What the report keeps of one run.
+
+    Attributes:
+        started_ms: the run's first ``timestamp_ms`` (epoch ms), None when the stream has none.
+        duration_ms: ``result.duration_ms``, else the span of its timestamps, else None.
+        tokens: by kind (``input_tokens``...; absent kinds 0).
+        cost_reported: USD the agent reported; cost_estimate: exact decimal estimate; price_note:
+            why there is no figure.
+    """
+
+    source: str
+    index: int
+    started_ms: int | None
+    model: str
+    agent: str
+    cwd: str
+    status: str
+    duration_ms: int | None
+    tokens: dict[str, int]
+    cost_reported: float | None
+    cost_estimate: Decimal | None
+    price_note: str
+    calls: list[CallStat] = field(default_factory=list)
+
+
+def stream_files(paths: list[str]) -> list[str]:
+    """The files to read: FILEs as given, and every stream file under each DIR (recursively,
+    ``*.jsonl``, ``*.ndjson``, ``*.log``), sorted.
+
+    Raises:
+        ReportError: a path that does not exist.
+    """
+    out: list[str] = []
+    for path in paths:
+        if os.path.isdir(path):
+            found = []
+            for root, dirs, names in os.walk(path):
+                dirs.sort()
+                found += [os.path.join(root, n) for n in names if n.endswith(STREAM_SUFFIXES)]
+            out += sorted(found)
+        elif os.path.exists(path):
+            out.append(path)
+        else:
+            raise ReportError(f"no such file or directory: {path}")
+    return out
+
+
+def _agent(session: Any) -> str:
+    agent = getattr(session, "agent", None)
+    return agent if isinstance(agent, str) and agent else "cursor"
+
+
+def run_stats(run: Any) -> RunStats:
+    """The report's record of one finished run (a :class:`~cursor_watch.runs.Run`)."""
+    s = run.session
+    usage = usage_of(s) or {}
+    tokens = {key: (usage.get(key) if isinstance(usage.get(key), int) else 0) for key, _ in RATE_KINDS}
+    cost = run_cost(s)
+    duration = s.result.duration_ms if s.result is not None else None
+    if duration is None and s.first_ts_ms is not None and s.last_ts_ms is not None:
+        duration = max(0, s.last_ts_ms - s.first_ts_ms)
+    status = s.status if s.status != "running" else "incomplete"
+    calls = [CallStat(c.tool, c.status, c.duration_ms, c.summary) for c in s.tool_calls.values()]
+    return RunStats(run.source, run.index, s.first_ts_ms, s.model or UNKNOWN, _agent(s), s.cwd or UNKNOWN, status,
+                    duration, tokens, cost.reported, cost.estimate, cost.note if usage else "", calls)
+
+
+# -- reading fast: a tool call's payloads are not what a report counts ------------------------
+#
+# In a log of 1 GB almost every byte is a tool call's payload (a command's output, a file's
+# content) inside a few hundred thousand ``tool_call`` lines; decoding those strings is most of
+# the time ``--summary`` takes. The report keeps what the model reads of such a line (the scalars of
+# a call's arguments and outcome, and a to-do list), cuts each string longer than SLIM_STRING to
+# its first SLIM_KEEP bytes (more than the report shows of it: a call's summary is one line of at
+# most 300 characters, a detail 200) and leaves out long objects and lists, then gives the
+# model that smaller line in its place. One msgspec pass finds the fields without building the
+# payload strings. A line of another shape (spaces, a tool name not listed, a result that is not
+# an object of objects) goes to the model unchanged, so the figures never depend on the path.
+
+SLIM_MIN = 32 << 10  # tool_call lines at least this long (bytes) are slimmed
+SLIM_STRING = 4 << 10  # strings longer than this (bytes, as written) are cut...
+SLIM_KEEP = 2 << 10  # ...to about this many bytes
+TOOL_LINE = b'{"type":"tool_call",'
+VARIANTS = ("askQuestion", "await", "createPlan", "delete", "edit", "getMcpTools", "glob", "grep", "listDir", "ls", "mcp",
+            "multiEdit", "prManagement", "readLints", "read", "recordScreen", "search", "semSearch", "shell",
+            "switchMode", "task", "terminal", "todo", "updateTodos", "webFetch", "webSearch", "write")  # reference 2.5
+
+
+ABSENT = msgspec.Raw()  # a field the line does not have (msgspec.Raw can't be in a union with None)
+
+
+class _Variant(msgspec.Struct):
+    args: dict[str, msgspec.Raw] | None = None
+    # outcome -> its payload's fields; beside it scalar siblings (isBackground, pid: tools.RESULT_SIBLINGS)
+    result: dict[str, dict[str, msgspec.Raw] | bool | int | float | str | None] | None = None
+    description: msgspec.Raw = ABSENT
+
+
+_ToolCallObject = msgspec.defstruct(
+    "_ToolCallObject",
+    [(f"{name}ToolCall", _Variant | None, None) for name in VARIANTS]
+    + [("startedAtMs", msgspec.Raw, ABSENT), ("completedAtMs", msgspec.Raw, ABSENT), ("toolCallId", msgspec.Raw, ABSENT)])
+
+
+class _ToolEvent(msgspec.Struct):
+    type: str
+    subtype: msgspec.Raw = ABSENT
+    call_id: msgspec.Raw = ABSENT
+    tool_call: _ToolCallObject | None = None  # type: ignore[valid-type]
+    model_call_id: msgspec.Raw = ABSENT
+    session_id: msgspec.Raw = ABSENT
+    timestamp_ms: msgspec.Raw = ABSENT
+
+
+_decode_tool_event = msgspec.json.Decoder(_ToolEvent).decode
+_decode_raw = msgspec.json.decode
+
+
+_DROP = object()
+
+
+def _slim_value(raw: msgspec.Raw, key: str = "") -> Any:
+    """A Raw value decoded; a long string cut to its first SLIM_KEEP bytes or so; a long object
+    or list left out (``_DROP``), but for ``todos``: the model reads only scalars of a call's
+    arguments and outcome, and its to-do list (``tools.summarize``)."""
+    view = memoryview(raw)
+    if len(view) <= SLIM_STRING:
+        return _decode_raw(raw)
+    if view[0] != 34:  # not a string ('"')
+        return _decode_raw(raw) if key == "todos" else _DROP
+    head = bytes(view[1 : SLIM_KEEP + 1])
+    for cut in range(8):  # not inside an escape or a UTF-8 sequence
+        try:
+            return orjson.loads(b'"' + head[: len(head) - cut] + b'"') + "…"
+        except orjson.JSONDecodeError:
+            continue
+    return _decode_raw(raw)
+
+
+def _slim_fields(fields: dict[str, msgspec.Raw] | None) -> dict | None:
+    if fields is None:
+        return None
+    out = {}
+    for key, raw in fields.items():
+        value = _slim_value(raw, key)
+        if value is not _DROP:
+            out[key] = value
+    return out
+
+
+def slim_line(line: bytes) -> bytes | None:
+    """The smaller line the model reads in place of a long ``tool_call`` line, or None when the
+    line is not of the shape this knows (it then goes to the model unchanged)."""
+    try:
+        ev = _decode_tool_event(line)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None
+    tc = ev.tool_call
+    if tc is None:
+        return None
+    variant = name = None
+    for field in VARIANTS:
+        variant = getattr(tc, f"{field}ToolCall")
+        if variant is not None:
+            name = f"{field}ToolCall"
+            break
+    if variant is None:
+        return None
+    try:
+        body: dict[str, Any] = {}
+        if variant.args is not None:
+            body["args"] = _slim_fields(variant.args)
+        if variant.result is not None:
+            body["result"] = {key: _slim_fields(payload) if isinstance(payload, dict) else payload
+                              for key, payload in variant.result.items()}
+        if variant.description:
+            body["description"] = _slim_value(variant.description)
+        tool_call: dict[str, Any] = {name: body}
+        for key in ("startedAtMs", "completedAtMs", "toolCallId"):
+            value = getattr(tc, key)
+            if value:
+                tool_call[key] = _decode_raw(value)
+        out: dict[str, Any] = {"type": ev.type}
+        for key in ("subtype", "call_id", "model_call_id", "session_id", "timestamp_ms"):
+            value = getattr(ev, key)
+            if value:
+                out[key] = _decode_raw(value)
+        out["tool_call"] = tool_call
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None
+    return orjson.dumps(out)
+
+
+def feed_slimmed(buf: bytearray | bytes, stop: int, feed: Callable[[bytes], Any], min_size: int = SLIM_MIN) -> int:
+    """Give ``feed`` the bytes of ``buf[:stop]`` up to its last whole line, each long ``tool_call``
+    line slimmed (:func:`slim_line`, read in place: a payload is never copied); returns how many
+    bytes were given (the rest is a partial line)."""
+    view = memoryview(buf)
+    find = buf.find
+    cut = buf.rfind(b"\n", 0, stop) + 1
+    last = pos = 0
+    while (i := find(TOOL_LINE, pos, cut)) >= 0:
+        end = find(b"\n", i, cut)
+        if end - i >= min_size and (i == 0 or buf[i - 1] == 10):
+            slim = slim_line(view[i:end])
+            if slim is not None:
+                if i > last:
+                    feed(bytes(view[last:i]))
+                feed(slim)
+                last = end  # its newline goes with what follows
+        pos = end
+    if cut > last:
+        feed(bytes(view[last:cut]))
+    return cut
+
+
+def slim_lines(data: bytes, min_size: int = SLIM_MIN) -> bytes:
+    """``data`` (whole lines) with each long ``tool_call`` line slimmed, as one string (tests)."""
+    out: list[bytes] = []
+    done = feed_slimmed(data, len(data), out.append, min_size)
+    return b"".join(out) + data[done:]
+
+
+def read_runs(path: str, slim_min: int | None = SLIM_MIN) -> Iterator[RunStats]:
+    """Every run of one file, read to its end (``slim_min`` None: every line as it is).
+
+    The file is read into one buffer (grown for a line longer than it); long ``tool_call`` lines
+    are slimmed where they lie (:func:`feed_slimmed`), the rest is fed as it is.
+
+    Raises:
+        ReportError: the file can't be read.
+    """
+    monitor = Monitor(source=path, source_label=os.path.basename(path))
+    buf = bytearray(CHUNK)
+    filled = 0
+    try:
+        with open(path, "rb", buffering=0) as f:
+            while True:
+                if filled == len(buf):
+                    buf.extend(bytes(len(buf)))  # one line longer than the buffer: grow it
+                n = f.readinto(memoryview(buf)[filled:])
+                if not n:
+                    break
+                filled += n
+                if slim_min is None:
+                    monitor.feed(bytes(buf[:filled]))
+                    filled = 0
+                    continue
+                done = feed_slimmed(buf, filled, monitor.feed, slim_min)
+                if done:
+                    buf[: filled - done] = buf[done:filled]  # the partial line to the front
+                    filled -= done
+    except OSError as err:
+        raise ReportError(f"cannot read {path}: {err.strerror or err}") from None
+    if filled:
+        monitor.feed(bytes(buf[:filled]))
+    monitor.finish()
+    for run in monitor.runs:
+        yield run_stats(run)
+        run.session.spill.close()
+
+
+def group_key(stats: RunStats, by: str) -> str:
+    """The run's group: its start day (UTC, ``YYYY-MM-DD``), model, agent or cwd."""
+    if by == "day":
+        if stats.started_ms is None:
+            return UNKNOWN
+        return dt.datetime.fromtimestamp(stats.started_ms / 1000, dt.UTC).strftime("%Y-%m-%d")
+    return {"model": stats.model, "agent": stats.agent, "cwd": stats.cwd}[by]
+
+
+@dataclass
+class Totals:
+    """Sums over a group of runs (durations ms, costs USD)."""
+
+    runs: int = 0
+    outcomes: dict[str, int] = field(default_factory=lambda: {"success": 0, "error": 0, "incomplete": 0})
+    durations: list[int] = field(default_factory=list)
+    tokens: dict[str, int] = field(default_factory=lambda: {key: 0 for key, _ in RATE_KINDS})
+    cost_reported: float = 0.0
+    reported_runs: int = 0
+    cost_estimate: Decimal = Decimal(0)
+    estimated_runs: int = 0
+    unpriced_runs: int = 0
+    tool_calls: int = 0
+    failed_calls: int = 0
+    rejected_calls: int = 0
+
+    def add(self, r: RunStats) -> None:
+        self.runs += 1
+        self.outcomes[r.status] = self.outcomes.get(r.status, 0) + 1
+        if r.duration_ms is not None:
+            self.durations.append(r.duration_ms)
+        for key, value in r.tokens.items():
+            self.tokens[key] = self.tokens.get(key, 0) + value
+        if r.cost_reported is not None:
+            self.cost_reported += r.cost_reported
+            self.reported_runs += 1
+        elif r.cost_estimate is not None:
+            self.cost_estimate += r.cost_estimate
+            self.estimated_runs += 1
+        elif r.price_note:
+            self.unpriced_runs += 1
+        self.tool_calls += len(r.calls)
+        self.failed_calls += sum(1 for c in r.calls if c.status == STATUS_FAILURE)
+        self.rejected_calls += sum(1 for c in r.calls if c.status == STATUS_REJECTED)
+
+    def to_json(self) -> dict:
+        return {
+            "runs": self.runs,
+            "outcomes": dict(self.outcomes),
+            "duration_ms": sum(self.durations),
+            "median_duration_ms": statistics.median(self.durations) if self.durations else None,
+            "tokens": dict(self.tokens),
+            "cost_usd_reported": self.cost_reported if self.reported_runs else None,
+            "cost_usd_estimate": float(self.cost_estimate) if self.estimated_runs else None,
+            "runs_reporting_cost": self.reported_runs,
+            "runs_estimated": self.estimated_runs,
+            "runs_without_price": self.unpriced_runs,
+            "tool_calls": self.tool_calls,
+            "failed_tool_calls": self.failed_calls,
+            "rejected_tool_calls": self.rejected_calls,
+        }
+
+
+@dataclass
+class ToolTotals:
+    """One tool over every run: calls, failures, durations (ms)."""
+
+    calls: int = 0
+    failed: int = 0
+    rejected: int = 0
+    durations: list[int] = field(default_factory=list)
+
+    def to_json(self, tool: str) -> dict:
+        d = self.durations
+        return {"tool": tool, "calls": self.calls, "failed": self.failed, "rejected": self.rejected,
+                "failure_rate": self.failed / self.calls if self.calls else None,
+                "median_ms": statistics.median(d) if d else None, "max_ms": max(d) if d else None,
+                "total_ms": sum(d)}
+
+
+@dataclass
+class Report:
+    """The report's figures: groups (sorted by key), the total, tools, the slowest calls, notes."""
+
+    by: str
+    groups: dict[str, Totals]
+    total: Totals
+    tools: dict[str, ToolTotals]
+    slowest: list[dict]
+    files: int
+    unreadable: list[str]
+    notes: dict[str, int]
+
+    def to_json(self) -> dict:
+        """The ``--report --json`` object."""
+        return {
+            "group_by": self.by,
+            "files": self.files,
+            "unreadable": self.unreadable,
+            "groups": [{"key": k, **self.groups[k].to_json()} for k in sorted(self.groups)],
+            "total": self.total.to_json(),
+            "tools": [t.to_json(name) for name, t in sorted(self.tools.items(), key=lambda kv: (-kv[1].calls, kv[0]))],
+            "slowest_calls": self.slowest,
+            "price_notes": dict(sorted(self.notes.items())),
+        }
+
+
+def build_report(paths: list[str], by: str = "day", since_ms: float | None = None, until_ms: float | None = None,
+                 on_error: Callable[[str], None] | None = None, slim_min: int | None = SLIM_MIN) -> Report:
+    """Read every run under ``paths`` and sum them (see the module doc).
+
+    ``since_ms``/``until_ms`` (epoch ms, ``until`` exclusive) keep the runs whose recorded start
+    falls in the range; a run with no recorded start is then left out. Unreadable files are
+    named in ``unreadable`` (and passed to ``on_error``) and skipped. ``slim_min``: see
+    :func:`read_runs` (tests compare both ways).
+
+    Raises:
+        ReportError: a path that does not exist.
+    """
+    files = stream_files(paths)
+    groups: dict[str, Totals] = {}
+    total = Totals()
+    tools: dict[str, ToolTotals] = {}
+    slowest: list[tuple[int, dict]] = []
+    unreadable: list[str] = []
+    notes: dict[str, int] = {}
+    for path in files:
+        try:
+            runs = list(read_runs(path, slim_min))
+        except ReportError as err:
+            unreadable.append(str(err))
+            if on_error is not None:
+                on_error(str(err))
+            continue
+        for r in runs:
+            if since_ms is not None or until_ms is not None:
+                if r.started_ms is None:
+                    continue
+                if (since_ms is not None and r.started_ms < since_ms) or (until_ms is not None and r.started_ms >= until_ms):
+                    continue
+            groups.setdefault(group_key(r, by), Totals()).add(r)
+            total.add(r)
+            if r.price_note:
+                notes[r.price_note] = notes.get(r.price_note, 0) + 1
+            for c in r.calls:
+                t = tools.setdefault(c.tool, ToolTotals())
+                t.calls += 1
+                t.failed += c.status == STATUS_FAILURE
+                t.rejected += c.status == STATUS_REJECTED
+                if c.duration_ms is not None:
+                    t.durations.append(c.duration_ms)
+                    slowest.append((c.duration_ms, {"tool": c.tool, "summary": c.summary, "duration_ms": c.duration_ms,
+                                                    "status": c.status, "source": r.source, "run": r.index}))
+                    if len(slowest) > 4 * SLOWEST:
+                        slowest.sort(key=lambda x: -x[0])
+                        del slowest[SLOWEST:]
+    slowest.sort(key=lambda x: -x[0])
+    return Report(by, groups, total, tools, [d for _, d in slowest[:SLOWEST]], len(files), unreadable, notes)
+
+
+def parse_when(text: str) -> float:
+    """``2026-11-25`` or an ISO date-time (UTC unless it says otherwise) -> epoch ms.
+
+    Raises:
+        ValueError: not a date.
+    """
+    try:
+        when = dt.datetime.fromisoformat(text.strip())
+    except ValueError:
+        raise ValueError(f"not a date: {text!r} (e.g. 2026-11-25 or 2026-11-25T14:00)") from None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=dt.UTC)
+    return when.timestamp() * 1000.0
+
+
+def _tokens(n: int) -> str:
+    """``812``, ``17.6k``, ``1.23M`` (the table; ``--json`` has exact counts)."""
+    if not n:
+        return "·"
+    if n < 10_000:
+        return f"{n:,}"
+    if n < 1_000_000:
+        return f"{n / 1000:.1f}k"
+    return f"{n / 1e6:.2f}M"
+
+
+def render_report(report: Report, console: Any) -> None:
+    """The report as Rich tables: the groups with a total row, the tools, the slowest calls."""
+    from rich import box
+    from rich.table import Table
+    from rich.text import Text
+
+    from .fmt import plural, usd
+    from .plain import format_ms
+    from .safe import visible_line
+
+    title = (f"cursor-watch report · {plural(report.total.runs, 'run')} in {plural(report.files, 'file')}"
+             f" · by {report.by}")
+    table = Table(title=title, title_justify="left", title_style="bold", header_style="bold", box=box.SIMPLE_HEAD,
+                  pad_edge=False)
+    table.add_column(report.by, overflow="fold")
+    for name in ("runs", "✔ ✖ …", "time", "median", "in", "out", "cache r", "cache w", "reported", "est. cost",
+                 "calls", "failed"):
+        table.add_column(name, justify="right", no_wrap=True)
+
+    def row(label: str, t: Totals, style: str = "") -> None:
+        o = t.outcomes
+        failed = f"{t.failed_calls:,} ({t.failed_calls / t.tool_calls:.0%})" if t.tool_calls else "·"
+        table.add_row(
+            visible_line(label), f"{t.runs:,}", f"{o.get('success', 0)} {o.get('error', 0)} {o.get('incomplete', 0)}",
+            format_ms(sum(t.durations)) if t.durations else "·",
+            format_ms(statistics.median(t.durations)) if t.durations else "·",
+            _tokens(t.tokens["input_tokens"]), _tokens(t.tokens["output_tokens"]),
+            _tokens(t.tokens["cache_read_tokens"]), _tokens(t.tokens["cache_write_tokens"]),
+            usd(t.cost_reported) if t.reported_runs else "·",
+            f"≈ {usd(t.cost_estimate)}" + (f" ({t.estimated_runs}/{t.runs})" if t.estimated_runs != t.runs else "")
+            if t.estimated_runs else "·",
+            f"{t.tool_calls:,}", failed, style=style)
+
+    for key in sorted(report.groups):
+        row(key, report.groups[key])
+    table.add_section()
+    row("total", report.total, "bold")
+    console.print(table)
+    if report.tools:
+        tools = Table(title="tools", title_justify="left", title_style="bold", header_style="bold", box=box.SIMPLE_HEAD,
+                      pad_edge=False)
+        for name in ("tool", "calls", "failed", "failure rate", "rejected", "median", "max", "total time"):
+            tools.add_column(name, justify="left" if name == "tool" else "right")
+        for item in report.to_json()["tools"]:
+            rate = item["failure_rate"]
+            tools.add_row(visible_line(item["tool"]), f"{item['calls']:,}", f"{item['failed']:,}",
+                          f"{rate:.0%}" if rate is not None else "·", f"{item['rejected']:,}",
+                          format_ms(item["median_ms"]) or "·", format_ms(item["max_ms"]) or "·",
+                          format_ms(item["total_ms"]) or "·",
+                          style="red" if rate else "")
+        console.print()
+        console.print(tools)
+    if report.slowest:
+        slow = Table(title="slowest tool calls", title_justify="left", title_style="bold", header_style="bold",
+                     box=box.SIMPLE_HEAD, pad_edge=False)
+        slow.add_column("time", justify="right", no_wrap=True)
+        slow.add_column("tool", no_wrap=True)
+        slow.add_column("call", overflow="ellipsis", no_wrap=True, max_width=50)
+        slow.add_column("status", no_wrap=True)
+        slow.add_column("run", overflow="ellipsis", no_wrap=True, max_width=50)
+        for c in report.slowest:
+            slow.add_row(format_ms(c["duration_ms"]), visible_line(c["tool"]), visible_line(c["summary"]), c["status"],
+                         visible_line(f"{os.path.basename(c['source'])} #{c['run']}"))
+        console.print()
+        console.print(slow)
+    notes = []
+    if report.total.estimated_runs:
+        notes.append("est. cost: estimated from token usage and the price table (--prices); what a plan bills can "
+                     "differ. Reported costs are kept apart.")
+    for note, n in sorted(report.notes.items()):
+        notes.append(f"{plural(n, 'run')} without a cost: {note}")
+    for err in report.unreadable:
+        notes.append(f"skipped: {err}")
+    for note in notes:
+        console.print(Text(visible_line(note), style="dim"))

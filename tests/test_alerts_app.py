@@ -1,0 +1,64 @@
+"""The TUI on the alert stream: the stalled state in the header and the runs list, notifications,
+a budget with --enforce."""
+
+from __future__ import annotations
+
+from apphelpers import make_app, text_of, wait_until
+from cursor_watch.guard import Limits
+from cursor_watch.screens.run import RunScreen
+from cursor_watch.sources import QueueSource
+from cursor_watch.widgets.header import SessionHeader
+from cursor_watch.widgets.runs_table import RunsTable
+from test_runs_app import SIZE, Clock, ev
+
+
+def start(sid: str) -> bytes:
+    return (ev(type="system", subtype="init", session_id=sid, model="GPT-5 Mini", cwd="/w")
+            + ev(type="user", session_id=sid, message={"role": "user", "content": [{"type": "text", "text": "run the tests"}]})
+            + ev(type="tool_call", subtype="started", call_id=f"{sid}-1", session_id=sid, timestamp_ms=1_790_000_000_000,
+                 tool_call={"shellToolCall": {"args": {"command": "npm test"}}}))
+
+
+async def test_the_runs_list_and_the_header_show_a_stall_and_it_is_notified_once():
+    clock = Clock()
+    a, b = QueueSource("agent-a"), QueueSource("agent-b")
+    app = make_app([a, b], monotonic=clock, limits=Limits(stall_s=2))
+    async with app.run_test(size=SIZE) as pilot:
+        await a.push(start("a"))
+        await b.push(start("b")[:-1] + b"\n")
+        table = app.screen.query_one(RunsTable)
+        await wait_until(pilot, lambda: len(table.rows) == 2)
+        assert all(not r.plain()[2].startswith("stalled") for r in table.rows)
+        clock.t += 3
+        await wait_until(pilot, lambda: {r.plain()[2] for r in table.rows} == {"stalled 3s"})
+        row = next(r for r in table.rows if r.source == "agent-a")
+        assert row.plain()[9] == "stalled 3s: shell npm test" and row.mark == "stalled"
+        await pilot.pause(0.3)
+        assert sorted(app.attention_log) == ["agent-a: stalled 3s: shell npm test", "agent-b: stalled 3s: shell npm test"]
+        # an event that ends the call ends agent-a's stall: its state goes back
+        await a.push(ev(type="tool_call", subtype="completed", call_id="a-1", session_id="a",
+                        timestamp_ms=1_790_000_003_000,
+                        tool_call={"shellToolCall": {"args": {}, "result": {"success": {"exitCode": 0}}}}))
+        await wait_until(pilot, lambda: next(r for r in table.rows if r.source == "agent-a").plain()[2] == "streaming")
+        # the run view's header says it too
+        table.move_to_key(next(r for r in table.rows if r.source == "agent-b").key)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, RunScreen))
+        header = app.screen.query_one(SessionHeader)
+        await wait_until(pilot, lambda: "stalled 3s: shell npm test" in text_of(header))
+        assert "running:" not in text_of(header)  # the stall names the one running call
+        assert len(app.attention_log) == 2  # each stall once
+
+
+async def test_a_replayed_run_is_never_stalled(tmp_path):
+    log = tmp_path / "a.jsonl"
+    log.write_bytes(start("a"))
+    from cursor_watch.sources import FileSource
+
+    clock = Clock()
+    app = make_app(FileSource(str(log)), monotonic=clock, limits=Limits(stall_s=1))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.ended and isinstance(app.screen, RunScreen))
+        clock.t += 100
+        await pilot.pause(0.3)
+        assert "stalled" not in text_of(app.screen.query_one(SessionHeader)) and not app.attention_log

@@ -1,0 +1,160 @@
+"""--report: totals equal the sum of the runs' summaries; groups, ranges, JSON, errors."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections import Counter
+
+import orjson
+import pytest
+
+from conftest import ROOT, SAMPLES
+from cursor_watch.report import build_report, stream_files
+
+CMD = [sys.executable, "-m", "cursor_watch"]
+STREAMS = ROOT.parent / "shared" / "streams"
+needs_streams = pytest.mark.skipif(not STREAMS.is_dir(), reason=f"shared captures not found at {STREAMS}")
+
+
+def run(args, tmp_path, timeout=120):
+    env = {**os.environ, "NO_COLOR": "1", "PYTHONPATH": str(ROOT), "XDG_CONFIG_HOME": str(tmp_path / "config")}
+    return subprocess.run(CMD + args, capture_output=True, env=env, cwd=ROOT, timeout=timeout)
+
+
+def summaries(files, tmp_path):
+    p = run(["--summary", "--json", *files], tmp_path)
+    lines = p.stdout.splitlines()
+    return [orjson.loads(p.stdout)] if len(files) == 1 and not p.stdout.startswith(b'{"source"') else \
+        [orjson.loads(line) for line in lines]
+
+
+@needs_streams
+def test_report_totals_equal_the_sum_of_the_runs_summaries(tmp_path):
+    files = stream_files([str(STREAMS)])
+    assert len(files) > 15  # real/ and agents/*/: the walk goes into subdirectories
+    runs = summaries(files, tmp_path)
+    p = run(["--report", "--json", str(STREAMS)], tmp_path)
+    assert p.returncode == 0, p.stderr
+    report = orjson.loads(p.stdout)
+    total = report["total"]
+    assert total["runs"] == len(runs) and report["files"] == len(files)
+    assert total["outcomes"] == {k: sum(1 for r in runs if r["status"] == k) for k in ("success", "error", "incomplete")}
+    for kind in ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens"):
+        assert total["tokens"][kind] == sum(((r["result"] or {}).get("usage") or {}).get(kind) or 0 for r in runs)
+    estimates = [r["result"]["cost_usd_estimate"] for r in runs if r["result"] and r["result"]["cost_usd_estimate"]]
+    assert estimates and total["cost_usd_estimate"] == pytest.approx(sum(estimates), rel=1e-12)
+    assert total["runs_estimated"] == len(estimates)
+    calls = [c for r in runs for c in r["tool_calls"]]
+    assert total["tool_calls"] == len(calls)
+    assert total["failed_tool_calls"] == sum(1 for c in calls if c["status"] == "failure")
+    assert total["rejected_tool_calls"] == sum(1 for c in calls if c["status"] == "rejected")
+    assert {t["tool"]: t["calls"] for t in report["tools"]} == Counter(c["tool"] for c in calls)
+    with_result = [r["result"]["duration_ms"] for r in runs if r["result"] and r["result"]["duration_ms"] is not None]
+    assert total["duration_ms"] >= sum(with_result)
+    # every grouping adds up to the same total
+    for by in ("day", "model", "agent", "cwd"):
+        grouped = orjson.loads(run(["--report", "--json", "--by", by, str(STREAMS)], tmp_path).stdout)
+        assert sum(g["runs"] for g in grouped["groups"]) == total["runs"]
+        assert sum(g["tool_calls"] for g in grouped["groups"]) == total["tool_calls"]
+        assert grouped["total"] == total
+
+
+@needs_streams
+def test_report_table_has_a_total_row_tools_and_notes(tmp_path):
+    p = run(["--report", "--by", "model", str(STREAMS / "real")], tmp_path)
+    out = p.stdout.decode()
+    assert p.returncode == 0 and "Traceback" not in p.stderr.decode()
+    lines = out.splitlines()
+    assert lines[0].startswith("cursor-watch report · 14 runs in 14 files · by model")
+    assert any(line.split()[:2] == ["total", "14"] for line in lines)
+    assert any(line.startswith(" GPT-5 Mini") and "≈ $0.0160" in line for line in lines)
+    assert "slowest tool calls" in out and "sleep 10" in out
+    assert "runs without a cost: Auto has no fixed price" in out
+
+
+def test_since_and_until_select_by_recorded_start(tmp_path):
+    log = tmp_path / "a.jsonl"
+    runs = []
+    for sid, ts in (("a", 1_790_000_000_000), ("b", 1_800_000_000_000)):  # 2026-09-21, 2027-01-15
+        runs.append(orjson.dumps({"type": "system", "subtype": "init", "session_id": sid, "model": "M"}))
+        runs.append(orjson.dumps({"type": "thinking", "subtype": "completed", "session_id": sid, "timestamp_ms": ts}))
+        runs.append(orjson.dumps({"type": "result", "subtype": "success", "is_error": False, "duration_ms": 5,
+                                  "session_id": sid, "result": ""}))
+    log.write_bytes(b"\n".join(runs) + b"\n")
+    everything = build_report([str(log)])
+    assert everything.total.runs == 2 and sorted(everything.groups) == ["2026-09-21", "2027-01-15"]
+    assert build_report([str(log)], since_ms=1_795_000_000_000).total.runs == 1
+    p = run(["--report", "--json", "--until", "2026-12-01", str(log)], tmp_path)
+    assert orjson.loads(p.stdout)["total"]["runs"] == 1
+    p = run(["--report", "--json", "--since", "2026-09-22", "--until", "2027-01-15T00:00", str(log)], tmp_path)
+    assert orjson.loads(p.stdout)["total"]["runs"] == 0
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--report"], "needs FILEs or DIRs"),
+    (["--report", "--plain", "x"], "doesn't go with"),
+    (["--since", "2026-01-01", "x"], "--since goes with --report"),
+    (["--report", "--since", "soon", "x"], "not a date"),
+    (["--report", "/no/such/dir"], "no such file or directory"),
+])
+def test_report_usage_errors_are_one_line(tmp_path, args, words):
+    p = run(args, tmp_path)
+    err = p.stderr.decode()
+    assert p.returncode == 2 and words in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_report_of_samples_matches_summary_per_tool(tmp_path):
+    files = [str(SAMPLES / n) for n in ("plain-tools.jsonl", "parallel-failed-rejected.jsonl", "failed-no-result.jsonl")]
+    report = orjson.loads(run(["--report", "--json", *files], tmp_path).stdout)
+    runs = summaries(files, tmp_path)
+    failures = Counter(c["tool"] for r in runs for c in r["tool_calls"] if c["status"] == "failure")
+    for tool in report["tools"]:
+        assert tool["failed"] == failures.get(tool["tool"], 0)
+        assert tool["failure_rate"] == tool["failed"] / tool["calls"]
+    slowest = report["slowest_calls"]
+    assert [c["duration_ms"] for c in slowest] == sorted((c["duration_ms"] for c in slowest), reverse=True)
+
+
+def test_slimming_long_tool_call_lines_changes_no_figure(tmp_path):
+    """The report's fast path (long tool_call lines slimmed before decoding) gives exactly the figures
+    of reading every line as it is: on a generated stream with payloads up to 256 KB, every line slimmed
+    (threshold 0), and on the real captures."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("gen_stream", ROOT / "bench" / "gen_stream.py")
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    path = tmp_path / "gen.jsonl"
+    gen.generate(path, 6 << 20, True, None, 1024, 256 << 10, 7, 0.2)
+    paths = [str(path)] + ([str(STREAMS / "real")] if STREAMS.is_dir() else [])
+    full = build_report(paths, slim_min=None).to_json()
+    assert build_report(paths, slim_min=0).to_json() == full
+    assert build_report(paths).to_json() == full
+    assert full["total"]["tool_calls"] > 50
+    from cursor_watch.report import slim_lines
+
+    data = path.read_bytes()
+    slim = slim_lines(data, 0)
+    assert len(slim) < len(data) / 4 and slim.count(b"\n") == data.count(b"\n")  # smaller, line for line
+
+
+def test_a_line_longer_than_the_read_buffer_and_a_file_without_a_last_newline(tmp_path):
+    from cursor_watch.report import CHUNK
+
+    big = "x\"y\\n" * (CHUNK // 2)  # longer than the buffer once escaped
+    lines = [{"type": "system", "subtype": "init", "session_id": "s", "model": "GPT-5 Mini"},
+             {"type": "tool_call", "subtype": "started", "call_id": "c1", "session_id": "s", "timestamp_ms": 1,
+              "tool_call": {"shellToolCall": {"args": {"command": "cat big"}}}},
+             {"type": "tool_call", "subtype": "completed", "call_id": "c1", "session_id": "s", "timestamp_ms": 2,
+              "tool_call": {"shellToolCall": {"args": {"command": "cat big"},
+                                              "result": {"success": {"exitCode": 3, "stdout": big}}}}},
+             {"type": "result", "subtype": "success", "is_error": False, "duration_ms": 5, "result": "",
+              "session_id": "s"}]
+    path = tmp_path / "big.jsonl"
+    path.write_bytes(b"\n".join(orjson.dumps(x) for x in lines))  # no newline at the end
+    assert path.stat().st_size > CHUNK
+    slim = build_report([str(path)]).to_json()
+    assert slim == build_report([str(path)], slim_min=None).to_json()
+    assert slim["total"]["failed_tool_calls"] == 1 and slim["total"]["outcomes"]["success"] == 1
