@@ -31,6 +31,7 @@ from typing import Any
 import orjson
 
 from .guard import DISPLAY_STALL_S, Limits, RunTimes, breaches, remember, stall_of
+from .runs import RESTART_REASONS
 from .safe import visible_line
 
 KINDS = ("waiting", "stalled", "budget", "failed", "ended")
@@ -103,6 +104,7 @@ class Alert:
                 "time": self.time, **self.details}
 
 
+RESTART_TEXT = "the file started over (truncated or replaced): its run was cut, a new run follows"
 TEXT = {"success": "ended: success", "error": "ended: error", "incomplete": "ended without a result",
         "waiting": "waits for an answer (interaction_query)"}
 
@@ -170,9 +172,12 @@ class AlertRules:
             if s.result is not None or s.ended:
                 status = s.status if s.status in ("success", "error") else "incomplete"
                 kind = "ended" if status == "success" else "failed"
+                text = TEXT[status]
+                if s.result is None and getattr(run, "end_reason", None) in RESTART_REASONS:
+                    text = RESTART_TEXT  # a followed file started over: its run was cut (issue 18)
                 if kind not in raised:
                     raised.add(kind)
-                    out.append(self._alert(kind, run, now, TEXT[status], {"status": status}))
+                    out.append(self._alert(kind, run, now, text, {"status": status}))
             elif (times.open_queries and times.waiting_since_ms is not None
                   and now - times.waiting_since_ms >= WAIT_NOTICE_S * 1000
                   and self._waits.get(key, 0) < times.queries):

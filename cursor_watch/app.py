@@ -27,14 +27,14 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
-from .formats import agent_short
 from .alerts import DEFAULT_KINDS, Alert, AlertOutlet, AlertRules, Deliverer
 from .costs import run_cost
 from .fmt import cost_label, short_duration
+from .formats import agent_short
 from .guard import Limits, Stall
 from .model import Session
 from .runner import RESULT_EXIT_GRACE_S, Feed, Monitor, Watch
-from .runs import RunActivity, Run, is_live_state, last_activity, run_started_ms, run_state
+from .runs import RunActivity, Run, is_live_state, last_activity, run_elapsed_ms, run_started_ms, run_state
 from .safe import visible_line
 from .screens.help import HelpScreen
 from .screens.run import RunScreen
@@ -406,26 +406,19 @@ class CursorWatchApp(App):
             state = f"stalled {short_duration(stall.for_ms)}"
             activity = stall.label()
         several = len(feed.runs) > 1
-        started = run_started_ms(run, act) if (s.events or s.invalid_lines) else None
-        if s.first_ts_ms is None and src.kind == "file":
-            started = None  # a replayed file without times (Codex writes none): when we read it is no start
-        if s.result is not None and s.result.duration_ms is not None:
-            elapsed = float(s.result.duration_ms)
-        elif s.first_ts_ms is not None and (s.ended or not is_live_state(state) or src.kind == "file"):
-            elapsed = float((s.last_ts_ms or s.first_ts_ms) - s.first_ts_ms)
-        elif started is not None and is_live_state(state):
-            elapsed = max(0.0, now_ms - started)
-        else:
-            elapsed = None
+        path = src.path if isinstance(src, FileSource) else None
+        started, file_time = run_started_ms(run, act, path) if (s.events or s.invalid_lines) else (None, False)
+        elapsed = run_elapsed_ms(run, act, now)
         usage = s.result.usage if s.result is not None else None
         tokens = (usage.get("input_tokens"), usage.get("output_tokens")) if usage else None
         cost = run_cost(s)
         cost_cell = cost_label(cost.reported, cost.estimate).replace("≈ ", "≈").removesuffix(" est.")
         first_line = (s.prompt or "").strip().split("\n", 1)[0]
         return RunRow(
-            key=row_key(run), source=make_text(run.source_label + (f" #{run.index}" if several else ""), 80),
+            key=row_key(run), source=make_text(run.source_label + (f" #{run.index}" if several else ""), 1000),
             state=state, model=make_text(s.model or ("?" if s.events else ""), 60), prompt=make_text(first_line),
-            started_ms=started, time_ms=elapsed, counts=dict(s.tool_counts), tokens=tokens, cost=cost_cell,
+            started_ms=started, started_is_file_time=file_time, time_ms=elapsed, has_events=bool(s.events),
+            counts=dict(s.tool_counts), tokens=tokens, cost=cost_cell,
             activity=make_text(activity), live=is_live_state(state), mark=act.mark, now_ms=now_ms,
             error=make_text(feed.error or "", 200), agent=agent_short(s.agent))
 

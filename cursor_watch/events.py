@@ -102,7 +102,12 @@ class Invalid:
         return f"Invalid(line={self.line}, {self.reason!r})"
 
 
-Item = Event | Invalid
+Item = Event | Invalid  # a Decoder(typed=True) also gives cursor_typed's events
+
+# imported after Event and Invalid: the formats package's adapters (formats/__init__.py,
+# formats/common.py) import them from here while this module is still being read
+from .formats.cursor_typed import DECODE_ERRORS as TYPED_ERRORS  # noqa: E402
+from .formats.cursor_typed import DECODER as TYPED_DECODER  # noqa: E402
 
 
 def _preview(data: bytes) -> str:
@@ -217,8 +222,13 @@ def _join(lines: list[RawLine]) -> dict | None:
 
 
 def _invalid(raw: RawLine) -> Invalid:
-    _value, err, other = _loads(raw.data)
-    return Invalid(raw.number, raw.offset, raw.size, _reason(raw.data, err, other), _preview(raw.data))
+    return invalid_item(raw.data, raw.number, raw.offset, raw.size)
+
+
+def invalid_item(data: bytes, line: int, offset: int, size: int) -> Invalid:
+    """The :class:`Invalid` for a line that is not an event (its reason found by orjson)."""
+    _value, err, other = _loads(data)
+    return Invalid(line, offset, size, _reason(data, err, other), _preview(data))
 
 
 class Decoder:
@@ -226,13 +236,21 @@ class Decoder:
 
     ``feed(chunk)`` accepts any chunking of the byte stream; ``finish()`` ends it.
     ``lines`` counts physical lines framed so far.
+
+    Args:
+        typed: decode ``assistant``, ``thinking`` and ``tool_call`` lines into typed events
+            (:mod:`cursor_watch.formats.cursor_typed`, the Cursor adapter's fast path) instead
+            of :class:`Event`; every other line, and any line those structs don't fit, takes
+            the generic path. The model gives the same result either way. Attribute ``typed``
+            may be changed between feeds (a format adapter that is not Cursor's turns it off).
     """
 
-    __slots__ = ("framer", "parser")
+    __slots__ = ("framer", "parser", "typed")
 
-    def __init__(self) -> None:
+    def __init__(self, typed: bool = True) -> None:
         self.framer = LineFramer()
         self.parser = StreamParser()
+        self.typed = typed
 
     @property
     def lines(self) -> int:
@@ -250,6 +268,8 @@ class Decoder:
         parser = self.parser
         held = parser._held  # the list itself: the parser only ever changes it in place
         loads = orjson.loads
+        typed = self.typed
+        tdecode = TYPED_DECODER.decode
         number = framer.line_number
         offset = framer.offset
         for piece in pieces:
@@ -259,6 +279,21 @@ class Decoder:
             # broken line waiting for a join; parsed here without a RawLine and a parser
             # call. Anything else goes the long way (framing rules, joins, diagnostics)
             if piece and piece[0] == 0x7B and piece[-1] != 13 and not held:
+                # msgspec does not check UTF-8 in what it skips: orjson's verdict on a line
+                # that is not ASCII comes from decoding it first (cursor_typed's notes)
+                if typed and (piece.isascii() or _utf8(piece)):
+                    try:
+                        event = tdecode(piece)
+                    except TYPED_ERRORS:
+                        pass  # another kind, or a shape for the generic path
+                    else:
+                        event.line = number
+                        event.offset = offset
+                        event.size = size
+                        event.raw = piece
+                        append(event)
+                        offset += size
+                        continue
                 try:
                     value = loads(piece)
                 except orjson.JSONDecodeError:
@@ -287,9 +322,19 @@ class Decoder:
         return out
 
 
-def decode_all(chunks: Iterable[bytes]) -> list[Item]:
-    """Decode a whole stream given as chunks; convenience for tests and tools."""
-    dec = Decoder()
+def _utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def decode_all(chunks: Iterable[bytes], typed: bool = False) -> list[Item]:
+    """Decode a whole stream given as chunks; convenience for tests and tools.
+
+    Generic :class:`Event` objects unless ``typed`` (see :class:`Decoder`)."""
+    dec = Decoder(typed)
     out: list[Item] = []
     for chunk in chunks:
         out.extend(dec.feed(chunk))

@@ -35,6 +35,22 @@ def tool_calls_phrase(total: int, counts: Mapping[str, int]) -> str:
     return plural(total, "tool call") + (f" ({', '.join(parts)})" if parts else "")
 
 
+def format_ms(ms: int | float | None) -> str:
+    """``1234`` -> ``1.2 s``; ``65000`` -> ``1m05s``; None -> ``""``."""
+    if ms is None:
+        return ""
+    if ms < 1000:
+        return f"{int(ms)} ms"
+    s = ms / 1000.0
+    if s < 60:
+        return f"{s:.1f} s"
+    minutes, sec = divmod(int(s), 60)
+    if minutes < 60:
+        return f"{minutes}m{sec:02d}s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h{minutes:02d}m"
+
+
 _DURATION = re.compile(r"(\d+(?:\.\d+)?)(ms|s|m|h|d)?", re.ASCII)
 _UNIT_S = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0, None: 1.0}
 

@@ -28,8 +28,22 @@ from collections.abc import Callable
 from itertools import islice
 from typing import Any
 
-from .events import Event, Invalid
+import orjson
+from msgspec import UNSET
+
+from .events import Event, Invalid, invalid_item
 from . import spill
+from .formats.cursor_typed import (
+    INT64_MIN,
+    UINT64_END,
+    AssistantEvent,
+    Irregular,
+    Message,
+    ThinkingEvent,
+    ToolCallEvent,
+    ToolFields,
+    tool_fields,
+)
 from .spill import SpillDict, SpillFile, SpillList
 from .tools import (
     STATUS_FAILURE,
@@ -82,6 +96,16 @@ def _int(value: Any) -> int | None:
         except ValueError:
             return None
     return None
+
+
+def _typed_text(message: Message | None) -> str:
+    """:func:`_text_of` for a typed ``message`` (cursor_typed.Message)."""
+    if message is None:
+        return ""
+    content = message.content
+    if content.__class__ is list:
+        return "".join(p.text for p in content if p.type == "text" and isinstance(p.text, str))
+    return content if isinstance(content, str) else ""
 
 
 def _text_of(message: Any) -> str:
@@ -240,26 +264,17 @@ class ToolCall:
     )  # fmt: skip
 
     def __init__(self, index: int, call_id: str) -> None:
-        self.index = index
-        self.call_id = call_id
-        self.tool = "unknown"
-        self.summary = ""
-        self.status = STATUS_RUNNING
-        self.outcome = ""
-        self.started_ms: int | None = None
-        self.completed_ms: int | None = None
-        self.exit_code: int | None = None
-        self.detail = ""
-        self.args: dict | None = None
-        self.started_line = 0
-        self.completed_line = 0
-        self.start_span: tuple[int, int] | None = None
-        self.end_span: tuple[int, int] | None = None
-        self.description = ""
-        self.interaction = ""
-        self.model_call_id = ""
-        self.kind = "unknown"  # the canonical kind (formats/): decides the detail view; tool is the agent's name
-        self.parent_call_id = ""  # the sub-agent call (Task/Agent, taskToolCall) this call ran in, "" if none
+        # one unpacking in __slots__ order (as from_state): index, call_id, tool, summary,
+        # status, outcome, started_ms, completed_ms, exit_code, detail, args, started_line,
+        # completed_line, start_span, end_span, description, interaction, model_call_id,
+        # kind (the canonical kind, formats/: decides the detail view; tool is the agent's name),
+        # parent_call_id (the sub-agent call, Task/Agent or taskToolCall, it ran in; "" if none)
+        (self.index, self.call_id, self.tool, self.summary, self.status, self.outcome, self.started_ms,
+         self.completed_ms, self.exit_code, self.detail, self.args, self.started_line, self.completed_line,
+         self.start_span, self.end_span, self.description, self.interaction, self.model_call_id, self.kind,
+         self.parent_call_id) = (
+            index, call_id, "unknown", "", STATUS_RUNNING, "", None, None, None, "", None, 0, 0, None, None, "", "", "",
+            "unknown", "")
 
     def state(self) -> tuple:
         """Every slot as a plain tuple (see :mod:`cursor_watch.spill`)."""
@@ -554,6 +569,11 @@ class Session:
                 self.diagnostics.append(Diagnostic(item.line, item.offset, item.size, item.message))
                 changes.append((CHANGE_DIAGNOSTIC, len(self.diagnostics) - 1))
             return changes
+        if item.__class__ in _TYPED:
+            # a typed event off its fast path: the generic rules on the generic event
+            item = _generic(item)
+            if item.__class__ is Invalid:
+                return self.apply(item)
         self.events += 1
         data = item.data
         ts = data.get("timestamp_ms")
@@ -577,17 +597,23 @@ class Session:
                 return self._unknown(item)
             return handler(self, item, data, ts)
         except Exception as err:  # noqa: BLE001 - a malformed event must not stop the watch
-            self.invalid_lines += 1
-            msg = f"event could not be applied ({type(err).__name__}: {err})"
-            self.diagnostics.append(Diagnostic(item.line, item.offset, item.size, msg))
-            return [(CHANGE_DIAGNOSTIC, len(self.diagnostics) - 1)]
+            return self._not_applied(item, err)
+
+    def _not_applied(self, item: Any, err: Exception) -> list[tuple[str, Any]]:
+        """A handler raised on ``item``: it becomes a diagnostic (the event stays counted)."""
+        self.invalid_lines += 1
+        msg = f"event could not be applied ({type(err).__name__}: {err})"
+        self.diagnostics.append(Diagnostic(item.line, item.offset, item.size, msg))
+        return [(CHANGE_DIAGNOSTIC, len(self.diagnostics) - 1)]
 
     def apply_all(self, items: list[Event | Invalid], start: int, changes: list[tuple[str, Any]]) -> int:
         """Apply ``items[start:]`` in order, adding their changes to ``changes``.
 
         Stops before the first ``system`` event, which may begin a new run (the caller
         routes it: :class:`cursor_watch.runs.RunSplitter`), and returns its index; else
-        returns ``len(items)``. The result is exactly that of :meth:`apply` on each item.
+        returns ``len(items)``. The model's state is exactly that of :meth:`apply` on each
+        item; in ``changes``, consecutive changes of the same segment or thinking block made by
+        deltas are folded into one (views read a batch as a set of keys).
 
         Thinking deltas and assistant deltas (shape A) are most events of a stream with
         partial output (reference sections 2.3, 2.4; 81 % of the events of
@@ -596,60 +622,126 @@ class Session:
         re-send, their thinking block or segment already open, the session known, an
         integer ``timestamp_ms`` (as in every real capture), and for text a
         ``message.content`` of one text item not as long as the open segment (an equal
-        one may be a re-send). Anything else goes through :meth:`apply`.
+        one may be a re-send). Those fast paths take the typed events of
+        :mod:`cursor_watch.formats.cursor_typed` and read their attributes; so do typed
+        ``tool_call`` events (:meth:`_typed_tool_call`, arguments and outcome read from the
+        raw JSON only where needed). Anything else goes through :meth:`apply`, a typed event
+        as the generic :class:`Event` of its line.
         """
         n = len(items)
         i = start
-        apply = self.apply
         append = changes.append
-        spill = self.spill
+        lo, hi = INT64_MIN, UINT64_END
+        # the deltas inlined below count events and the last time in locals, written back
+        # (sync) before anything else runs; they never change what ``ready`` depends on
+        events = self.events
+        last_ts = self.last_ts_ms
+        ready = self._typed_ready()
+        # consecutive changes of one segment or block are folded into one (every consumer
+        # reads a batch as a set of keys: the TUI dedups it, the printers ignore these kinds)
+        fold: tuple[str, Any] | None = None
+        fold_on: Any = None
         while i < n:
             item = items[i]
-            if item.__class__ is Event:
-                kind = item.type
-                if kind == "system":
-                    return i
-                if ((kind == "assistant" or kind == "thinking") and self._tentative is None
-                        and self.first_ts_ms is not None and self.session_id is not None and not spill.error):
-                    data = item.data
-                    ts = data.get("timestamp_ms")
-                    if ts.__class__ is int:
-                        if kind == "thinking":
-                            block = self._thinking_open
-                            if block is not None and item.subtype == "delta":
-                                self.events += 1
-                                self.last_ts_ms = ts
-                                block.end_ms = ts
-                                text = data.get("text")
-                                if text.__class__ is str and text:
-                                    block._parts.append(text)
-                                    append((CHANGE_THINKING, block.index))
-                                i += 1
-                                continue
-                        elif "model_call_id" not in data:  # with timestamp_ms: shape A
-                            seg = self._open
-                            msg = data.get("message")
-                            if seg is not None and msg.__class__ is dict:
-                                content = msg.get("content")
-                                if content.__class__ is list and len(content) == 1:
-                                    part = content[0]
-                                    if part.__class__ is dict and part.get("type") == "text":
-                                        text = part.get("text")
-                                        if text.__class__ is str and text and len(text) != seg.length:
-                                            self.events += 1
-                                            self.last_ts_ms = ts
-                                            self._resent = None
-                                            seg._parts.append(text)
-                                            seg._text = None
-                                            seg.length += len(text)
-                                            append((CHANGE_SEGMENT, seg.index))
-                                            i += 1
-                                            continue
-            c = apply(item)
+            cls = item.__class__
+            if ready:
+                # typed events (cursor_typed): the hot shapes read struct attributes, the rest
+                # of their kind goes through the same rules as the generic path
+                # (_thinking_text, _assistant_text) without decoding the line again; an event
+                # without an integer timestamp_ms (none in real captures) goes the generic way
+                if cls is ThinkingEvent:
+                    ts = item.timestamp_ms
+                    if ts.__class__ is int and lo <= ts < hi:
+                        block = self._thinking_open
+                        if block is not None and item.subtype == "delta":
+                            events += 1
+                            last_ts = ts
+                            block.end_ms = ts
+                            text = item.text
+                            if text.__class__ is str and text:
+                                block._parts.append(text)
+                                if fold_on is not block:
+                                    fold_on = block
+                                    fold = (CHANGE_THINKING, block.index)
+                                if not changes or changes[-1] is not fold:
+                                    append(fold)
+                            i += 1
+                            continue
+                        self.events = events + 1
+                        self.last_ts_ms = ts
+                        try:
+                            changes += self._thinking_text(item, item.text, ts)
+                        except Exception as err:  # noqa: BLE001 - as apply()
+                            changes += self._not_applied(item, err)
+                        events, ready = self.events, self._typed_ready()
+                        last_ts = ts
+                        i += 1
+                        continue
+                elif cls is AssistantEvent:
+                    ts = item.timestamp_ms
+                    if ts.__class__ is int and lo <= ts < hi:
+                        seg = self._open
+                        msg = item.message
+                        # shape A (a delta): with timestamp_ms and without model_call_id
+                        if seg is not None and msg is not None and item.model_call_id is UNSET:
+                            content = msg.content
+                            if content.__class__ is list and len(content) == 1:
+                                part = content[0]
+                                text = part.text
+                                if part.type == "text" and text.__class__ is str and text:
+                                    size = len(text)
+                                    if size != seg.length:
+                                        events += 1
+                                        last_ts = ts
+                                        self._resent = None
+                                        seg._parts.append(text)
+                                        seg._text = None
+                                        seg.length += size
+                                        if fold_on is not seg:
+                                            fold_on = seg
+                                            fold = (CHANGE_SEGMENT, seg.index)
+                                        if not changes or changes[-1] is not fold:
+                                            append(fold)
+                                        i += 1
+                                        continue
+                        self.events = events + 1
+                        self.last_ts_ms = ts
+                        try:
+                            changes += self._assistant_text(item, _typed_text(msg), item.model_call_id is not UNSET, ts)
+                        except Exception as err:  # noqa: BLE001 - as apply()
+                            changes += self._not_applied(item, err)
+                        events, ready = self.events, self._typed_ready()
+                        last_ts = ts
+                        i += 1
+                        continue
+                elif cls is ToolCallEvent:
+                    self.events = events
+                    self.last_ts_ms = last_ts
+                    c = self._typed_tool_call(item)
+                    events, last_ts = self.events, self.last_ts_ms
+                    if c is not None:
+                        changes += c
+                        ready = self._typed_ready()
+                        i += 1
+                        continue
+            self.events = events
+            self.last_ts_ms = last_ts
+            if cls is Event and item.type == "system":
+                return i
+            c = self.apply(item)
             if c:
                 changes += c
+            events, last_ts, ready = self.events, self.last_ts_ms, self._typed_ready()
             i += 1
+        self.events = events
+        self.last_ts_ms = last_ts
         return n
+
+    def _typed_ready(self) -> bool:
+        """Typed events may take apply_all's paths: nothing held as a possible re-send, the
+        session and a time known (so apply's prelude is only the counts), spilling working."""
+        return (self._tentative is None and self.first_ts_ms is not None and self.session_id is not None
+                and not self.spill.error)
 
     def finish(self, exit_status: int | None = None) -> list[tuple[str, Any]]:
         """End of input: settle pending text, mark running calls ``incomplete``."""
@@ -720,9 +812,14 @@ class Session:
         return changes + self._note("user", "", "user: " + _short(" ".join(text.split()), 200), item, ts)
 
     def _assistant(self, item: Event, data: dict, ts: int | None) -> list[tuple[str, Any]]:
-        text = _text_of(data.get("message"))
         # an adapter's deltas carry "delta" (Claude Code's text_delta has no time of its own)
-        is_flush = "model_call_id" in data or ("timestamp_ms" not in data and "delta" not in data)
+        return self._assistant_text(item, _text_of(data.get("message")),
+                                    "model_call_id" in data or ("timestamp_ms" not in data and "delta" not in data), ts)
+
+    def _assistant_text(self, item: Any, text: str, is_flush: bool, ts: int | None) -> list[tuple[str, Any]]:
+        """The ``assistant`` rules on its text; ``is_flush``: it has ``model_call_id`` or no
+        ``timestamp_ms`` and no ``delta`` (the CLI's consolidation of the deltas, reference 2.3;
+        an adapter marks its untimed deltas with ``delta``)."""
         changes: list[tuple[str, Any]] = []
         if self._tentative is not None:
             tent = self._tentative
@@ -811,6 +908,10 @@ class Session:
         return changes
 
     def _thinking(self, item: Event, data: dict, ts: int | None) -> list[tuple[str, Any]]:
+        return self._thinking_text(item, data.get("text"), ts)
+
+    def _thinking_text(self, item: Any, text: Any, ts: int | None) -> list[tuple[str, Any]]:
+        """The ``thinking`` rules; ``text`` is the event's raw ``text`` value."""
         changes = self._settle_tentative(resend=False)
         block = self._thinking_open
         if block is None:
@@ -826,7 +927,6 @@ class Session:
             self._thinking_open = None
             changes.append((CHANGE_THINKING_CLOSED, block.index))
             return changes
-        text = data.get("text")
         if isinstance(text, str) and text:
             block._parts.append(text)
             changes.append((CHANGE_THINKING, block.index))
@@ -838,14 +938,49 @@ class Session:
         self.tool_counts[status] += 1
 
     def _tool_call(self, item: Event, data: dict, ts: int | None) -> list[tuple[str, Any]]:
+        return self._apply_tool_call(item, data.get("call_id"), _fields_of(data.get("tool_call")),
+                                     data.get("model_call_id"), ts, data)
+
+    def _typed_tool_call(self, item: ToolCallEvent) -> list[tuple[str, Any]] | None:
+        """A typed ``tool_call`` event (:mod:`cursor_watch.formats.cursor_typed`), or None
+        when its shape is left to the generic path (nothing has been changed then).
+
+        Called with the session known, a time seen and no spill error, so :meth:`apply`'s
+        prelude is only the counts and the last time.
+        """
+        ts = item.timestamp_ms
+        if ts is UNSET:
+            ts = None
+        elif ts.__class__ is int:
+            if not INT64_MIN <= ts < UINT64_END:
+                return None
+        else:
+            ts = _int(ts)
+        try:
+            fields = tool_fields(item, classify_result)
+        except Irregular:
+            return None
+        self.events += 1
+        if ts is not None:
+            self.last_ts_ms = ts
+        try:
+            # Cursor events have no adapter keys (tool_name, parent_call_id, untimed): data None
+            return self._apply_tool_call(item, item.call_id, fields, item.model_call_id, ts, None)
+        except Exception as err:  # noqa: BLE001 - as apply(): a malformed event must not stop the watch
+            return self._not_applied(item, err)
+
+    def _apply_tool_call(self, item: Any, call_id: Any, f: ToolFields, mcid: Any,
+                         ts: int | None, data: dict | None) -> list[tuple[str, Any]]:
+        """The ``tool_call`` rules on what either path read (``f``); ``call_id`` and ``mcid``
+        are the event's raw ``call_id`` and ``model_call_id`` values; ``data`` the event's dict
+        for an adapter's canonical keys (``tool_name``, ``parent_call_id``, ``untimed``:
+        :mod:`cursor_watch.formats`), None on the typed (Cursor-only) path."""
         # parallel calls: nothing is open between them (_boundary would change nothing)
         changes = self._boundary() if self._open is not None or self._tentative is not None else []
-        call_id = data.get("call_id")
-        tc = data.get("tool_call")
         if not isinstance(call_id, str) or not call_id:
-            cid = tc.get("toolCallId") if isinstance(tc, dict) else None
+            cid = f.tool_call_id
             call_id = cid if isinstance(cid, str) and cid else f"(no call_id, line {item.line})"
-        tool, body = find_variant(tc)
+        tool = f.tool
         call = self.tool_calls.revive(call_id)
         new = call is None
         if new:
@@ -854,48 +989,51 @@ class Session:
             self.tool_counts[STATUS_RUNNING] += 1
             self.timeline.append(("tool", call_id))
         if tool != "unknown" or call.kind == "unknown":
-            name = data.get("tool_name")
+            name = data.get("tool_name") if data is not None else None
             call.kind = tool
             call.tool = name if name.__class__ is str and name else tool
         # "untimed": an adapter's replayed event of an agent that writes no times (Codex): its
         # times stay unknown rather than taken from the clock (which would time the replay)
-        parent = data.get("parent_call_id")
-        if parent.__class__ is str and parent:
-            if not call.parent_call_id:
-                self.subagent_calls += 1
-            call.parent_call_id = parent
-        mcid = data.get("model_call_id")
+        untimed = data is not None and "untimed" in data
+        if data is not None:
+            parent = data.get("parent_call_id")
+            if parent.__class__ is str and parent:
+                if not call.parent_call_id:
+                    self.subagent_calls += 1
+                call.parent_call_id = parent
         if isinstance(mcid, str):
             call.model_call_id = mcid
-        args = body.get("args")
+        subtype = item.subtype
+        started_event = subtype == "started"
+        # the args are read (decoded, on the typed path) only where they can change something
+        args = f.args() if started_event or call.args is None or not call.summary else None
         if isinstance(args, dict):
-            if call.args is None or item.subtype == "started":
+            if call.args is None or started_event:
                 call.args = _small_args(args)
-            if not call.summary or item.subtype == "started":
+            if not call.summary or started_event:
                 call.summary = summarize(tool, args)
-        desc = body.get("description")
+        desc = f.description
         if isinstance(desc, str) and desc:
             call.description = _short(desc, 300)
-        siblings = tc if isinstance(tc, dict) else {}
         span = (item.offset, item.size)
         done = False
-        if item.subtype == "completed":
+        if subtype == "completed":
             call.completed_line = item.line
             call.end_span = span
             call.args = None  # done: a view re-reads the full args by offset (start_span/end_span)
-            status, outcome, payload = classify_result(body.get("result"))
+            status, outcome, payload = f.result
             call.outcome = outcome
             code = payload.get("exitCode")
             call.exit_code = _int(code)
             call.detail = _detail(status, outcome, payload)
             if not call.summary:
-                call.summary = summarize(tool, args, payload)
-            started = _int(siblings.get("startedAtMs"))
+                call.summary = summarize(tool, f.args(), f.full_payload())
+            started = _int(f.started_at)
             if call.started_ms is None and started is not None:
                 call.started_ms = started
-            completed = _int(siblings.get("completedAtMs"))
+            completed = _int(f.completed_at)
             call.completed_ms = completed if completed is not None else (
-                ts if ts is not None else (None if "untimed" in data else int(self._clock())))
+                ts if ts is not None else (None if untimed else int(self._clock())))
             if call.started_ms is None:
                 call.started_ms = call.completed_ms  # completed without started: zero duration
             if call.status != status:
@@ -905,12 +1043,12 @@ class Session:
         else:
             # "started" (or an unknown subtype such as a 3P "progress"): the call runs
             call.started_line = call.started_line or item.line
-            if item.subtype == "started":
+            if started_event:
                 call.start_span = span
-            started = _int(siblings.get("startedAtMs"))
+            started = _int(f.started_at)
             if call.started_ms is None:
                 call.started_ms = started if started is not None else (
-                    ts if ts is not None else (None if "untimed" in data else int(self._clock())))
+                    ts if ts is not None else (None if untimed else int(self._clock())))
         changes.append((CHANGE_TOOL_STARTED if new else CHANGE_TOOL_UPDATED, call_id))
         if done:
             changes.append((CHANGE_TOOL_DONE, call_id))
@@ -1010,12 +1148,16 @@ def _small_args(args: dict) -> dict:
     The full arguments (an edit's ``streamContent``, a shell call's ``parsingResult``)
     stay in the stream; a view re-reads them by offset.
     """
-    # orjson's exact classes are checked first (a set lookup); isinstance only for the rest
-    out = {key: value for key, value in islice(args.items(), 24)
-           if value.__class__ in _SCALARS or isinstance(value, _SCALAR_TYPES)}
-    for key, value in out.items():
-        if isinstance(value, str) and len(value) > ARGS_KEEP_CHARS:
-            out[key] = value[:ARGS_KEEP_CHARS] + "…"
+    # orjson's exact classes are checked first; isinstance only for the rest (subclasses)
+    out = {}
+    for key, value in islice(args.items(), 24):
+        cls = value.__class__
+        if cls is str:
+            out[key] = value if len(value) <= ARGS_KEEP_CHARS else value[:ARGS_KEEP_CHARS] + "…"
+        elif cls in _SCALARS or (cls is not dict and cls is not list and isinstance(value, _SCALAR_TYPES)):
+            if isinstance(value, str) and len(value) > ARGS_KEEP_CHARS:
+                value = value[:ARGS_KEEP_CHARS] + "…"
+            out[key] = value
     return out
 
 
@@ -1034,6 +1176,36 @@ def _detail(status: str, outcome: str, payload: dict) -> str:
     if isinstance(code, int) and code != 0:
         bits.append(f"exit {code}")
     return "; ".join(bits)
+
+
+_TYPED = frozenset({AssistantEvent, ThinkingEvent, ToolCallEvent})
+
+
+def _generic(item: Any) -> Event | Invalid:
+    """The generic path's item for a typed event: the same line decoded by orjson."""
+    try:
+        data = orjson.loads(item.raw)
+    except orjson.JSONDecodeError:  # msgspec read a line orjson rejects (cursor_typed's notes)
+        return invalid_item(item.raw, item.line, item.offset, item.size)
+    return Event(data, item.line, item.offset, item.size)
+
+
+def _fields_of(tool_call: Any) -> ToolFields:
+    """:class:`ToolFields` from a decoded ``tool_call`` value (the generic path)."""
+    f = ToolFields()
+    tool, body = find_variant(tool_call)
+    siblings = tool_call if isinstance(tool_call, dict) else {}
+    f.tool = tool
+    f.tool_call_id = siblings.get("toolCallId")
+    f.started_at = siblings.get("startedAtMs")
+    f.completed_at = siblings.get("completedAtMs")
+    f._args = body.get("args")
+    f._args_raw = None
+    f.description = body.get("description")
+    f.result = classify_result(body.get("result"))
+    f._full_payload = f.result[2]
+    f._payload_raw = None
+    return f
 
 
 _HANDLERS: dict[str, Callable[..., list]] = {

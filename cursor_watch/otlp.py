@@ -77,6 +77,7 @@ MAX_EVENTS = 128  # span events (notes) per run span (the SDK's default limit)
 MAX_PENDING_BYTES = 64 * 1024 * 1024  # records waiting for the exporter process
 FLUSH_STALL_S = 3.0  # at the end: stop waiting after this long without progress
 FLUSH_MAX_S = 30.0  # ... and after this long in all
+START_S = 15.0  # the exporter process may take this long to import the SDK (a loaded machine: seconds)
 SCHEDULE_DELAY_MS = 1000  # the exporter sends what it has at least this often (OTEL_BSP_SCHEDULE_DELAY)
 EXPORT_TIMEOUT_S = 5.0  # per export request, unless OTEL_EXPORTER_OTLP[_TRACES]_TIMEOUT says
 PROTOCOLS = ("http/protobuf", "grpc")
@@ -597,6 +598,9 @@ class OtlpOutlet:
         self._put(record)
 
     def _end(self, run: Any) -> None:
+        s = run.session
+        if not s.events and not s.invalid_lines and not s.tool_calls:
+            return  # nothing was read (an empty file, a command that printed nothing): no trace
         ids = self.ids_of(run)
         if ids.ended:
             return
@@ -670,6 +674,7 @@ class ProcessSink:
         self.failed = 0
         self.error = ""
         self.done = False
+        self.ready = False  # the exporter process has set the SDK up
         self._progress_at = time.monotonic()
         self._stderr: deque[str] = deque(maxlen=20)
         pkg_root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -710,7 +715,6 @@ class ProcessSink:
                 stdin.write(b"".join(batch))
                 stdin.flush()
                 self.written += len(batch)
-                self._progress_at = time.monotonic()
         except (OSError, ValueError):  # the child died (or was stopped): the rest is unsent
             with self._cond:
                 self._buf.clear()
@@ -730,11 +734,16 @@ class ProcessSink:
             if not isinstance(msg, dict):
                 continue
             ok, failed = int(msg.get("ok", self.ok)), int(msg.get("failed", self.failed))
-            if (ok, failed) != (self.ok, self.failed) or msg.get("done"):
-                self._progress_at = time.monotonic()  # a retry's warning is not progress
+            if ok > self.ok or msg.get("done"):
+                # progress is spans delivered: failures and retry warnings are not (a dead
+                # backend with a backlog would otherwise hold the exit for FLUSH_MAX_S)
+                self._progress_at = time.monotonic()
             self.ok, self.failed = ok, failed
             if msg.get("error"):
                 self.error = str(msg["error"])
+            if msg.get("ready"):
+                self.ready = True
+                self._progress_at = time.monotonic()
             if msg.get("done"):
                 self.done = True
 
@@ -745,8 +754,9 @@ class ProcessSink:
     def close(self) -> dict:
         """Send what is queued, let the child flush, stop it (bounded), and report.
 
-        Waits while the child makes progress, at most ``stall_s`` without any and ``max_s``
-        in all; then the child is terminated (killed after a second).
+        Waits while the child delivers spans, at most ``stall_s`` without a delivery (counted
+        from when it is ready: importing the SDK may take seconds, at most ``START_S``) and
+        ``max_s`` in all; then the child is terminated (killed after a second).
 
         Returns:
             ``{"ok", "failed", "dropped", "written", "error", "done"}``.
@@ -761,7 +771,10 @@ class ProcessSink:
                 self._reader.join(1.0)
                 break
             now = time.monotonic()
-            if now - self._progress_at > self.stall_s or now - start > self.max_s:
+            if not self.ready:  # still importing the SDK: not stalled, but not forever either
+                if now - start > START_S:
+                    break
+            elif now - self._progress_at > self.stall_s or now - start > self.max_s:
                 break
             time.sleep(0.02)
         if self.proc.poll() is None:

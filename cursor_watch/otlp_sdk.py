@@ -16,14 +16,16 @@ batching (``BatchSpanProcessor``), the OTLP exporters and their variables
 (``OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT``, ``_HEADERS``, ``_PROTOCOL``, ``_TIMEOUT``, ...).
 
 ``python -m cursor_watch.otlp_sdk`` is the exporter process: records arrive as JSON lines on
-stdin; progress goes to stdout as ``{"ok": n, "failed": n, "error": text}`` lines after each
-export, and ``{"done": true, ...}`` when stdin has ended and everything was flushed.
+stdin; progress goes to stdout: ``{"ready": true}`` once the SDK is set up, ``{"ok": n, "failed": n,
+"error": text}`` after each export (and each warning the SDK logs), and ``{"done": true, ...}`` when
+stdin has ended and everything was flushed.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import re
 import socket
 import sys
 import threading
@@ -157,6 +159,9 @@ def make_exporter() -> SpanExporter:
     return HttpExporter(timeout=timeout)
 
 
+_ERRNO = re.compile(r"\[Errno -?\d+\][^\"')\]]+")
+
+
 class _LastError(logging.Handler):
     """Keeps the last warning the SDK logged (why an export failed), for the report."""
 
@@ -167,6 +172,11 @@ class _LastError(logging.Handler):
     def emit(self, record: logging.LogRecord) -> None:
         try:
             text = record.getMessage().splitlines()[0][:300]
+            cause = _ERRNO.search(text)
+            if cause:  # "[Errno 111] Connection refused" says more than the retry loop's wrapping
+                text = cause.group(0).strip()
+            elif self.exporter.error and "due to timeout, max retries or shutdown" in text:
+                return  # the generic end of a retry loop: keep the cause reported before it
             self.exporter.error = text
             self.exporter.report({"ok": self.exporter.ok, "failed": self.exporter.failed, "error": text})
         except Exception:  # noqa: BLE001
@@ -191,6 +201,7 @@ def main() -> int:
     processor = BatchSpanProcessor(counting, max_queue_size=FLUSH_EVERY * 2, max_export_batch_size=512,
                                    schedule_delay_millis=None if delay else SCHEDULE_DELAY_MS)
     tracer, ids, provider = make_tracer([processor])
+    report({"ok": 0, "failed": 0, "ready": True})  # the SDK is imported: the watch's stall clock starts
     n = 0
     for line in sys.stdin.buffer:
         try:

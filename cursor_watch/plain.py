@@ -19,6 +19,7 @@ from .costs import run_cost, usage_of
 from .fmt import cost_label
 from .model import Session, ToolCall
 from .fmt import plural, tool_calls_phrase
+from .fmt import format_ms  # noqa: F401 - views import it from here too
 from .output import OutputClosed
 from .runs import Run
 from .safe import visible, visible_line
@@ -34,22 +35,6 @@ STATUS_STYLE = {
     STATUS_INCOMPLETE: ("…", "magenta"),
 }
 OUTCOME_STYLE = {"success": "bold green", "error": "bold red", "incomplete": "bold magenta", "running": "bold cyan"}
-
-
-def format_ms(ms: int | float | None) -> str:
-    """``1234`` -> ``1.2 s``; ``65000`` -> ``1m05s``; None -> ``""``."""
-    if ms is None:
-        return ""
-    if ms < 1000:
-        return f"{int(ms)} ms"
-    s = ms / 1000.0
-    if s < 60:
-        return f"{s:.1f} s"
-    minutes, sec = divmod(int(s), 60)
-    if minutes < 60:
-        return f"{minutes}m{sec:02d}s"
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours}h{minutes:02d}m"
 
 
 class _StreamConsole(Console):
@@ -392,6 +377,9 @@ def print_summary(session: Session, console: Console, stderr_tail: list[str] | N
         t.append(visible(s.prompt), style="blue")
         console.print(t)
     console.print(outcome_text(s))
+    for note in s.notes:
+        if note.kind == "end":  # why a run without a result ended (runs.end_note)
+            console.print(Text(f"· {visible_line(note.text)}", style="yellow"))
     if s.tool_calls:
         from rich.table import Table  # only the readable --summary draws a table (--plain starts faster)
 

@@ -17,10 +17,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from .events import Decoder, Event
+from .events import Decoder, Event, Invalid
 from .formats import Adapter, Reader
 from .model import CHANGE_RESULT, Session
-from .runs import STDERR_TAIL, Run, RunSplitter, all_succeeded, source_name, split_changes
+from .runs import STDERR_TAIL, Run, RunSplitter, all_succeeded, finish_run, source_name, split_changes
 from .sources import FileSource, Notice, ProcessSource, Source, SourceError, list_stream_files
 
 Changes = list[tuple[str, Any]]
@@ -57,7 +57,9 @@ class Monitor:
     def __init__(self, clock: Callable[[], float] | None = None, source: str = "-", source_label: str = "stdin",
                  reread: Callable[[int, int], bytes] | None = None,
                  make_session: Callable[[], Session] | None = None, fmt: str = "auto", live: bool = True) -> None:
-        self.decoder = Decoder()
+        # typed decoding (formats.cursor_typed) is Cursor's fast path: off until the format is
+        # known to be Cursor's (other agents' lines could fit its structs: _detected decides)
+        self.decoder = Decoder(typed=fmt == "cursor")
         self.agent: str | None = None
         make = make_session or (lambda: Session(clock))
 
@@ -76,6 +78,7 @@ class Monitor:
 
     def _detected(self, adapter: Adapter) -> None:
         self.agent = adapter.agent
+        self.decoder.typed = adapter.name == "cursor"
         for run in self.splitter.runs:
             if run.session.agent is None:
                 run.session.agent = adapter.agent
@@ -130,6 +133,8 @@ class Monitor:
             while i < n:
                 i = splitter.current.session.apply_all(items, i, changes)
                 if i < n:  # a system event: an init may begin a new run
+                    if splitter.starts_run(items[i]):
+                        self._mark_last(items, i)  # the ending run's last event, for its end note
                     changes += splitter.apply(items[i])
                     i += 1
             if self.reader.corrections != [0]:
@@ -138,6 +143,7 @@ class Monitor:
             if gc_was_enabled:
                 gc.enable()
         splitter.count_lines(self.decoder.lines)
+        self._mark_last(items)
         return changes
 
     def _count_native(self, corrections: list[int], switches: int) -> None:
@@ -151,6 +157,24 @@ class Monitor:
         runs = self.splitter.runs[len(self.splitter.runs) - len(corr):]
         for run, c in zip(runs, corr):
             run.session.events += c
+
+    def _mark_last(self, items: list, stop: int | None = None) -> None:
+        """Remember the newest event of ``items[:stop]`` on the current run (its end note names it).
+
+        The last event of a batch always belongs to the current run: a run begins at an event.
+        """
+        for k in range((len(items) if stop is None else stop) - 1, -1, -1):
+            item = items[k]
+            if item.__class__ is Invalid:
+                continue
+            # a generic Event has its dict; a typed event (formats.cursor_typed) the field itself
+            ts = item.data.get("timestamp_ms") if item.__class__ is Event else getattr(item, "timestamp_ms", None)
+            kind, subtype = item.type, item.subtype if item.subtype.__class__ is str else ""
+            native = self.reader.native_event(item.line)  # another agent's: its own event's name
+            if native is not None:
+                kind, subtype = native.type, native.subtype
+            self.splitter.current.last_event = (kind, subtype, item.line, ts if ts.__class__ is int else None)
+            return
 
     def items(self, chunk: bytes) -> list:
         """Frame and parse ``chunk`` without applying (for paced replay)."""
@@ -169,6 +193,7 @@ class Monitor:
         if self._paced_corrections and self.splitter.switches != self._paced_switches:
             self._paced_switches = self.splitter.switches
             self.splitter.current.session.events += self._paced_corrections.pop(0)
+        self._mark_last([item])
         return changes
 
     def _apply_batch(self, items: list) -> Changes:
@@ -180,6 +205,7 @@ class Monitor:
             changes.extend(self.splitter.apply(item))
         if corr != [0]:
             self._count_native(corr, self.splitter.switches - switches)
+        self._mark_last(items)
         return changes
 
     def flush(self) -> Changes:
@@ -187,20 +213,33 @@ class Monitor:
         return self._apply_batch(self.reader.adapt(self.decoder.flush()))
 
     def notice(self, notice: Notice) -> Changes:
-        """Record a source notice (truncation, rotation, save error) as a session note."""
+        """Record a source notice (truncation, rotation, save error) as a session note.
+
+        A followed file that was truncated or replaced starts over: the run it held ends
+        there, cut (its end note says why; never a ``result`` it did not have), and what the
+        file holds next is a new run, announced by the notice as its first note (issue 18).
+        A run that has read nothing yet is not cut: the notice is its note.
+        """
         changes = self.flush()
         if notice.kind in ("truncated", "rotated"):
             changes += self._apply_batch(self.reader.adapt(self.decoder.finish()))
             self.decoder.framer.restart()
+            run = self.splitter.current
+            s = run.session
+            if s.events or s.invalid_lines or s.result is not None:
+                self.splitter.count_lines(self.decoder.lines)
+                reason = "the file was truncated" if notice.kind == "truncated" else "the file was replaced"
+                changes.extend(self.splitter.restart(self.decoder.lines + 1, self.decoder.framer.offset, reason))
         changes.extend(self.session.add_note("source", notice.kind, notice.text))
         return changes
 
-    def finish(self, exit_status: int | None = None) -> Changes:
-        """End of input: last line, held lines, events the adapter held, then the current run's end."""
+    def finish(self, exit_status: int | None = None, reason: str | None = None) -> Changes:
+        """End of input: last line, held lines, events the adapter held, then the current run's
+        end (with its end note when it has no ``result``: ``reason`` says why when known)."""
         changes = self._apply_batch(self.reader.adapt(self.decoder.finish()))
         changes += self._apply_batch(self.reader.finish())
         self.splitter.count_lines(self.decoder.lines)
-        changes.extend(self.session.finish(exit_status))
+        changes.extend(finish_run(self.splitter.current, exit_status, reason))
         return changes
 
 
@@ -223,9 +262,10 @@ class Pacer:
 
     def delay_for(self, item: Any) -> float:
         """Seconds to wait before applying ``item``."""
-        if not self.speed or not isinstance(item, Event):
+        if not self.speed or isinstance(item, Invalid):
             return 0.0
-        ts = item.data.get("timestamp_ms")
+        # a typed event (cursor_typed) has the field itself: UNSET when absent
+        ts = item.data.get("timestamp_ms") if item.__class__ is Event else item.timestamp_ms
         if not isinstance(ts, (int, float)) or isinstance(ts, bool):
             return 0.0
         if self._last_ts is None or ts <= self._last_ts:
@@ -253,6 +293,8 @@ async def pump(
     (a followed file then only grows slowly).
     """
     pacer = Pacer(speed) if speed else None
+    if pacer is not None:
+        source.applied_bytes = 0  # progress by what has been replayed, not read (FileSource.progress)
     backlog = getattr(source, "size_at_start", None) if on_caught_up is not None else None
     consumed = 0
     if backlog is not None and backlog <= 0 and on_caught_up is not None:
@@ -291,6 +333,7 @@ async def pump(
                     if stop is not None and stop.is_set():
                         return
                 changes = monitor.apply(item)
+                source.applied_bytes = item.offset + item.size  # a paced replay's progress
                 if changes:
                     on_changes(changes)
         if backlog is not None:
@@ -571,10 +614,28 @@ class Watch:
         if feed.source.error:
             self._deliver(feed, feed.monitor.session.add_note("source", "error", feed.source.error))
         exit_status = feed.source.exit_status if isinstance(feed.source, ProcessSource) else None
-        self._deliver(feed, feed.monitor.finish(exit_status))
+        self._deliver(feed, feed.monitor.finish(exit_status, self._end_reason(feed, exit_status)))
         feed.state = "done" if feed.state != "error" else "error"
         if self._close:
             feed.source.close()
+
+    def _end_reason(self, feed: Feed, exit_status: int | None) -> str | None:
+        """Why a source's last run ended, when something other than its input ending is
+        known: cursor-watch was signalled or stopped the command, or the child was killed."""
+        if self.signal_status is not None:
+            num = self.signal_status - 128
+            try:
+                name = f" ({signal.Signals(num).name})"
+            except ValueError:
+                name = ""
+            return f"cursor-watch was stopped by signal {num}{name}"
+        if self.stopped_by_us and isinstance(feed.source, ProcessSource):
+            return "cursor-watch stopped the command"
+        if self.stopped_by_us:
+            return "cursor-watch was closed before the input ended"
+        if feed.source.error:
+            return f"the source failed: {feed.source.error}"
+        return None  # a signal in the child's exit status is told by finish_run
 
     async def _watch_directories(self) -> None:
         while True:

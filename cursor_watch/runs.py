@@ -14,12 +14,17 @@ source (a diagnostic's line is the line in the file; a tool call's span re-reads
 
 from __future__ import annotations
 
+import datetime as dt
 import os
+import re
+import signal
 from collections.abc import Callable
 from typing import Any
 
 from .events import Event, Invalid
+from .fmt import format_ms, plural
 from .model import Session
+from .safe import visible_line
 
 CHANGE_RUN = "run"  # key: the Run that the following changes belong to (a new run began)
 STDERR_TAIL = 200  # stderr lines of a spawned command kept per run
@@ -42,10 +47,14 @@ class Run:
         first_offset: stream byte offset where the run begins (its ``init`` line; 0 for the
             first run of a source).
         end_offset: where the next run begins, or None while it is its source's last run.
+        last_event: ``(type, subtype, line, timestamp_ms or None)`` of the newest event read
+            into the run (set by :class:`~cursor_watch.runner.Monitor`), or None.
+        end_reason: why the run ended without a ``result`` when that is known (``the file
+            was truncated``, ``the child was killed by signal 15 (SIGTERM)``...), else None.
     """
 
     __slots__ = ("source", "source_label", "index", "session", "first_line", "last_line", "stderr", "reread",
-                 "has_init", "first_offset", "end_offset")
+                 "has_init", "first_offset", "end_offset", "last_event", "end_reason")
 
     def __init__(self, source: str, source_label: str, index: int, session: Session, first_line: int,
                  reread: Callable[[int, int], bytes]) -> None:
@@ -60,6 +69,8 @@ class Run:
         self.has_init = False
         self.first_offset = 0
         self.end_offset: int | None = None
+        self.last_event: tuple[str, str, int, int | None] | None = None
+        self.end_reason: str | None = None
 
     @property
     def key(self) -> tuple[str, int]:
@@ -132,9 +143,25 @@ class RunSplitter:
         old = self.current
         old.session.lines = item.line - old.first_line
         old.last_line = item.line - 1
-        changes = old.session.finish()
+        changes = finish_run(old, reason=f"a new run began on line {item.line} (a new system/init)")
         run = self._new_run(item.line)
         run.first_offset = old.end_offset = item.offset
+        self.current = run
+        self.switches += 1
+        changes.append((CHANGE_RUN, run))
+        return changes
+
+    def restart(self, line: int, offset: int, reason: str) -> list[tuple[str, Any]]:
+        """The source started over (a followed file was truncated or replaced): the current
+        run ends here, cut, and what follows is a new run (from ``line``, byte ``offset``).
+
+        Returns the old run's end changes followed by ``(CHANGE_RUN, new run)``.
+        """
+        old = self.current
+        old.last_line = line - 1
+        changes = finish_run(old, reason=reason)
+        run = self._new_run(line)
+        run.first_offset = old.end_offset = offset
         self.current = run
         self.switches += 1
         changes.append((CHANGE_RUN, run))
@@ -156,6 +183,124 @@ class RunSplitter:
         run = self.current
         run.session.lines = lines_seen - run.first_line + 1
         run.last_line = lines_seen
+
+
+# -- how a run ended ------------------------------------------------------------------------
+
+NO_RESULT_WORDS = "stream ended without a result"  # issue 18: people and scripts grep for these words
+_ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[PX^_][^\x1b]*\x1b\\|[@-Z\\-_])|\x9b[0-?]*[ -/]*[@-~]")
+QUOTE_CHARS = 120  # characters of the first rejected line quoted in the end note
+
+
+def strip_escapes(text: str) -> str:
+    """``text`` without terminal escape sequences (CSI colours, OSC titles and links,
+    DCS...), its other control characters shown escaped (:func:`~cursor_watch.safe.visible_line`).
+
+    ``"\\x1b[31mError\\x1b[0m: boom"`` -> ``"Error: boom"``.
+    """
+    return visible_line(_ANSI.sub("", text))
+
+
+def signal_words(status: int | None) -> str | None:
+    """``the child was killed by signal 15 (SIGTERM)`` for an exit status 128+N, else None."""
+    if status is None or not 128 < status < 128 + 65:
+        return None
+    num = status - 128
+    try:
+        name = signal.Signals(num).name
+    except ValueError:
+        return f"the child was killed by signal {num}"
+    return f"the child was killed by signal {num} ({name})"
+
+
+def _clock_time(ms: int) -> str:
+    """``2026-09-28 01:46:41 UTC`` (UTC: plain output is the same on every machine);
+    ``timestamp_ms 99999999999999999999 (not a date)`` for a value no date has."""
+    try:
+        return dt.datetime.fromtimestamp(ms / 1000.0, dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+    except (OverflowError, OSError, ValueError):  # a hostile stream's timestamp_ms
+        return f"timestamp_ms {ms} (not a date)"
+
+
+def first_rejected_line(run: Run) -> str | None:
+    """The run's first rejected line, re-read from the source by its byte span (its
+    diagnostic's preview when the source can't be re-read), escapes removed, at most
+    :data:`QUOTE_CHARS` characters; None when no line was rejected."""
+    s = run.session
+    if not s.diagnostics:
+        return None
+    d = s.diagnostics[0]
+    raw = b""
+    try:
+        raw = run.reread(d.offset, min(d.size, QUOTE_CHARS * 4))
+    except Exception:  # noqa: BLE001 - a source that can't be re-read: the preview is quoted
+        raw = b""
+    text = raw.decode("utf-8", "replace").rstrip("\r\n") if raw else d.message.split(": ", 1)[-1]
+    text = strip_escapes(text).strip()
+    if len(text) > QUOTE_CHARS:
+        text = text[:QUOTE_CHARS] + "…"
+    return text
+
+
+def end_note(run: Run, reason: str | None = None) -> str:
+    """Why a run that has no ``result`` ended, in words (issue 18):
+
+    - ``no events: the input was empty`` (nothing at all, or blank lines only: ``N blank lines``),
+    - ``no events: N lines, none of them stream-json; the first: "…"`` (escapes removed),
+    - ``stream ended without a result after N events; last event tool_call/completed on line 14
+      at 2026-10-03 14:03:07 UTC (+21.5 s)`` (``no times recorded`` when no event carried
+      ``timestamp_ms``),
+
+    each followed by ``; reason`` when one is known (a signal, a truncated file, a new run).
+    Times are the event's own ``timestamp_ms`` (else the newest one seen) in UTC.
+    """
+    s = run.session
+    if s.events == 0:
+        if s.invalid_lines:
+            n = s.invalid_lines
+            text = f"no events: {plural(n, 'line')}, none of them stream-json"
+            first = first_rejected_line(run)
+            if first is not None:
+                text += f"; the first: \"{first}\""
+        elif s.lines > 0:
+            text = f"no events: {plural(s.lines, 'blank line')}"
+        else:
+            text = "no events: the input was empty"
+    else:
+        text = f"{NO_RESULT_WORDS} after {plural(s.events, 'event')}"
+        last = run.last_event
+        if last is not None:
+            kind = last[0] + (f"/{last[1]}" if last[1] else "")
+            text += f"; last event {visible_line(kind)} on line {last[2]}"
+            ts = last[3] if last[3] is not None else s.last_ts_ms
+            if ts is not None:
+                text += f" at {_clock_time(ts)}"
+                if s.first_ts_ms is not None and ts >= s.first_ts_ms:
+                    text += f" (+{format_ms(ts - s.first_ts_ms)})"
+                if last[3] is None:
+                    text += " (the last time recorded)"
+            else:
+                text += ", no times recorded"
+        elif s.last_ts_ms is None:
+            text += "; no times recorded"
+    if reason:
+        text += f"; {reason}"
+    return text
+
+
+def finish_run(run: Run, exit_status: int | None = None, reason: str | None = None) -> list[tuple[str, Any]]:
+    """End ``run`` (:meth:`Session.finish`); one without a ``result`` gets a note saying
+    so (:func:`end_note`, note kind ``end``), placed before the end change so every view
+    shows it before the outcome line."""
+    s = run.session
+    if reason is None and exit_status is not None:
+        reason = signal_words(exit_status)
+    was_ended = s.ended
+    changes = s.finish(exit_status)
+    if s.result is None and not was_ended:
+        run.end_reason = reason
+        changes[-1:-1] = s.add_note("end", "no_result", end_note(run, reason))
+    return changes
 
 
 def split_changes(run: Run, changes: list[tuple[str, Any]]) -> list[tuple[Run, list[tuple[str, Any]]]]:
@@ -188,6 +333,7 @@ def all_succeeded(runs: list[Run]) -> bool:
 IDLE_AFTER_S = 5.0  # no event for this long: a live run is "idle N s"
 WAIT_NOTICE_S = 0.5  # an interaction_query request unanswered this long is worth a notification
 FINAL_STATES = frozenset({"success", "error", "incomplete"})
+RESTART_REASONS = frozenset({"the file was truncated", "the file was replaced"})  # Monitor.notice
 
 
 class RunActivity:
@@ -195,6 +341,7 @@ class RunActivity:
 
     Attributes:
         last_event_at: monotonic seconds of its last change, or None.
+        first_event_at: monotonic seconds of its first change, or None.
         seen_at_ms: wall-clock epoch ms when it was first seen (its start when the stream
             carries no ``timestamp_ms``).
         open_queries: ``interaction_query`` requests without a response yet (reference 2.6:
@@ -204,11 +351,12 @@ class RunActivity:
         mark: the attention raised last and not yet looked at ("" when none).
     """
 
-    __slots__ = ("last_event_at", "seen_at_ms", "open_queries", "waiting_since", "live", "mark", "_raised",
-                 "_waits_raised", "_queries")
+    __slots__ = ("last_event_at", "first_event_at", "seen_at_ms", "open_queries", "waiting_since", "live", "mark",
+                 "_raised", "_waits_raised", "_queries")
 
     def __init__(self, seen_at_ms: float) -> None:
         self.last_event_at: float | None = None
+        self.first_event_at: float | None = None  # monotonic seconds of its first change
         self.seen_at_ms = seen_at_ms
         self.open_queries = 0
         self.waiting_since: float | None = None
@@ -222,6 +370,8 @@ class RunActivity:
         """Take a batch of the run's changes that arrived at monotonic ``now``."""
         if changes:
             self.last_event_at = now
+            if self.first_event_at is None:
+                self.first_event_at = now
         if live:
             self.live = True
         for kind, key in changes:
@@ -244,7 +394,8 @@ class RunActivity:
     def attention(self, run: Run, now: float) -> str | None:
         """The attention event to raise now, or None; each is raised once per run.
 
-        ``success``, ``error`` or ``incomplete`` when the run has ended, ``waiting`` when an
+        ``success``, ``error`` or ``incomplete`` when the run has ended (``restart`` when its
+        followed file was truncated or replaced under it), ``waiting`` when an
         ``interaction_query`` request has been waiting ``WAIT_NOTICE_S`` (once per request).
         Only live runs raise attention: replaying saved logs is not news.
         """
@@ -253,6 +404,8 @@ class RunActivity:
         s = run.session
         if s.result is not None or s.ended:
             kind = s.status if s.status in FINAL_STATES else "incomplete"
+            if s.result is None and run.end_reason in RESTART_REASONS:
+                kind = "restart"  # cut by its file starting over: announced as a restart
             if kind in self._raised:
                 return None
             self._raised.add(kind)
@@ -306,10 +459,54 @@ def is_live_state(state: str) -> bool:
     return state not in FINAL_STATES and state != "unreadable"
 
 
-def run_started_ms(run: Run, activity: RunActivity) -> float:
-    """When the run started (epoch ms): its first ``timestamp_ms``, else when it was first seen."""
+def run_started_ms(run: Run, activity: RunActivity, path: str | None = None) -> tuple[float | None, bool]:
+    """When the run started (epoch ms), and whether that is only its file's time.
+
+    Its first ``timestamp_ms`` when the stream recorded one; else, for a run read from a
+    file (``path``), the file's modification time, marked (``True``): never the time
+    cursor-watch opened it (issue 18); else (a pipe, a spawned command) when it was first
+    seen, which is when it ran. ``(None, False)`` when a file's time can't be read.
+    """
     first = run.session.first_ts_ms
-    return float(first) if first is not None else activity.seen_at_ms
+    if first is not None:
+        return float(first), False
+    if path is not None:
+        try:
+            return os.path.getmtime(path) * 1000.0, True
+        except OSError:
+            return None, False
+    return activity.seen_at_ms, False
+
+
+def run_elapsed_ms(run: Run, activity: RunActivity, now: float) -> float | None:
+    """How long the run has taken (ms), from what is known, never invented (issue 18).
+
+    - its ``result``'s ``duration_ms`` when it has one;
+    - with ``timestamp_ms`` in its events: the recorded span (first to last), and while it is
+      live (changing while its source is live, not ended) the stream's clock: the span
+      plus the wall time since its last event arrived;
+    - without times: while live, the wall time since its first event arrived (and, once
+      ended, until its last); a replayed file's (or a followed file's backlog's) run
+      without times has no known duration: None.
+
+    ``now`` is monotonic seconds (as :attr:`RunActivity.last_event_at`). A replayed run
+    never ticks: its elapsed time is a function of its events alone.
+    """
+    s = run.session
+    r = s.result
+    if r is not None and r.duration_ms is not None:
+        return float(r.duration_ms)
+    live = activity.live and not s.ended and r is None
+    first = s.first_ts_ms
+    if first is not None:
+        span = float((s.last_ts_ms if s.last_ts_ms is not None else first) - first)
+        if live and activity.last_event_at is not None:
+            span += max(0.0, now - activity.last_event_at) * 1000.0
+        return span
+    if not activity.live or activity.first_event_at is None:
+        return None
+    end = now if live else (activity.last_event_at if activity.last_event_at is not None else now)
+    return max(0.0, end - activity.first_event_at) * 1000.0
 
 
 def last_activity(run: Run) -> str:

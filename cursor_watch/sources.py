@@ -266,6 +266,7 @@ class FileSource(Source):
         self._reread_fd: int | None = None
         self.size_at_start = 0
         self.bytes_read = 0
+        self.applied_bytes: int | None = None  # a paced replay (--speed): bytes replayed so far
 
     async def start(self) -> None:
         self._fd = _open_input(self.path)
@@ -273,10 +274,15 @@ class FileSource(Source):
         await super().start()
 
     def progress(self) -> float | None:
-        """Fraction of the file read so far (replay only; None when following)."""
+        """Fraction of the file replayed so far (replay only; None when following).
+
+        As fast as possible, the bytes read; at a recorded pace (``--speed``), the bytes of
+        the events applied so far: the file is read at once, the replay clock is slower.
+        """
         if self.follow or not self.size_at_start:
             return None
-        return min(1.0, self.bytes_read / self.size_at_start)
+        done = self.bytes_read if self.applied_bytes is None else self.applied_bytes
+        return min(1.0, done / self.size_at_start)
 
     def precheck(self) -> None:
         os.close(_open_input(self.path))

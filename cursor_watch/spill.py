@@ -30,6 +30,7 @@ SPILL_BATCH = 250  # records moved to disk at a time
 CACHE_KIB = 1_024  # SQLite page cache, KiB
 PAGE_ROWS = 1_000  # rows fetched per query when iterating
 KEY_FILTER_BITS = 1 << 23  # 1 MiB bitmap of hash(key) for keys on disk (see SpillDict)
+BLOB_CACHE = 4  # spilled call batches kept decoded after a read (SpillDict)
 
 
 class SpillFile:
@@ -65,9 +66,12 @@ class SpillFile:
                 for pragma in ("journal_mode=OFF", "synchronous=OFF", f"cache_size=-{CACHE_KIB}", "temp_store=FILE"):
                     db.execute(f"PRAGMA {pragma}")
                 db.execute("CREATE TABLE items (list TEXT, idx INTEGER, data BLOB, PRIMARY KEY (list, idx)) WITHOUT ROWID")
-                # keyed by hash(call_id) (an int index is cheaper to keep than one on long
-                # strings); a lookup checks the call_id of each row it finds
-                db.execute("CREATE TABLE calls (idx INTEGER PRIMARY KEY, key_hash INTEGER, data BLOB)")
+                # a SpillDict's records: one pickle per spilled batch (call_blobs) and one small
+                # row per record (calls: its position, hash(key) and place in a batch). Keyed
+                # by hash(call_id) (an int index is cheaper to keep than one on long strings);
+                # a lookup checks the call_id of each record it finds
+                db.execute("CREATE TABLE call_blobs (id INTEGER PRIMARY KEY, data BLOB)")
+                db.execute("CREATE TABLE calls (idx INTEGER PRIMARY KEY, key_hash INTEGER, blob INTEGER, slot INTEGER)")
                 db.execute("CREATE INDEX calls_by_key ON calls (key_hash)")
             except sqlite3.Error as err:
                 self.fail(err)
@@ -88,6 +92,25 @@ class SpillFile:
         try:
             db.execute("BEGIN")
             db.executemany(sql, rows)
+            db.execute("COMMIT")
+        except sqlite3.Error as err:
+            try:
+                db.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass
+            self.fail(err)
+            return False
+        return True
+
+    def write_all(self, statements: list[tuple[str, list[tuple]]]) -> bool:
+        """Several ``executemany`` in one transaction; False (and :attr:`error` set) on failure."""
+        db = self.db()
+        if db is None:
+            return False
+        try:
+            db.execute("BEGIN")
+            for sql, rows in statements:
+                db.executemany(sql, rows)
             db.execute("COMMIT")
         except sqlite3.Error as err:
             try:
@@ -258,6 +281,8 @@ class SpillDict(Generic[T]):
         # one bit per hash(key) of the keys on disk: a clear bit means "not on disk", so a
         # new key (every new tool call) costs no query; a fixed 1 MiB, made at the first spill
         self._on_disk: bytearray | None = None
+        self._blobs = 0  # batches written (their ids are 1..n)
+        self._blob_cache: dict[int, list[tuple]] = {}  # a few batches read back, by id
 
     def __len__(self) -> int:
         return self._count
@@ -297,8 +322,15 @@ class SpillDict(Generic[T]):
                 revived.discard(key)
         if not old:
             return
-        rows = [(position_of(x), hash(self._key_of(x)), dump(self._encode(x))) for x in old]
-        if self._spill.write("INSERT OR REPLACE INTO calls VALUES (?, ?, ?)", rows):
+        # one pickle for the batch (a row per record cost 5x more); a revived record written
+        # again gets a new place, and its row in ``calls`` points there
+        blob = self._blobs + 1
+        encode, key_of = self._encode, self._key_of
+        data = dump(tuple(encode(x) for x in old))
+        rows = [(position_of(x), hash(key_of(x)), blob, slot) for slot, x in enumerate(old)]
+        if self._spill.write_all([("INSERT INTO call_blobs VALUES (?, ?)", [(blob, data)]),
+                                  ("INSERT OR REPLACE INTO calls VALUES (?, ?, ?, ?)", rows)]):
+            self._blobs = blob
             if self._on_disk is None:
                 self._on_disk = bytearray(KEY_FILTER_BITS // 8)
             bits = self._on_disk
@@ -327,11 +359,24 @@ class SpillDict(Generic[T]):
         if item is not None:
             return item
         if self._maybe_on_disk(key):
-            for (data,) in self._spill.query("SELECT data FROM calls WHERE key_hash = ?", (hash(key),)):
-                item = self._decode(pickle.loads(data))
+            for blob, slot in self._spill.query("SELECT blob, slot FROM calls WHERE key_hash = ?", (hash(key),)):
+                item = self._decode(self._state(blob, slot))
                 if self._key_of(item) == key:
                     return item
         return default
+
+    def _state(self, blob: int, slot: int) -> tuple:
+        """The state tuple at ``slot`` of spilled batch ``blob`` (the last few batches read
+        are kept: reading in order touches each batch once)."""
+        cache = self._blob_cache
+        states = cache.get(blob)
+        if states is None:
+            rows = self._spill.query("SELECT data FROM call_blobs WHERE id = ?", (blob,))
+            states = pickle.loads(rows[0][0]) if rows else ()
+            if len(cache) >= BLOB_CACHE:
+                del cache[next(iter(cache))]
+            cache[blob] = states
+        return states[slot]
 
     def revive(self, key: str) -> T | None:
         """The item for ``key``, kept in memory from now on (for changing it)."""
@@ -357,9 +402,9 @@ class SpillDict(Generic[T]):
         """The item at 1-based ``position`` (insertion order), or None."""
         item = self._by_position.get(position)
         if item is None and self._spilled and 1 <= position <= self._count:
-            rows = self._spill.query("SELECT data FROM calls WHERE idx = ?", (position,))
+            rows = self._spill.query("SELECT blob, slot FROM calls WHERE idx = ?", (position,))
             if rows:
-                return self._decode(pickle.loads(rows[0][0]))
+                return self._decode(self._state(*rows[0]))
         return item
 
     def at_range(self, start: int, stop: int) -> dict[int, T]:
@@ -374,10 +419,10 @@ class SpillDict(Generic[T]):
             else:
                 out[position] = item
         if missing and self._spilled:
-            rows = self._spill.query("SELECT idx, data FROM calls WHERE idx >= ? AND idx < ?", (start, stop))
-            for position, data in rows:
+            rows = self._spill.query("SELECT idx, blob, slot FROM calls WHERE idx >= ? AND idx < ?", (start, stop))
+            for position, blob, slot in rows:
                 if position not in out:
-                    out[position] = self._decode(pickle.loads(data))
+                    out[position] = self._decode(self._state(blob, slot))
         return out
 
     def hot_values(self) -> list[T]:
@@ -395,11 +440,12 @@ class SpillDict(Generic[T]):
         position = max(1, start)
         while position <= self._count:
             stop = position + PAGE_ROWS
-            rows = dict(self._spill.query("SELECT idx, data FROM calls WHERE idx >= ? AND idx < ?", (position, stop)))
+            rows = {p: (blob, slot) for p, blob, slot in
+                    self._spill.query("SELECT idx, blob, slot FROM calls WHERE idx >= ? AND idx < ?", (position, stop))}
             for p in range(position, min(stop, self._count + 1)):
                 item = hot.get(p)
                 if item is None and p in rows:
-                    item = self._decode(pickle.loads(rows[p]))
+                    item = self._decode(self._state(*rows[p]))
                 if item is not None:
                     yield item
             position = stop

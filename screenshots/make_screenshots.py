@@ -1,4 +1,4 @@
-"""Re-make the README's screenshots: the app on the shipped samples, 160x48.
+"""Re-make the README's screenshots: the app on the shipped samples, 160x48 (and one at 80x24).
 
     python screenshots/make_screenshots.py [agents | runs-list]
 
@@ -57,9 +57,10 @@ async def live_mid_stream(name: str) -> None:
         app.save_screenshot(f"{name}.svg", path=str(HERE))
 
 
-async def finished(name: str, sample: str, keys: tuple[str, ...] = (), detail_row: int | None = None) -> None:
+async def finished(name: str, sample: str, keys: tuple[str, ...] = (), detail_row: int | None = None,
+                   size: tuple[int, int] = SIZE) -> None:
     app = frozen(FileSource(str(SAMPLES / f"{sample}.jsonl")))
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=size) as pilot:
         await until(pilot, lambda: app.ended)
         if detail_row is not None:
             table = app.run_view().query_one(ToolTable)
@@ -171,6 +172,7 @@ async def main() -> None:
     await finished("tool-detail-shell", "plain-tools", detail_row=2)
     await finished("tool-detail-edit", "plain-tools", detail_row=3)
     await finished("failed-run-diagnostics", "failed-no-result", keys=("d",))
+    await finished("finished-run-80x24", "plain-tools", size=(80, 24))  # stacked panes (issue 18)
     await searched("search", "plain-tools", "discount")
     await searched("search-detail", "plain-tools", "discount", keys=("enter",))
     for svg in sorted(HERE.glob("*.svg")):

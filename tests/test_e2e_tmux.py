@@ -1,4 +1,5 @@
-"""End to end: the real command in tmux (160x48), read with capture-pane, driven by keys."""
+"""End to end: the real command in tmux (160x48 unless a test says otherwise; issue 18 adds
+200x60, 80x24 and 60x20), read with capture-pane, driven by keys."""
 
 from __future__ import annotations
 
@@ -16,13 +17,16 @@ from conftest import ROOT, SAMPLES
 pytestmark = [pytest.mark.e2e, pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")]
 
 
-class Tmux:
-    """One private tmux server running one command in a 160x48 window."""
+SIZES = [(200, 60), (80, 24), (60, 20)]  # issue 18: wide, the classic terminal, a narrow split
 
-    def __init__(self, command: str) -> None:
+
+class Tmux:
+    """One private tmux server running one command in a window of ``size`` (160x48)."""
+
+    def __init__(self, command: str, size: tuple[int, int] = (160, 48)) -> None:
         self.sock = f"cw-test-{os.getpid()}-{time.monotonic_ns()}"
         shell = f"cd {shlex.quote(str(ROOT))} && PYTHONPATH={shlex.quote(str(ROOT))} {command}; echo EXIT=$?; sleep 60"
-        self.run("new-session", "-d", "-s", "t", "-x", "160", "-y", "48", shell)
+        self.run("new-session", "-d", "-s", "t", "-x", str(size[0]), "-y", str(size[1]), shell)
 
     def run(self, *args: str) -> str:
         env = {k: v for k, v in os.environ.items() if k not in ("TMUX", "NO_COLOR")}
@@ -56,8 +60,8 @@ class Tmux:
 def tmux_factory():
     sessions = []
 
-    def make(command: str) -> Tmux:
-        t = Tmux(command)
+    def make(command: str, size: tuple[int, int] = (160, 48)) -> Tmux:
+        t = Tmux(command, size)
         sessions.append(t)
         return t
 
@@ -69,18 +73,20 @@ def tmux_factory():
 PY = shlex.quote(sys.executable)
 
 
-def test_pipe_into_the_tui(tmux_factory):
+@pytest.mark.parametrize("size", [(160, 48), *SIZES], ids=lambda s: f"{s[0]}x{s[1]}")
+def test_pipe_into_the_tui(tmux_factory, size):
     sample = shlex.quote(str(SAMPLES / "plain-tools.jsonl"))
-    t = tmux_factory(f"cat {sample} | {PY} -m cursor_watch")
+    t = tmux_factory(f"cat {sample} | {PY} -m cursor_watch", size)
     t.wait_for("success")
-    t.wait_for("100% discounts.")  # the final text, followed
+    t.wait_for("discounts.")  # the final text (its last word), followed
     screen = t.wait_for("Composer 2.5")
     assert "pytest -q" in screen and "✖ failure" in screen
+    assert all(len(line) <= size[0] for line in screen.splitlines())
     t.keys("Home", "Down", "Down", "Enter")  # the failing shell call (the cursor followed to the last row)
     screen = t.wait_for("command")
     assert "pytest -q" in screen and "exit code" in screen
     t.keys("Escape")
-    t.wait_for("Quit")
+    t.wait_for("⏎ Detail")  # the run view's footer (its end, "q Quit", is cut on narrow terminals)
     assert t.alternate_screen()
     t.keys("q")
     screen = t.wait_for("EXIT=0")
@@ -149,7 +155,7 @@ def test_follow_a_directory_of_logs(tmux_factory, tmp_path):
     t = tmux_factory(f"{PY} -m cursor_watch -f {shlex.quote(str(tmp_path))}")
     screen = t.wait_for("3 runs in 3 sources")
     for name in names:
-        assert name[:18] in screen
+        assert (name + ".jsonl")[-14:] in screen  # names are cut in the middle, their end kept (issue 18)
     # a fourth log appears: a row within 2 s
     growing = SAMPLES.joinpath("partial-interaction.jsonl").read_bytes().splitlines(keepends=True)
     cut = next(i for i, line in enumerate(growing) if b'"type":"result"' in line)
@@ -203,5 +209,54 @@ def test_search_a_tool_output_and_filter_problems_on_a_real_capture(tmux_factory
     rows = [line.split("│")[-1] for line in screen.splitlines() if "│" in line]
     listed = [r for r in rows if any(s in r for s in ("✔ success", "✖ failure", "⊘ rejected", "… incomplete"))]
     assert listed and all(("failure" in r or "rejected" in r) for r in listed), listed
+    t.keys("q")
+    t.wait_for("EXIT=")
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_a_real_capture_cut_short_at_every_size(tmux_factory, size):
+    """Issue 18 items 5, 7, 8: outcome, why it ended, the newest calls and the file name, at any size."""
+    from conftest import REAL_DIR
+
+    capture = REAL_DIR / CREW
+    if not capture.exists():
+        pytest.skip(f"real captures not found at {REAL_DIR} (a user's clone has none)")
+    width, height = size
+    t = tmux_factory(f"{PY} -m cursor_watch {shlex.quote(str(capture))}", size)
+    screen = t.wait_for("stream ended without a result")
+    lines = screen.splitlines()
+    assert lines[1].lstrip().startswith("incomplete")  # the header's outcome
+    assert "cursor-tools.jsonl" in lines[0]  # the file name's distinctive end
+    assert "Count math.js lines" in screen  # the newest tool call, in the table
+    if width < 100:  # stacked: the transcript above, full width; s gives the tool calls the room
+        rule = next(i for i, line in enumerate(lines) if line.startswith("─" * 20))
+        before = sum(1 for line in lines[rule:] if "✔ success" in line)
+        t.keys("s")
+        deadline = time.monotonic() + 10
+        while True:
+            after_lines = t.screen().splitlines()
+            rule2 = next((i for i, line in enumerate(after_lines) if line.startswith("─" * 20)), rule)
+            if rule2 < rule or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
+        assert rule2 < rule and sum(1 for line in after_lines[rule2:] if "✔ success" in line) > before, after_lines
+    else:
+        assert "│" in screen  # side by side
+    t.keys("q")
+    t.wait_for("EXIT=1")
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_runs_list_at_every_size(tmux_factory, size):
+    """Issue 18 item 7: the runs list keeps name, state, tool counts and elapsed time."""
+    paths = [SAMPLES / "plain-tools.jsonl", SAMPLES / "failed-no-result.jsonl", SAMPLES / "parallel-failed-rejected.jsonl"]
+    t = tmux_factory(f"{PY} -m cursor_watch " + " ".join(shlex.quote(str(p)) for p in paths), size)
+    screen = t.wait_for("3 runs in 3 sources")
+    time.sleep(0.5)
+    screen = t.screen()
+    for name, state in (("plain-tools", "success"), ("failed-no-result", "incomplete"),
+                        ("parallel-failed-rejected", "success")):
+        row = next((line for line in screen.splitlines() if (name + ".jsonl")[-10:] in line), "")  # the name's end
+        assert state in row and "▶0" in row and " s " in row + " ", (name, screen)
     t.keys("q")
     t.wait_for("EXIT=")

@@ -234,15 +234,18 @@ def test_followed_file_changes(tmp_path, watchers, change):
         w.wait_for("was truncated")
         with open(f, "ab") as fh:
             fh.write(shell_started("c2", "echo two"))
-        w.wait_for("▶ [2] shell  echo two")
-        assert "! line 3: invalid JSON" in w.text()
+        w.wait_for("▶ [1] shell  echo two")  # issue 18: what follows a truncation is a new run
+        out = w.text()
+        assert "! line 3: invalid JSON" in out
+        assert "the file was truncated" in out and "(run 2) <==" in out
+        assert out.index("the file was truncated") < out.index("(run 2) <==") < out.index("echo two")
     elif change == "rotate":
         with open(f, "ab") as fh:  # written just before the rename: still read from the old file
             fh.write(shell_started("c2", "echo before-rotate"))
         f.rename(tmp_path / "run.jsonl.1")
         f.write_bytes(shell_started("c3", "echo after-rotate"))
         w.wait_for("was replaced")
-        w.wait_for("▶ [3] shell  echo after-rotate")
+        w.wait_for("▶ [1] shell  echo after-rotate")  # the new file is a new run (issue 18)
         assert "▶ [2] shell  echo before-rotate" in w.text()
         assert w.text().index("before-rotate") < w.text().index("was replaced") < w.text().index("after-rotate")
     else:
@@ -250,7 +253,7 @@ def test_followed_file_changes(tmp_path, watchers, change):
         w.wait_for("was deleted")
         time.sleep(0.3)
         f.write_bytes(shell_started("c4", "echo recreated"))
-        w.wait_for("▶ [2] shell  echo recreated")
+        w.wait_for("▶ [1] shell  echo recreated")  # a new file: a new run (issue 18)
     w.signal(signal.SIGINT)
     assert w.finish() == 130
     assert_no_traceback(bytes(w.err))

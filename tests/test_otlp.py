@@ -356,3 +356,9 @@ def test_endpoint_option_is_a_base_url_or_a_full_one():
     assert otlp.traces_endpoint("http://h:4318/", "http/protobuf") == "http://h:4318/v1/traces"
     assert otlp.traces_endpoint("http://h:4318/custom/path", "http/protobuf") == "http://h:4318/custom/path"
     assert otlp.traces_endpoint("http://h:4317", "grpc") == "http://h:4317"
+
+
+def test_an_empty_stream_sends_nothing_and_a_line_of_garbage_is_a_run():
+    assert replay(b"")[1] == ()
+    (root,) = replay(b"not json\n")[1]
+    assert root.attributes["cursor_watch.invalid_lines"] == 1 and root.attributes["error.type"] == "no_result"

@@ -151,3 +151,12 @@ def test_spawned_command_with_dead_endpoint_keeps_its_exit_status(tmp_path):
     assert done.stdout == base.stdout
     assert took < LIMIT_S
     assert b"could not be sent" in done.stderr
+
+
+def test_dead_endpoint_with_a_backlog_still_ends_within_the_limit(tmp_path):
+    """5,000 tool calls to a port that refuses: the exporter falls behind, its failures are not
+    progress, so the watch stops waiting FLUSH_STALL_S after its end."""
+    path = tmp_path / "many.jsonl"
+    subprocess.run([sys.executable, str(ROOT / "bench" / "gen_stream.py"), str(path), "--size", "4MB",
+                    "--tool-calls", "5000", "--payload-max", "4KB"], check=True, capture_output=True)
+    check_unchanged(["--summary", "--json", str(path)], f"http://127.0.0.1:{_free_port()}", 5001)

@@ -25,6 +25,9 @@ model lists it as an unknown event).
 :class:`Reader` is the stage between the decoder and the runs: it sniffs a source's first JSON
 objects (:func:`sniff`) to pick the adapter unless ``--format`` forced one. Per-agent facts and
 their sources are in ``docs/formats.md``.
+
+``cursor_typed``: the typed (msgspec) decoding of Cursor's ``stream-json``, the Cursor
+adapter's fast path (issue 17).
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..events import Event
+from ..events import Event, Invalid
 from .common import Adapter, Item, tool_event  # noqa: F401 (the adapters' interface, re-exported)
 
 FORMATS = ("cursor", "claude", "codex", "gemini")
@@ -142,13 +145,16 @@ class Reader:
             a file replayed, where an event without a time of its own gets none (not the clock's).
     """
 
-    __slots__ = ("adapter", "_held", "_objects", "_hooks", "on_detect", "corrections", "live")
+    __slots__ = ("adapter", "_held", "_objects", "_hooks", "on_detect", "corrections", "live", "native")
 
     def __init__(self, fmt: str = "auto", on_detect: Callable[[Adapter], None] | None = None,
                  live: bool = True) -> None:
         self.on_detect = on_detect
         self.live = live
         self.corrections = [0]
+        # the native items of the last adapt()/finish() of an adapter that is not the identity
+        # (None for Cursor's): native_event() finds an adapted event's own line there
+        self.native: list[Item] | None = None
         self.adapter: Adapter | None = None
         self._held: list[Item] = []
         self._objects = 0
@@ -178,7 +184,22 @@ class Reader:
                 return released
         out = adapter.adapt(items)
         self.corrections = adapter.corrections
+        if out is not items:
+            self.native = items
         return released + out if released else out
+
+    def native_event(self, line: int) -> Event | None:
+        """The agent's own event on ``line`` among the last batch adapted (an adapted event keeps
+        its native line's number), or None (Cursor's format, or not in that batch)."""
+        native = self.native
+        if native:
+            for k in range(len(native) - 1, -1, -1):
+                item = native[k]
+                if item.line == line:
+                    return item if item.__class__ is Event else None
+                if item.line < line:
+                    break
+        return None
 
     def _sniff(self, items: list[Item]) -> tuple[list[Item], list[Item]]:
         """``(released, to adapt)``: invalid lines before the first object go on at once (every
@@ -186,11 +207,18 @@ class Reader:
         released: list[Item] = []
         held = self._held
         for n, item in enumerate(items):
-            if item.__class__ is not Event:
+            cls = item.__class__
+            if cls is Invalid:
                 (held if held else released).append(item)
                 continue
             held.append(item)
-            fmt = sniff(item.data)
+            if cls is Event:
+                fmt = sniff(item.data)
+            else:  # a typed event (formats.cursor_typed, a Decoder with typed on): its line's dict
+                try:
+                    fmt = sniff(item.data)
+                except ValueError:  # orjson refuses what msgspec read (an overflowing number)
+                    fmt = None
             if fmt is None:
                 self._objects += 1
                 if item.type == "system" and item.subtype in _CLAUDE_HOOKS:
@@ -209,6 +237,8 @@ class Reader:
             self._choose(make_adapter("claude" if self._hooks else "cursor"))
         held, self._held = self._held, []
         out = self.adapter.adapt(held)  # type: ignore[union-attr]
+        if out is not held:
+            self.native = held
         corr = self.adapter.corrections  # type: ignore[union-attr]
         end = self.adapter.finish()  # type: ignore[union-attr]
         corr[-1] -= sum(1 for ev in end if ev.__class__ is Event)

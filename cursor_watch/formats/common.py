@@ -33,7 +33,11 @@ class Adapter:
         convert = self.convert
         corr = [0]
         for item in items:
-            if item.__class__ is Event:
+            cls = item.__class__
+            if cls is not Event and cls is not Invalid:
+                item = as_event(item)  # a typed Cursor event: this agent reads the line's dict
+                cls = item.__class__
+            if cls is Event:
                 got = self.safe_convert(item)
                 if got and got[0].__class__ is Invalid:
                     out.extend(got)  # a diagnostic, counted as an invalid line: not an event
@@ -67,6 +71,16 @@ class Adapter:
     def finish(self) -> list[Item]:
         """End of input: events held back (a tool call whose message never completed...)."""
         return []
+
+
+def as_event(item: Any) -> Item:
+    """A typed event of :mod:`cursor_watch.formats.cursor_typed` (a decoder with typed decoding
+    on) as the generic :class:`Event` of its line, or :class:`Invalid` when ``orjson`` refuses
+    the line msgspec read (a number that overflows a double)."""
+    try:
+        return Event(item.data, item.line, item.offset, item.size)
+    except ValueError as err:
+        return Invalid(item.line, item.offset, item.size, f"invalid JSON ({err})", "")
 
 
 def event(data: dict, item: Event) -> Event:

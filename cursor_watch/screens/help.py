@@ -22,6 +22,7 @@ KEYS = (
     ("t", "show or hide thinking"),
     ("d", "show or hide diagnostics (invalid lines, unknown events, stderr)"),
     ("z", "maximise the focused pane (again to restore)"),
+    ("s", "under 100 columns the panes stack: swap which one is large"),
     ("e", "export the run as one HTML file (cursor-watch-<session id>.html in this directory; never replaces "
           "a file: -2, -3...)"),
     ("r", "in a tool call's detail: open or fold its raw arguments and result (the JSON as streamed)"),

@@ -12,6 +12,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -19,7 +20,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from .. import model as m
-from ..runs import Run, RunActivity
+from ..runs import Run, RunActivity, run_elapsed_ms
 from ..sources import FileSource
 from ..widgets.diagnostics import DiagnosticsPane
 from ..widgets.header import LiveState, SessionHeader
@@ -29,6 +30,7 @@ from ..widgets.transcript import Transcript
 from .finder import Finder
 
 IDLE_AFTER_S = 5.0  # no event for this long: the header says "idle for N s"
+STACK_BELOW = 100  # columns: narrower, the transcript and the tool calls stack (app.tcss)
 
 
 class ToolsPane(Vertical):
@@ -67,6 +69,7 @@ class RunScreen(Finder, Screen):
         Binding("t", "toggle_thinking", "Thinking", id="thinking"),
         Binding("d", "toggle_diagnostics", "Diag", id="diagnostics"),
         Binding("z", "maximize_pane", "Zoom", id="zoom"),
+        Binding("s", "swap_panes", "Swap", id="swap"),
         Binding("slash", "search", "Search", id="search"),
         Binding("n", "next_match(1)", "Next match", id="next_match", show=False),
         Binding("N", "next_match(-1)", "Prev match", id="prev_match", show=False),
@@ -117,6 +120,25 @@ class RunScreen(Finder, Screen):
                        regex_toggle=True, id="search-bar")
         yield QueryBar("filter", "status:failure tool:shell words… (x: problems only)", id="filter-bar")
         yield Footer()
+
+    def on_resize(self, event: events.Resize) -> None:
+        """Under :data:`STACK_BELOW` columns the panes stack (side by side, the transcript
+        would get a third of 80 columns); ``s`` then swaps which one is large."""
+        body = self.query_one("#body")
+        stacked = event.size.width < STACK_BELOW
+        if stacked != body.has_class("-stacked"):
+            body.set_class(stacked, "-stacked")
+            self.refresh_bindings()
+
+    @property
+    def stacked(self) -> bool:
+        """The panes are stacked (a narrow terminal)."""
+        return self.query_one("#body").has_class("-stacked")
+
+    def action_swap_panes(self) -> None:
+        """``s`` (stacked panes): the tool calls get the larger share, or the transcript again."""
+        if self.stacked:
+            self.query_one("#body").toggle_class("-swapped")
 
     def on_mount(self) -> None:
         if self.preview is not None:
@@ -194,16 +216,7 @@ class RunScreen(Finder, Screen):
         progress = source.progress() if isinstance(source, FileSource) else None
         if progress is not None and not watch_ended and live.state in ("streaming", "idle"):
             live.state, live.progress = "reading", progress
-        if s.result is not None and s.result.duration_ms is not None:
-            live.elapsed_ms = s.result.duration_ms
-        elif isinstance(source, FileSource) and not source.follow:
-            # a replayed file: its recorded times, none when it has none (Codex writes none)
-            live.elapsed_ms = (s.last_ts_ms or s.first_ts_ms) - s.first_ts_ms if s.first_ts_ms is not None else None
-        elif self.run.index > 1 or not last:
-            first, latest = s.first_ts_ms, s.last_ts_ms
-            live.elapsed_ms = (latest - first) if first is not None and latest is not None else None
-        else:
-            live.elapsed_ms = (now - self._started_at) * 1000.0
+        live.elapsed_ms = run_elapsed_ms(self.run, self.activity, now)
         transcript = self.query_one(Transcript)
         live.following = transcript.following
         live.new_entries = transcript.new_while_paused
@@ -289,6 +302,8 @@ class RunScreen(Finder, Screen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "back":
             return self.has_runs_list()
+        if action == "swap_panes":
+            return self.stacked  # only stacked panes swap (and only then is the key listed)
         return True
 
     def action_clear_search_only(self) -> None:

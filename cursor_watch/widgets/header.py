@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rich.cells import cell_len
 from rich.console import Group
 from rich.text import Text
 from textual.widgets import Static
@@ -11,6 +12,7 @@ from textual.widgets import Static
 from ..fmt import plural
 from ..formats import agent_command
 from ..model import Session
+from ..names import middle, relative_if_shorter, short_name, short_path
 from ..plain import cost_text, format_ms, usage_text
 from ..safe import visible_line
 from ..tools import STATUS_FAILURE, STATUS_INCOMPLETE, STATUS_REJECTED, STATUS_RUNNING, STATUS_SUCCESS
@@ -35,7 +37,8 @@ class LiveState:
     Attributes:
         state: ``connecting``, ``streaming``, ``idle``, ``stalled``, ``success``, ``error`` or ``incomplete``.
         idle_s: seconds since the last event (for ``idle``).
-        elapsed_ms: run time so far (wall clock live; the stream's own times on replay).
+        elapsed_ms: run time so far (see :func:`~cursor_watch.runs.run_elapsed_ms`), or None
+            when the stream recorded no times (the header says so).
         source: what is being watched (a path, ``stdin``, the command).
         exit_status: the spawned command's exit status, if any.
         following: transcript follows new output; new_entries: entries added while paused.
@@ -65,6 +68,12 @@ class SessionHeader(Static):
     """
 
     _shown: tuple | None = None
+    _last: tuple[Session, LiveState] | None = None
+
+    def on_resize(self) -> None:
+        """Laid out again for the new width (the first frame may come before the layout)."""
+        if self._last is not None:
+            self.show(*self._last, force=True)
 
     def show(self, session: Session, live: LiveState, force: bool = False) -> None:
         """Re-render from the model and the live state: when what it shows changed, or
@@ -74,40 +83,71 @@ class SessionHeader(Static):
         The header is two lines high whatever it holds, so an update never needs a layout:
         a layout 15 times a second re-rendered every widget on the screen.
         """
-        header = render_header(session, live)
+        self._last = (session, live)
+        header = render_header(session, live, self.size.width or None)
         key = tuple((line.plain, tuple(line.spans)) for line in header.renderables)
         if key != self._shown or force:
             self._shown = key
             self.update(header, layout=False)
 
 
-def render_header(s: Session, live: LiveState) -> Group:
-    """The header's two lines, each cut to the width (all stream text escaped)."""
-    return Group(_session_line(s, live), _state_line(s, live))
+def render_header(s: Session, live: LiveState, width: int | None = None) -> Group:
+    """The header's two lines, each cut to the width (all stream text escaped).
+
+    With ``width`` (cells), the session line is laid out to fit: the source's file name is
+    kept (shortened in the middle only when it alone is too wide), the cwd is shortened
+    first (relative to the current directory where that is shorter, then in the middle),
+    and the session id, permission mode and key source are left out when they don't fit.
+    """
+    return Group(_session_line(s, live, width), _state_line(s, live))
 
 
-def _session_line(s: Session, live: LiveState) -> Text:
+BADGE_MIN_WIDTH = 100  # narrower: no " cursor-watch " badge (the room goes to names)
+CWD_MIN = 12  # a cwd shortened below this many cells is left out
+
+
+def _session_line(s: Session, live: LiveState, width: int | None = None) -> Text:
     t = Text(no_wrap=True, overflow="ellipsis")
-    t.append(" cursor-watch ", style="bold reverse")
-    t.append(" ")
+    room = width if width is not None else 1 << 30
+    badge = width is None or width >= BADGE_MIN_WIDTH
+    if badge:
+        t.append(" cursor-watch ", style="bold reverse")
+        t.append(" ")
     if s.agent is not None and s.agent != "cursor":  # another agent's run: say whose (formats/)
         t.append(visible_line(agent_command(s.agent) + (f" {s.agent_version}" if s.agent_version else "")) + " ",
                  style="bold")
-    t.append(visible_line(s.model or "model ?"), style="bold cyan")
-    if s.cwd:
-        t.append("  ")
-        t.append(visible_line(s.cwd), style="bold")
-    t.append("  session ", style="dim")
-    t.append(visible_line(s.session_id or "?"))
-    if s.permission_mode:
-        t.append("  permission ", style="dim")
-        t.append(visible_line(s.permission_mode))
-    if s.api_key_source:
-        t.append("  key ", style="dim")
-        t.append(visible_line(s.api_key_source))
+    model = visible_line(s.model or "model ?")
+    source = Text()
     if live.source:
-        t.append("  ← ", style="dim")
-        t.append(visible_line(live.source), style="dim")
+        label = visible_line(live.source)
+        keep = max(8, room - t.cell_len - min(cell_len(model), 16) - 4)
+        source.append("  ← ", style="dim")
+        source.append(short_name(label, keep), style="dim")
+    t.append(middle(model, max(8, room - t.cell_len - source.cell_len)), style="bold cyan")
+    free = room - t.cell_len - source.cell_len
+    if s.cwd:
+        cwd = visible_line(relative_if_shorter(s.cwd))
+        budget = free
+        sid = cell_len(f"  session {visible_line(s.session_id or '?')}")
+        if free - sid - 2 >= CWD_MIN:
+            budget = free - sid  # the cwd gives way to the session id first
+        if cell_len(cwd) + 2 > budget and budget - 2 >= CWD_MIN:
+            cwd = short_path(cwd, budget - 2)
+        if cell_len(cwd) + 2 <= budget:
+            t.append("  ")
+            t.append(cwd, style="bold")
+            free -= cell_len(cwd) + 2
+    for name, value in (("session", s.session_id or "?"), ("permission", s.permission_mode),
+                        ("key", s.api_key_source)):
+        if not value:
+            continue
+        part = f"  {name} {visible_line(value)}"
+        if cell_len(part) > free:
+            continue
+        t.append(f"  {name} ", style="dim")
+        t.append(visible_line(value))
+        free -= cell_len(part)
+    t.append_text(source)
     return t
 
 
@@ -133,6 +173,9 @@ def _state_line(s: Session, live: LiveState) -> Text:
     t.append("  ")
     if live.elapsed_ms is not None:
         t.append(format_ms(live.elapsed_ms), style="bold")
+        t.append(" · ", style="dim")
+    elif s.events:
+        t.append("no times recorded", style="dim")  # never a time since cursor-watch started
         t.append(" · ", style="dim")
     t.append(plural(s.events, "event"), style="")
     c = s.tool_counts

@@ -24,48 +24,74 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widgets import Static
 
+from ..names import short_name
 from ..plain import format_ms
 from ..safe import visible_line
 
-# (title, width, justify); a width of 0 shares the free width (prompt 2 parts, last activity 3)
-COLUMNS = (("", 1, "left"), ("source", 22, "left"), ("agent", 6, "left"), ("state", 11, "left"),
-           ("model", 14, "left"), ("prompt", 0, "left"), ("started", 14, "left"), ("time", 7, "right"),
+# (title, width, justify); a width of 0 is flexible: it gets at least FLEX_MIN and a share
+# (FLEX_SHARES) of what the fixed columns leave
+COLUMNS = (("", 1, "left"), ("source", 0, "left"), ("agent", 6, "left"), ("state", 11, "left"),
+           ("model", 14, "left"), ("prompt", 0, "left"), ("started", 17, "left"), ("time", 7, "right"),
            ("tools", 15, "left"), ("tokens · cost", 21, "right"), ("last activity", 0, "left"))
-FLEX_SHARES = {5: 2, 10: 3}
+FLEX_SHARES = {1: 4, 5: 2, 10: 3}
+FLEX_MIN = {1: 18, 5: 16, 10: 8}  # a flexible column that can't get this much is left out
+# the columns kept when the table is narrow, most wanted first (issue 18: at 80 columns a row
+# still shows name, state, tool counts and elapsed time; then whose run it is, issue 19)
+PRIORITY = (0, 1, 3, 7, 8, 2, 10, 5, 4, 6, 9)
+MIDDLE = frozenset({1})  # cut in the middle (the distinctive end of a log name, its #N kept)
 GAP = 1
 STATE_STYLE = {"success": "bold green", "error": "bold red", "incomplete": "bold magenta", "waiting": "bold yellow",
                "streaming": "bold cyan", "reading": "cyan", "idle": "yellow", "queued": "dim", "connecting": "dim",
                "unreadable": "bold red", "stalled": "bold dark_orange3"}
 MARK_STYLE = {"success": "green", "error": "red", "incomplete": "magenta", "waiting": "bold yellow",
-              "stalled": "bold dark_orange3", "budget": "bold red"}
+              "stalled": "bold dark_orange3", "budget": "bold red", "restart": "yellow"}
+UNKNOWN = "—"  # a time the stream did not record
 
 
 def widths(total: int) -> list[int]:
-    """Column widths for a table ``total`` cells wide (the flexible columns share the rest)."""
-    fixed = sum(w for _, w, _ in COLUMNS) + GAP * (len(COLUMNS) - 1)
-    free = max(0, total - fixed)
-    shares = sum(FLEX_SHARES.values())
+    """Column widths for a table ``total`` cells wide; 0 for a column left out.
+
+    Columns are taken in :data:`PRIORITY` order until one does not fit (a flexible one at
+    its :data:`FLEX_MIN`); the flexible ones kept share what is left by :data:`FLEX_SHARES`.
+    """
+    kept: set[int] = set()
+    used = 0
+    for i in PRIORITY:
+        need = (COLUMNS[i][1] or FLEX_MIN[i]) + (GAP if kept else 0)
+        if used + need > total:
+            break  # the rest is less wanted: the room goes to the flexible columns kept
+        kept.add(i)
+        used += need
+    flex = [i for i in FLEX_SHARES if i in kept]
+    extra = max(0, total - used)
+    shares = sum(FLEX_SHARES[i] for i in flex) or 1
     out = []
     given = 0
-    flex = list(FLEX_SHARES)
     for i, (_, w, _) in enumerate(COLUMNS):
-        if w:
+        if i not in kept:
+            out.append(0)
+        elif w:
             out.append(w)
         elif i == flex[-1]:
-            out.append(max(8, free - given))
+            out.append(FLEX_MIN[i] + extra - given)
         else:
-            n = max(8, free * FLEX_SHARES[i] // shares)
+            n = extra * FLEX_SHARES[i] // shares
             given += n
-            out.append(n)
+            out.append(FLEX_MIN[i] + n)
     return out
 
 
 def layout(cells: list[Text], total: int) -> Text:
-    """The cells laid out in columns for a ``total``-wide table."""
+    """The cells laid out in columns for a ``total``-wide table (left-out columns skipped)."""
     line = Text(no_wrap=True)
-    for (_, _, justify), width, cell in zip(COLUMNS, widths(total), cells, strict=True):
-        cell = cell.copy()
-        cell.truncate(width, overflow="ellipsis", pad=False)
+    for i, ((_, _, justify), width, cell) in enumerate(zip(COLUMNS, widths(total), cells, strict=True)):
+        if not width:
+            continue
+        if i in MIDDLE and cell.cell_len > width:
+            cell = Text(short_name(cell.plain, width), style=cell.style)
+        else:
+            cell = cell.copy()
+            cell.truncate(width, overflow="ellipsis", pad=False)
         pad = width - cell.cell_len
         if justify == "right":
             line.append(" " * pad)
@@ -74,6 +100,7 @@ def layout(cells: list[Text], total: int) -> Text:
             line.append_text(cell)
             line.append(" " * pad)
         line.append(" " * GAP)
+    line.rstrip_end(total)
     return line
 
 
@@ -83,12 +110,16 @@ def header_text(total: int) -> Text:
 
 
 def local_time(ms: float | None, now_ms: float | None = None) -> str:
-    """``14:03:07`` today, ``Nov 21 14:03`` before (local time)."""
+    """``14:03:07`` today, ``Nov 21 14:03`` earlier this year, ``2025-11-21`` in another year (local time)."""
     if ms is None:
         return ""
     t = dt.datetime.fromtimestamp(ms / 1000.0)
-    today = dt.datetime.fromtimestamp((now_ms if now_ms is not None else ms) / 1000.0).date()
-    return t.strftime("%H:%M:%S") if t.date() == today else t.strftime("%b %d %H:%M")
+    now = dt.datetime.fromtimestamp((now_ms if now_ms is not None else ms) / 1000.0)
+    if t.date() == now.date():
+        return t.strftime("%H:%M:%S")
+    if t.year == now.year:
+        return t.strftime("%b %d %H:%M")
+    return t.strftime("%Y-%m-%d")
 
 
 def short_count(n: int | None) -> str:
@@ -124,6 +155,8 @@ class RunRow:
     now_ms: float | None = None
     error: str = ""
     agent: str = ""  # the short agent label (formats.agent_short)
+    started_is_file_time: bool = False  # started_ms is the file's modification time (no time recorded)
+    has_events: bool = True  # with events and no time: the time column says it is unknown
     cost: str = ""  # "$0.42" reported, "≈$0.0117" estimated, "" unknown
     serial: int = field(default_factory=itertools.count().__next__)  # a new row is a new serial: redrawn
 
@@ -152,8 +185,10 @@ class RunRow:
             Text(self.state, style=STATE_STYLE.get(state_key, "")),
             Text(self.model, style="cyan"),
             Text(self.prompt),
-            Text(local_time(self.started_ms, self.now_ms), style="dim"),
-            Text(format_ms(self.time_ms) if self.time_ms is not None else "", style="dim"),
+            Text(("file " if self.started_is_file_time and self.started_ms is not None else "")
+                 + local_time(self.started_ms, self.now_ms), style="dim"),
+            Text(format_ms(self.time_ms) if self.time_ms is not None else (UNKNOWN if self.has_events else ""),
+                 style="dim"),
             tools,
             tokens,
             activity,

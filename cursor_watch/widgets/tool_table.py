@@ -356,6 +356,8 @@ class ToolTable(ScrollView, can_focus=True):
         self.virtual_size = Size(self.scrollable_content_region.width, self._rows)
         self._strips.clear()
         self._relayout_header()
+        if self._rows:  # a smaller pane (stacked on a narrow terminal) keeps the cursor's row in view
+            self.call_after_refresh(self._scroll_to_cursor)
 
     def _relayout_header(self) -> None:
         for header in self.parent.query(ToolTableHeader) if self.parent is not None else []:

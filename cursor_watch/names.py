@@ -1,0 +1,92 @@
+"""Names that fit: file names and paths shortened in the middle, keeping their distinctive end.
+
+Log files of one project share a long prefix (``acme__agent-tests__internal__…``); cutting
+them at the end makes every row read the same. These helpers cut the middle instead, keep
+a run's ``#N`` suffix whole, and prefer a path relative to the current directory where that
+is shorter (issue 18). Widths are terminal cells (wide characters count two).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from rich.cells import cell_len
+
+ELLIPSIS = "…"
+RUN_SUFFIX = re.compile(r" #\d+$")  # a run's number after its source name in lists
+
+
+def _head(text: str, cells: int) -> str:
+    """The longest start of ``text`` at most ``cells`` wide."""
+    out, used = [], 0
+    for ch in text:
+        w = cell_len(ch)
+        if used + w > cells:
+            break
+        out.append(ch)
+        used += w
+    return "".join(out)
+
+
+def _tail(text: str, cells: int) -> str:
+    """The longest end of ``text`` at most ``cells`` wide."""
+    return _head(text[::-1], cells)[::-1]
+
+
+def middle(text: str, width: int) -> str:
+    """``text`` at most ``width`` cells, cut in the middle with ``…`` when too wide.
+
+    About three eighths of the room go to the start and the rest to the end (the end of a
+    log name is what tells runs apart): ``middle("acme__agent-tests__internal__cursor__14-refuse-delete.out", 46)``
+    is ``acme__agent-tests…cursor__14-refuse-delete.out``.
+    """
+    if width <= 0:
+        return ""
+    if cell_len(text) <= width:
+        return text
+    if width == 1:
+        return ELLIPSIS
+    room = width - 1
+    head = (room * 3 + 4) // 8
+    return _head(text, head) + ELLIPSIS + _tail(text, room - head)
+
+
+def short_name(text: str, width: int) -> str:
+    """Like :func:`middle`, but a trailing run number (``" #12"``) is never cut: the name
+    before it gives way (``acme…delete.out #12``; only ``…#12`` when nothing else fits)."""
+    m = RUN_SUFFIX.search(text)
+    if m is None or cell_len(text) <= width:
+        return middle(text, width)
+    suffix = m.group()
+    name = text[: m.start()]
+    room = width - cell_len(suffix)
+    if room < 2:
+        return ELLIPSIS + suffix.lstrip()
+    return middle(name, room) + suffix
+
+
+def relative_if_shorter(path: str, cwd: str | None = None) -> str:
+    """``path`` relative to the current directory (or ``cwd``) when that is shorter, else as is.
+
+    Only absolute paths are rewritten; a path on another root or that can't be related is
+    returned unchanged.
+    """
+    if not path or not os.path.isabs(path):
+        return path
+    try:
+        rel = os.path.relpath(path, cwd if cwd is not None else os.getcwd())
+    except (ValueError, OSError):
+        return path
+    return rel if len(rel) < len(path) else path
+
+
+def short_path(path: str, width: int) -> str:
+    """A path at most ``width`` cells: cut in the middle of its directories first, so the
+    file name stays whole while it fits (``/home/u/…/src/app/main.py``)."""
+    if cell_len(path) <= width:
+        return path
+    head, sep, name = path.rpartition("/")
+    if sep and cell_len(name) + 2 <= width:
+        return middle(head, width - cell_len(name) - 1) + "/" + name
+    return middle(path, width)

@@ -1,0 +1,154 @@
+"""Issue 18, items 7-8: narrow terminals (stacked panes, a key to swap them, a runs list that
+keeps what matters) and long names shortened in the middle."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from apphelpers import make_app, text_of, wait_until
+from conftest import REAL_DIR
+from cursor_watch.names import middle, relative_if_shorter, short_name, short_path
+from cursor_watch.runner import Monitor
+from cursor_watch.sources import FileSource
+from cursor_watch.widgets.header import LiveState, SessionHeader, render_header
+from cursor_watch.widgets.runs_table import RunRow, RunsTable, layout, widths
+from cursor_watch.widgets.tool_table import ToolTable
+
+CREW = REAL_DIR / "rogazth__crew__crates__crew-core__tests__fixtures__protocols__cursor-tools.jsonl"
+CAGASE = REAL_DIR / "cagase__dsh-cursor__fixtures__live__stream-json-force.jsonl"
+
+
+def real(path):
+    if not path.exists():
+        pytest.skip(f"real captures not found at {REAL_DIR} (a user's clone has none)")
+    return path
+
+
+# -- item 8: names -------------------------------------------------------------------------
+
+
+def test_middle_keeps_the_distinctive_end():
+    name = "acme__agent-tests__internal__cursor__14-refuse-delete.out"
+    assert middle(name, 46) == "acme__agent-tests…cursor__14-refuse-delete.out"  # the issue's example
+    assert middle(name, len(name)) == name
+    assert middle(name, 1) == "…" and middle(name, 0) == ""
+    assert len(middle("日本語のファイル名です.jsonl", 12)) <= 12
+
+
+def test_run_suffix_is_never_cut():
+    name = "acme__agent-tests__internal__cursor__14-refuse-delete.out #12"
+    for width in (10, 20, 30):
+        out = short_name(name, width)
+        assert out.endswith(" #12") and len(out) <= width, out
+    assert short_name(name, 4) == "…#12"
+
+
+def test_paths_relative_where_shorter_and_cut_before_the_file_name(tmp_path):
+    assert relative_if_shorter(str(tmp_path / "a" / "b.jsonl"), str(tmp_path)) == os.path.join("a", "b.jsonl")
+    assert relative_if_shorter("/x/y", "/very/long/other/place") == "/x/y"  # ../../../../x/y is longer
+    p = "/home/someone/projects/cagase/dsh-cursor/src/main.py"
+    out = short_path(p, 30)
+    assert out.endswith("/main.py") and len(out) == 30
+
+
+def test_runs_table_names_differ_by_their_ends():
+    names = [f"acme__agent-tests__internal__cursor__{n}.out" for n in ("14-refuse-delete", "15-allow-edit")]
+    cells = []
+    for n in names:
+        row = RunRow(key=(n, 1, 1), source=n + " #3", state="success", model="Auto", prompt="p", started_ms=None,
+                     time_ms=1000.0, counts={}, tokens=None, activity="", live=False)
+        cells.append(layout(row.cells(), 80).plain)
+    w = widths(80)
+    sources = [c[w[0] + 1: w[0] + 1 + w[1]].strip() for c in cells]
+    assert sources[0] != sources[1] and all(s.endswith(".out #3") for s in sources), sources
+
+
+def test_runs_table_at_80_columns_keeps_name_state_tools_time():
+    w = widths(80)
+    titles = ["mark", "source", "state", "model", "prompt", "started", "time", "tools", "tokens", "activity"]
+    kept = {t for t, n in zip(titles, w) if n}
+    assert {"source", "state", "tools", "time"} <= kept
+    assert sum(w) + (len([n for n in w if n]) - 1) <= 80
+    assert all(n for n in widths(200))  # a wide table shows every column
+
+
+def test_header_keeps_the_file_name_when_the_cwd_is_long():
+    mon = Monitor()
+    mon.feed(real(CAGASE).read_bytes().splitlines(keepends=True)[0])
+    s = mon.session
+    s.cwd = "/Users/someone/" + "very-long-directory/" * 6 + "project"
+    for width in (60, 80, 120):
+        line = render_header(s, LiveState(source="stream-json-force.jsonl", state="success"), width).renderables[0]
+        assert line.cell_len <= width
+        assert line.plain.rstrip().endswith("← stream-json-force.jsonl"), (width, line.plain)
+    wide = render_header(s, LiveState(source="stream-json-force.jsonl"), 200).renderables[0].plain
+    # the cwd gives way (cut in its middle) to the session id and the file name
+    assert "…" in wide and wide.rstrip().endswith("/project  session 882ad27e-1163-4e0e-90b1-b737106081ba  "
+                                                   "← stream-json-force.jsonl"), wide
+
+
+# -- item 7: narrow terminals ----------------------------------------------------------------
+
+
+async def test_80x24_stacks_the_panes_and_s_swaps_them():
+    app = make_app(FileSource(str(real(CREW))))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: app.ended)
+        screen = app.screen
+        transcript, tools = screen.query_one("#transcript"), screen.query_one("#tools")
+        assert screen.query_one("#body").has_class("-stacked")
+        assert transcript.size.width >= 40 and transcript.region.y < tools.region.y
+        assert transcript.size.height > tools.size.height
+        await pilot.press("s")
+        await pilot.pause(0.2)
+        assert transcript.size.height < tools.size.height
+        await pilot.press("s")
+        await pilot.pause(0.2)
+        assert transcript.size.height > tools.size.height
+
+
+async def test_wide_terminals_keep_the_panes_side_by_side_and_no_swap_key():
+    app = make_app(FileSource(str(real(CREW))))
+    async with app.run_test(size=(160, 40)) as pilot:
+        await wait_until(pilot, lambda: app.ended)
+        screen = app.screen
+        assert not screen.query_one("#body").has_class("-stacked")
+        assert screen.query_one("#transcript").region.y == screen.query_one("#tools").region.y
+        assert screen.check_action("swap_panes", ()) is False
+
+
+async def test_60x20_shows_outcome_transcript_and_newest_calls():
+    app = make_app(FileSource(str(real(CREW))))
+    async with app.run_test(size=(60, 20)) as pilot:
+        await wait_until(pilot, lambda: app.ended)
+        await pilot.pause(0.5)
+        header = text_of(app.screen.query_one(SessionHeader))
+        assert header.splitlines()[1].lstrip().startswith("incomplete")
+        assert "← rogazth" in header and "cursor-tools.jsonl" in header
+        table = app.screen.query_one(ToolTable)
+        top = int(table.scroll_offset.y)
+        visible = range(top, top + table.scrollable_content_region.height)
+        assert table.row_count - 1 in visible  # the newest call is on screen
+        transcript = app.screen.query_one("#transcript")
+        assert transcript.size.width >= 50 and transcript.size.height >= 8
+        assert "stream ended without a result" in transcript.rendered_text()
+
+
+async def test_runs_list_at_80_columns():
+    paths = sorted(p for p in REAL_DIR.glob("*.jsonl"))[:4] if REAL_DIR.is_dir() else []
+    if not paths:
+        pytest.skip(f"real captures not found at {REAL_DIR} (a user's clone has none)")
+    app = make_app([FileSource(str(p)) for p in paths])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: app.ended and len(app.screen.query_one(RunsTable).rows) == 4)
+        await pilot.pause(0.3)
+        table = app.screen.query_one(RunsTable)
+        w = widths(table.scrollable_content_region.width)
+        for y, row in enumerate(table.rows):
+            line = "".join(seg.text for seg in table.render_line(y))
+            assert row.state.split()[0] in line and "▶0" in line
+            assert row.plain()[6] in line  # elapsed
+            name = line[w[0] + 1: w[0] + 1 + w[1]].strip()
+            assert name.endswith(os.path.basename(row.source)[-12:]), name  # the name's distinctive end
