@@ -517,7 +517,11 @@ def _transcript_phases(app, probe, stall, scale: float = 1.0):
             if not can(before):
                 yield None
                 continue
-            yield key, (lambda b=before: tr.scroll_offset.y != b), lambda: (tr, tr.vertical_scrollbar)
+            # the view moved, or an entry above it was rendered at its real height (its estimate was
+            # off) and the offset kept what is on screen in place: either way the frame shows the key
+            height = tr.virtual_size.height
+            yield key, (lambda b=before, h=height: tr.scroll_offset.y != b or tr.virtual_size.height != h), \
+                lambda: (tr, tr.vertical_scrollbar)
 
     def end_step():
         if tr.scroll_offset.y >= tr.max_scroll_y:
