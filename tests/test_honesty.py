@@ -199,12 +199,12 @@ async def test_runs_list_started_is_recorded_or_the_files_time_marked(tmp_path):
         await wait_until(pilot, lambda: app.ended and len(app.screen.query_one(RunsTable).rows) == 2)
         await pilot.pause(0.3)
         rows = {r.source: r.plain() for r in app.screen.query_one(RunsTable).rows}
-        assert rows["untimed.jsonl"][5] == "file 2024-03-05"  # the file's time, marked, with its year
-        assert rows["untimed.jsonl"][6] == "—"  # no duration recorded
+        assert rows["untimed.jsonl"][6] == "file 2024-03-05"  # the file's time, marked, with its year
+        assert rows["untimed.jsonl"][7] == "—"  # no duration recorded
         timed_row = next(r for r in app.screen.query_one(RunsTable).rows if r.source == "timed.jsonl")
         assert timed_row.started_ms == app.watch.feeds[0].runs[0].session.first_ts_ms  # recorded
-        assert rows["timed.jsonl"][5] == local_time(timed_row.started_ms, app._clock())
-        assert rows["timed.jsonl"][6] == "5.0 s"
+        assert rows["timed.jsonl"][6] == local_time(timed_row.started_ms, app._clock())
+        assert rows["timed.jsonl"][7] == "5.0 s"
         # sorted by their start: the 2026 capture before the 2024 file
         assert [r.source for r in app.screen.query_one(RunsTable).rows] == ["timed.jsonl", "untimed.jsonl"]
 
