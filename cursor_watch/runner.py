@@ -158,23 +158,47 @@ class Monitor:
         for run, c in zip(runs, corr):
             run.session.events += c
 
-    def _mark_last(self, items: list, stop: int | None = None) -> None:
+    def _mark_last(self, items: list, stop: int | None = None, whole: bool = True) -> None:
         """Remember the newest event of ``items[:stop]`` on the current run (its end note names it).
 
         The last event of a batch always belongs to the current run: a run begins at an event.
+        With another agent's adapter (``whole``: ``items`` is a whole adapted batch), the agent's
+        own events of the batch are looked at, not the canonical ones (a native event may give
+        none, and one given at the end of input, a call whose message never came, has an
+        earlier line); before ``stop`` means before the native line of ``items[stop]``. A run's
+        mark never moves back to an earlier line.
         """
-        for k in range((len(items) if stop is None else stop) - 1, -1, -1):
+        run = self.splitter.current
+        end = len(items) if stop is None else stop
+        native = self.reader.native if whole else None
+        if native is not None:
+            limit = items[stop].line if stop is not None and stop < len(items) else None
+            for k in range(len(native) - 1, -1, -1):
+                item = native[k]
+                if item.__class__ is not Event or (limit is not None and item.line >= limit):
+                    continue
+                ts = item.data.get("timestamp_ms")
+                self._set_last(run, item.type, item.subtype, item.line, ts)
+                return
+        for k in range(end - 1, -1, -1):
             item = items[k]
             if item.__class__ is Invalid:
                 continue
             # a generic Event has its dict; a typed event (formats.cursor_typed) the field itself
             ts = item.data.get("timestamp_ms") if item.__class__ is Event else getattr(item, "timestamp_ms", None)
-            kind, subtype = item.type, item.subtype if item.subtype.__class__ is str else ""
-            native = self.reader.native_event(item.line)  # another agent's: its own event's name
-            if native is not None:
-                kind, subtype = native.type, native.subtype
-            self.splitter.current.last_event = (kind, subtype, item.line, ts if ts.__class__ is int else None)
+            kind, subtype = item.type, item.subtype
+            found = self.reader.native_event(item.line) if native is None else None
+            if found is not None:  # another agent's: its own event's name
+                kind, subtype = found.type, found.subtype
+            self._set_last(run, kind, subtype, item.line, ts)
             return
+
+    @staticmethod
+    def _set_last(run: Run, kind: str, subtype: Any, line: int, ts: Any) -> None:
+        last = run.last_event
+        if last is not None and last[2] > line:
+            return
+        run.last_event = (kind, subtype if subtype.__class__ is str else "", line, ts if ts.__class__ is int else None)
 
     def items(self, chunk: bytes) -> list:
         """Frame and parse ``chunk`` without applying (for paced replay)."""
@@ -193,7 +217,7 @@ class Monitor:
         if self._paced_corrections and self.splitter.switches != self._paced_switches:
             self._paced_switches = self.splitter.switches
             self.splitter.current.session.events += self._paced_corrections.pop(0)
-        self._mark_last([item])
+        self._mark_last([item], whole=False)
         return changes
 
     def _apply_batch(self, items: list) -> Changes:

@@ -261,6 +261,45 @@ def test_claude_partial_tool_without_its_assistant_line_is_still_a_call():
     assert mon.session.counts()["events"] == 5
 
 
+def test_typed_decoding_is_cursors_only():
+    """Issue 17's typed decoder is the Cursor adapter's fast path: on until the format is known
+    only when Cursor's is forced, on once a stream is found to be Cursor's, off for the others
+    (a Claude Code ``assistant`` line fits its structs); a typed event given to another agent's
+    adapter is read as its line's dict."""
+    cursor = b'{"type":"system","subtype":"init","session_id":"s","apiKeySource":"login"}\n'
+    claude = b'{"type":"system","subtype":"init","session_id":"s","claude_code_version":"2.1.9"}\n'
+    assert Monitor(fmt="cursor").decoder.typed and not Monitor().decoder.typed
+    for head, typed in ((cursor, True), (claude, False)):
+        mon = Monitor()
+        mon.feed(head)
+        assert mon.decoder.typed is typed
+    line = (b'{"type":"assistant","message":{"id":"m1","content":[{"type":"tool_use","id":"toolu_1","name":"Bash",'
+            b'"input":{"command":"ls"}}]},"parent_tool_use_id":null}\n')
+    mon = Monitor(fmt="claude")
+    mon.decoder.typed = True  # as if left on: the adapter still reads the line as Claude's
+    mon.feed(claude + line)
+    [call] = mon.session.tool_calls.values()
+    assert (call.call_id, call.tool, call.summary) == ("toolu_1", "Bash", "ls")
+
+
+def test_a_cut_stream_names_the_agents_own_last_event():
+    """The end note of a run without a result (issue 18) names the agent's own last event and
+    its line, not the canonical event an adapter made (nor one made at the end from an earlier
+    line: the partial call above, released when the input ended)."""
+    mon = _decode([
+        b'{"type":"system","subtype":"init","session_id":"s","claude_code_version":"2.1.9"}',
+        b'{"type":"stream_event","event":{"type":"message_start","message":{"id":"m1"}},"parent_tool_use_id":null}',
+        b'{"type":"stream_event","event":{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_1","name":"Bash","input":{}}},"parent_tool_use_id":null}',
+        b'{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{}"}},"parent_tool_use_id":null}',
+    ])
+    assert mon.session.notes[-1].text == ("stream ended without a result after 4 events; last event stream_event "
+                                          "on line 4, no times recorded")
+    mon = _decode([b'{"type":"thread.started","thread_id":"t"}', b'{"type":"turn.started"}',
+                   b'{"type":"item.started","item":{"id":"i1","type":"command_execution","command":"ls","status":"in_progress"}}'])
+    assert mon.session.notes[-1].text == ("stream ended without a result after 3 events; last event item.started "
+                                          "on line 3, no times recorded")
+
+
 def test_claude_permission_denial_rejects_the_call():
     """Built from Claude Code's documented result field ``permission_denials`` (no real capture has one)."""
     mon = _decode([

@@ -31,7 +31,7 @@ from typing import Any
 
 import orjson
 
-from .common import Adapter, Event, Item, event, iso_ms, note, one_line, s, tool_event
+from .common import Adapter, Event, Invalid, Item, as_event, event, iso_ms, note, one_line, s, tool_event
 
 # Claude Code's tool names -> canonical kinds (tools.py); mcp__SERVER__TOOL is "mcp"; others are
 # their own kind (generic detail). Task and Agent both name the sub-agent tool (init lists Task,
@@ -218,8 +218,13 @@ class ClaudeAdapter(Adapter):
         texts: list[str] = []
         for item in items:
             if item.__class__ is not Event:
-                append(item)
-                continue
+                if item.__class__ is Invalid:
+                    append(item)
+                    continue
+                item = as_event(item)  # a typed Cursor event (formats.cursor_typed): read as its line's dict
+                if item.__class__ is Invalid:
+                    append(item)
+                    continue
             natives += 1
             if mtype and item.type == "stream_event":
                 data = item.data

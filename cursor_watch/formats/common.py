@@ -79,8 +79,8 @@ def as_event(item: Any) -> Item:
     the line msgspec read (a number that overflows a double)."""
     try:
         return Event(item.data, item.line, item.offset, item.size)
-    except ValueError as err:
-        return Invalid(item.line, item.offset, item.size, f"invalid JSON ({err})", "")
+    except ValueError as err:  # orjson.JSONDecodeError
+        return Invalid(item.line, item.offset, item.size, f"invalid JSON: {err}", "")
 
 
 def event(data: dict, item: Event) -> Event:
