@@ -4,6 +4,7 @@
     python bench/gen_stream.py OUT --size 100MB [--partial] [--tool-calls N]
                                [--payload-min 1KB --payload-max 1MB] [--seed 1]
     python bench/gen_stream.py OUT N [--content-kb K] [--seed 1]
+    python bench/gen_stream.py OUT --agent claude|codex --size 200MB [--partial] [--seed 1]
 
 The second form is the event-dense stream of issue 10: N tool calls with partial output and
 about K KB of stream per tool call (its events and payloads, plus the thinking and text
@@ -659,6 +660,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--answer-chars", type=parse_size, default=0, metavar="SIZE",
                    help="make the final answer about SIZE characters (with --partial: that many in deltas)")
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--agent", choices=("cursor", "claude", "codex"), default="cursor",
+                   help="whose stream: Cursor's (default), Claude Code's or Codex's (--size, --partial, --payload-*)")
     return p
 
 
@@ -685,9 +688,220 @@ def resolve_args(p: argparse.ArgumentParser, a: argparse.Namespace) -> dict:
             "payload_max": a.payload_max, "seed": a.seed, "parallel": a.parallel, "answer_chars": a.answer_chars}
 
 
+# --------------------------------------------------------------------------- other agents
+# Claude Code (``claude -p --output-format stream-json --verbose [--include-partial-messages]``)
+# and Codex (``codex exec --json``) streams in the shapes of the real captures in
+# ../shared/streams/agents/ (docs/formats.md): key order, compact JSON, raw UTF-8.
+
+def _iso(ms: int) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(ms // 1000)) + f".{ms % 1000:03d}Z"
+
+
+class AgentGenerator:
+    """Writes one Claude Code or Codex run of about ``size`` bytes: per step some thinking or
+    reasoning, a sentence of text, one tool call (shell, read, grep, MCP) with a payload from
+    the text pool, its result (1 in 12 failing); then the final answer and the result."""
+
+    def __init__(self, out, agent: str, seed: int, size: int, partial: bool, payload_min: int,
+                 payload_max: int) -> None:
+        self.out, self.agent, self.size, self.partial = out, agent, size, partial
+        self.rng = random.Random(seed)
+        self.pool = TextPool(random.Random(seed + 1), lines=20_000)
+        self.payload_min, self.payload_max = payload_min, payload_max
+        self.bytes = self.lines = self.tool_calls = self.failed = 0
+        self.ms = 1_790_000_000_000
+        self.session = "%08x-%04x-4%03x-8%03x-%012x" % (self.rng.getrandbits(32), self.rng.getrandbits(16),
+                                                       self.rng.getrandbits(12), self.rng.getrandbits(12),
+                                                       self.rng.getrandbits(48))
+        self.final = ""
+
+    def emit(self, obj: dict) -> None:
+        line = orjson.dumps(obj) + b"\n"
+        self.out.write(line)
+        self.bytes += len(line)
+        self.lines += 1
+
+    def words(self, lo: int, hi: int) -> str:
+        return " ".join(self.rng.choice(_WORDS) for _ in range(self.rng.randrange(lo, hi))).capitalize() + "."
+
+    def payload(self) -> str:
+        lo, hi = math.log(self.payload_min), math.log(self.payload_max)
+        return self.pool.take(self.rng, int(math.exp(self.rng.uniform(lo, hi))))
+
+    def tool(self) -> tuple[str, dict, str, bool]:
+        """(kind, input, output, failed) of the next call."""
+        r = self.rng.random()
+        failed = self.rng.random() < 1 / 12
+        if r < 0.5:
+            return "shell", {"command": self.rng.choice(_COMMANDS)}, self.payload(), failed
+        if r < 0.75:
+            return "read", {"path": f"src/app/{self.rng.choice(_FILES)}"}, self.payload(), failed
+        if r < 0.9:
+            return "grep", {"pattern": self.rng.choice(_PATTERNS), "path": "src"}, self.payload(), failed
+        return "mcp", {"path": f"src/app/{self.rng.choice(_FILES)}", "line": self.rng.randrange(1, 500)}, \
+            self.payload(), failed
+
+    def run(self) -> None:
+        if self.agent == "claude":
+            self.claude()
+        else:
+            self.codex()
+
+    # Claude Code -------------------------------------------------------------------------
+    def claude(self) -> None:
+        sid = self.session
+        self.emit({"type": "system", "subtype": "init", "cwd": "/home/dev/projects/acme", "session_id": sid,
+                   "tools": ["Task", "Bash", "Read", "Grep", "mcp__lsp__goals"], "mcp_servers": [
+                       {"name": "lsp", "status": "connected"}], "model": "claude-sonnet-5",
+                   "permissionMode": "bypassPermissions", "apiKeySource": "none", "claude_code_version": "2.1.233",
+                   "uuid": self.uuid()})
+        names = {"shell": "Bash", "read": "Read", "grep": "Grep", "mcp": "mcp__lsp__goals"}
+        n = 0
+        while self.bytes < self.size:
+            n += 1
+            mid = f"msg_{n:024d}"
+            text = self.words(6, 30)
+            kind, inp, output, failed = self.tool()
+            tid = f"toolu_{n:024d}"
+            if kind == "read":
+                inp = {"file_path": inp["path"]}
+            self.emit({"type": "system", "subtype": "status", "status": "requesting", "uuid": self.uuid(),
+                       "session_id": sid})
+            if self.partial:
+                self.stream(mid, 0, "thinking", self.words(8, 40))
+                self.stream(mid, 1, "text", text)
+            else:
+                self.assistant(mid, {"type": "thinking", "thinking": self.words(8, 40), "signature": "Es" + "A" * 80})
+            self.assistant(mid, {"type": "text", "text": text})
+            self.assistant(mid, {"type": "tool_use", "id": tid, "name": names[kind], "input": inp,
+                                 "caller": {"type": "direct"}})
+            self.ms += self.rng.randrange(20, 4000)
+            block = {"tool_use_id": tid, "type": "tool_result", "content": output}
+            if failed:
+                block["is_error"] = True
+                self.failed += 1
+            self.emit({"type": "user", "message": {"role": "user", "content": [block]}, "parent_tool_use_id": None,
+                       "session_id": sid, "uuid": self.uuid(), "timestamp": _iso(self.ms)})
+            self.tool_calls += 1
+        self.final = self.words(20, 60)
+        if self.partial:
+            self.stream("msg_final", 0, "text", self.final)
+        self.assistant("msg_final", {"type": "text", "text": self.final})
+        self.emit({"is_error": False, "duration_api_ms": 91234, "num_turns": self.tool_calls + 1,
+                   "stop_reason": "end_turn", "session_id": sid, "total_cost_usd": 1.2345,
+                   "usage": {"input_tokens": 42, "cache_creation_input_tokens": 51234, "cache_read_input_tokens": 912345,
+                             "output_tokens": 23456},
+                   "modelUsage": {"claude-sonnet-5": {"inputTokens": 42, "outputTokens": 23456,
+                                                      "cacheReadInputTokens": 912345,
+                                                      "cacheCreationInputTokens": 51234, "costUSD": 1.2345}},
+                   "permission_denials": [], "subtype": "success", "result": self.final, "type": "result",
+                   "duration_ms": 123456, "uuid": self.uuid()})
+
+    def uuid(self) -> str:
+        return "%032x" % self.rng.getrandbits(128)
+
+    def assistant(self, mid: str, block: dict) -> None:
+        self.ms += self.rng.randrange(5, 400)
+        self.emit({"type": "assistant", "message": {"model": "claude-sonnet-5", "id": mid, "type": "message",
+                                                    "role": "assistant", "content": [block], "stop_reason": None},
+                   "parent_tool_use_id": None, "session_id": self.session, "uuid": self.uuid(),
+                   "timestamp": _iso(self.ms)})
+
+    def stream(self, mid: str, index: int, kind: str, text: str) -> None:
+        sid = self.session
+        if index == 0:
+            self.emit({"type": "stream_event", "event": {"type": "message_start", "message": {
+                "model": "claude-sonnet-5", "id": mid, "type": "message", "role": "assistant", "content": []}},
+                "session_id": sid, "parent_tool_use_id": None, "uuid": self.uuid()})
+        start = {"type": "text", "text": ""} if kind == "text" else {"type": "thinking", "thinking": "", "signature": ""}
+        self.emit({"type": "stream_event", "event": {"type": "content_block_start", "index": index,
+                                                     "content_block": start},
+                   "session_id": sid, "parent_tool_use_id": None, "uuid": self.uuid()})
+        words = text.split(" ")
+        for i in range(0, len(words), 3):
+            piece = " ".join(words[i:i + 3]) + (" " if i + 3 < len(words) else "")
+            delta = {"type": "text_delta", "text": piece} if kind == "text" else {"type": "thinking_delta",
+                                                                                  "thinking": piece}
+            self.emit({"type": "stream_event", "event": {"type": "content_block_delta", "index": index,
+                                                         "delta": delta},
+                       "session_id": sid, "parent_tool_use_id": None, "uuid": self.uuid()})
+        self.emit({"type": "stream_event", "event": {"type": "content_block_stop", "index": index},
+                   "session_id": sid, "parent_tool_use_id": None, "uuid": self.uuid()})
+
+    # Codex -----------------------------------------------------------------------------------
+    def codex(self) -> None:
+        self.emit({"type": "thread.started", "thread_id": "01a0" + self.session[4:]})
+        self.emit({"type": "turn.started"})
+        item = 0
+        usage = {"input_tokens": 0, "cached_input_tokens": 0, "cache_write_input_tokens": 0, "output_tokens": 0,
+                 "reasoning_output_tokens": 0}
+        while self.bytes < self.size:
+            self.emit({"type": "item.completed", "item": {"id": f"item_{item}", "type": "reasoning",
+                                                          "text": "**" + self.words(2, 6) + "**"}})
+            item += 1
+            self.emit({"type": "item.completed", "item": {"id": f"item_{item}", "type": "agent_message",
+                                                          "text": self.words(6, 30)}})
+            item += 1
+            kind, inp, output, failed = self.tool()
+            iid = f"item_{item}"
+            item += 1
+            if kind == "mcp":
+                base = {"id": iid, "type": "mcp_tool_call", "server": "lsp", "tool": "goals", "arguments": inp}
+                self.emit({"type": "item.started", "item": {**base, "result": None, "error": None,
+                                                            "status": "in_progress"}})
+                done = {**base, "result": {"content": [{"type": "text", "text": output}], "structured_content": None},
+                        "error": {"message": "tool failed"} if failed else None,
+                        "status": "failed" if failed else "completed"}
+                self.emit({"type": "item.completed", "item": done})
+            else:
+                cmd = {"shell": inp.get("command"), "read": f"cat {inp.get('path')}",
+                       "grep": f"rg -n '{inp.get('pattern')}' src"}[kind]
+                command = f"/bin/bash -lc {cmd!r}"
+                self.emit({"type": "item.started", "item": {"id": iid, "type": "command_execution", "command": command,
+                                                            "aggregated_output": "", "exit_code": None,
+                                                            "status": "in_progress"}})
+                self.emit({"type": "item.completed", "item": {"id": iid, "type": "command_execution",
+                                                              "command": command, "aggregated_output": output,
+                                                              "exit_code": 1 if failed else 0,
+                                                              "status": "failed" if failed else "completed"}})
+            self.failed += failed
+            self.tool_calls += 1
+            usage["input_tokens"] += 1000
+            usage["output_tokens"] += 50
+        self.final = self.words(20, 60)
+        self.emit({"type": "item.completed", "item": {"id": f"item_{item}", "type": "agent_message", "text": self.final}})
+        self.emit({"type": "turn.completed", "usage": usage})
+
+    def meta(self) -> dict:
+        return {"generator_version": GENERATOR_VERSION, "agent": self.agent, "bytes": self.bytes, "lines": self.lines,
+                "events": self.lines, "tool_calls": self.tool_calls, "failed": self.failed, "partial": self.partial,
+                "final_text": self.final}
+
+
+def generate_agent(out_path: str | os.PathLike, agent: str, size: int, partial: bool = False, seed: int = 1,
+                   payload_min: int = 1024, payload_max: int = 64 << 10) -> dict:
+    """Write a Claude Code or Codex stream to ``out_path`` (and its ``.meta.json``); return the meta."""
+    out_path = Path(out_path)
+    tmp = out_path.with_name(out_path.name + ".tmp")
+    with open(tmp, "wb", buffering=8 << 20) as f:
+        gen = AgentGenerator(f, agent, seed, size, partial, payload_min, payload_max)
+        gen.run()
+    os.replace(tmp, out_path)
+    meta = gen.meta()
+    Path(str(out_path) + ".meta.json").write_bytes(orjson.dumps(meta, option=orjson.OPT_INDENT_2 | _NL))
+    return meta
+
+
 def main(argv: list[str] | None = None) -> int:
     p = build_parser()
     a = p.parse_args(argv)
+    if a.agent != "cursor":
+        if a.calls is not None or a.tool_calls is not None:
+            p.error("--agent claude|codex takes --size (and --partial for Claude), not N or --tool-calls")
+        meta = generate_agent(a.out, a.agent, a.size or (10 << 20), a.partial, a.seed, a.payload_min,
+                              min(a.payload_max, 64 << 10) if a.payload_max == 1 << 20 else a.payload_max)
+        sys.stdout.buffer.write(orjson.dumps(meta, option=_NL))
+        return 0
     meta = generate(a.out, **resolve_args(p, a))
     sys.stdout.buffer.write(orjson.dumps(meta, option=_NL))
     return 0

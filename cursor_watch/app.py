@@ -30,6 +30,7 @@ from textual.screen import Screen
 from .alerts import DEFAULT_KINDS, Alert, AlertOutlet, AlertRules, Deliverer
 from .costs import run_cost
 from .fmt import cost_label, short_duration
+from .formats import agent_short
 from .guard import Limits, Stall
 from .model import Session
 from .runner import RESULT_EXIT_GRACE_S, Feed, Monitor, Watch
@@ -103,6 +104,7 @@ class CursorWatchApp(App):
         install_signals: bool = True,
         show_thinking: bool = True,
         notify_terminal: bool = False,
+        fmt: str = "auto",
         limits: Limits | None = None,
         deliverer: Deliverer | None = None,
         alert_on: frozenset[str] | None = None,
@@ -121,7 +123,7 @@ class CursorWatchApp(App):
                                   on_budget=self._enforce if enforce else None, on_note=self._on_changes)
         self.watch = Watch(sources, speed=speed, result_grace=result_grace, on_signal=self._on_signal,
                            install_signals=install_signals, clock=self._clock, on_stderr=self._on_stderr,
-                           directories=directories, follow=follow)
+                           directories=directories, follow=follow, fmt=fmt)
         self.several = len(self.watch.feeds) != 1 or bool(directories)
         self.notify_terminal = notify_terminal
         self.terminal_notifications: list[str] = []  # escape sequences sent (tests read them)
@@ -247,7 +249,8 @@ class CursorWatchApp(App):
                 for want in PREVIEW_BYTES:  # lines can be MBs long: widen until there is a tail
                     f.seek(max(0, size - want))
                     tail = f.read(want)
-                    preview = Monitor(self._clock)
+                    adapter = feed.monitor.reader.adapter  # the file's format, when known already
+                    preview = Monitor(self._clock, fmt=adapter.name if adapter is not None else "auto", live=False)
                     preview.feed(tail[tail.find(b"\n") + 1 :])
                     if len(preview.session.timeline) >= 10:
                         break
@@ -417,7 +420,7 @@ class CursorWatchApp(App):
             started_ms=started, started_is_file_time=file_time, time_ms=elapsed, has_events=bool(s.events),
             counts=dict(s.tool_counts), tokens=tokens, cost=cost_cell,
             activity=make_text(activity), live=is_live_state(state), mark=act.mark, now_ms=now_ms,
-            error=make_text(feed.error or "", 200))
+            error=make_text(feed.error or "", 200), agent=agent_short(s.agent))
 
     def update_runs_list(self, screen: RunsScreen | None = None, now: float | None = None) -> None:
         """Rebuild the rows that changed (every live row once a second) and show them."""
@@ -561,9 +564,10 @@ class CursorWatchApp(App):
         screen = self._run_screen()
         search = screen.search if screen is not None else None
         if search is not None:
-            self.push_screen(ToolDetailScreen(call, run.reread, search.query, screen.current_payload_match(call_id)))
+            self.push_screen(ToolDetailScreen(call, run.reread, search.query, screen.current_payload_match(call_id),
+                                              session=run.session))
         else:
-            self.push_screen(ToolDetailScreen(call, run.reread))
+            self.push_screen(ToolDetailScreen(call, run.reread, session=run.session))
 
     def on_tool_table_selected(self, event: ToolTable.Selected) -> None:
         self.open_detail(event.call_id)
@@ -660,6 +664,7 @@ def run_tui(opts: Any) -> int:
             source.enable_spool()
     app = CursorWatchApp(sources, directories=directories, follow=opts.follow, speed=opts.speed,
                          result_grace=opts.result_grace, notify_terminal=getattr(opts, "notify", False),
+                         fmt=getattr(opts, "format", "auto"),
                          limits=getattr(opts, "limits", None), deliverer=getattr(opts, "deliverer", None),
                          alert_on=getattr(opts, "alert_on", None), send_stalls=getattr(opts, "stall_s", None) is not None,
                          alert_replay=getattr(opts, "alert_replay", False), enforce=getattr(opts, "enforce", False))

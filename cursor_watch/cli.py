@@ -32,6 +32,7 @@ from . import __version__
 from .samples import DEFAULT_SAMPLE, list_samples, sample_path
 from .output import OutputClosed
 from .output import error_line as _error
+from .formats import FORMATS
 from .runner import EXIT_OK, RESULT_EXIT_GRACE_S, Watch
 from .sources import SourceError, open_sources
 
@@ -70,6 +71,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--speed", type=float, default=0.0, metavar="X",
                    help="replay FILE at its recorded pace times X (0, the default: as fast as possible)")
     p.add_argument("--thinking", action="store_true", help="--plain: print thinking blocks too")
+    p.add_argument("--format", default="auto", choices=("auto", *FORMATS),
+                   help="the agent whose stream this is (default auto: sniffed from each source's first events)")
     p.add_argument("--result-grace", type=float, default=RESULT_EXIT_GRACE_S, metavar="S",
                    help="spawn mode: seconds a command may run on after its result before it is stopped "
                         f"(default {RESULT_EXIT_GRACE_S:g})")
@@ -165,6 +168,7 @@ class Options:
     serve: bool = False
     host: str = "127.0.0.1"
     port: int = 8000
+    format: str = "auto"
     prices: str | None = None
     report: bool = False
     by: str = "day"
@@ -249,7 +253,7 @@ def parse_args(argv: list[str]) -> Options | None:
                    summary=ns.summary, json=ns.json, speed=ns.speed, thinking=ns.thinking,
                    result_grace=ns.result_grace, json_out=ns.json_out, export=ns.export,
                    export_max_chars=ns.export_max_chars, notify=ns.notify, serve=ns.serve, host=ns.host, port=ns.port,
-                   otlp=ns.otlp or bool(ns.otlp_endpoint), otlp_endpoint=ns.otlp_endpoint,
+                   format=ns.format, otlp=ns.otlp or bool(ns.otlp_endpoint), otlp_endpoint=ns.otlp_endpoint,
                    otlp_content=ns.otlp_content,
                    prices=ns.prices, report=ns.report, by=ns.by, since_ms=report_range[0], until_ms=report_range[1],
                    stall_s=stall_s, limits=_limits(ns, stall_s, command), enforce=ns.enforce, alerts=list(ns.alert),
@@ -657,7 +661,7 @@ async def run_headless(opts: Options) -> int:
                 source.enable_spool()
     if opts.summary:
         watch = Watch(sources, speed=opts.speed, result_grace=opts.result_grace, directories=directories,
-                      follow=opts.follow)
+                      follow=opts.follow, fmt=opts.format)
         outlet = start_otlp(opts, watch)
         alerts = start_alerts(opts, watch) if opts.alerting else None
         try:
@@ -689,7 +693,7 @@ async def run_headless(opts: Options) -> int:
     printer = RunsPrinter(console, show_thinking=opts.thinking, several=several)
     # one file at a time while catching up, so each file's runs print together
     watch = Watch(sources, speed=opts.speed, result_grace=opts.result_grace, on_stderr=printer.stderr,
-                  directories=directories, follow=opts.follow, reading_at_once=1)
+                  directories=directories, follow=opts.follow, reading_at_once=1, fmt=opts.format)
     outlet = start_otlp(opts, watch)
     # stalls are shown (after 5 minutes unless --stall), budgets and alerts checked, on live runs
     alerts = start_alerts(opts, watch, on_alert=printer.alert, on_note=printer.handle)

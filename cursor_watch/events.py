@@ -23,8 +23,6 @@ from collections.abc import Iterable
 
 import orjson
 
-from .formats.cursor_typed import DECODE_ERRORS as TYPED_ERRORS
-from .formats.cursor_typed import DECODER as TYPED_DECODER
 from .framing import LineFramer, RawLine
 
 KNOWN_TYPES = frozenset(
@@ -105,6 +103,11 @@ class Invalid:
 
 
 Item = Event | Invalid  # a Decoder(typed=True) also gives cursor_typed's events
+
+# imported after Event and Invalid: the formats package's adapters (formats/__init__.py,
+# formats/common.py) import them from here while this module is still being read
+from .formats.cursor_typed import DECODE_ERRORS as TYPED_ERRORS  # noqa: E402
+from .formats.cursor_typed import DECODER as TYPED_DECODER  # noqa: E402
 
 
 def _preview(data: bytes) -> str:

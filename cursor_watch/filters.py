@@ -50,16 +50,18 @@ class CallFilter:
     Args:
         text: the words typed (``tool:shell status:failure pytest``).
         problems_only: only failed, rejected and incomplete calls (``x``).
+        collapsed: ``call_id`` s of sub-agent calls whose inner calls are hidden (``c``).
 
     Raises:
         FilterError: an unknown ``status:`` name.
     """
 
-    __slots__ = ("text", "problems_only", "statuses", "tools", "words")
+    __slots__ = ("text", "problems_only", "statuses", "tools", "words", "collapsed")
 
-    def __init__(self, text: str = "", problems_only: bool = False) -> None:
+    def __init__(self, text: str = "", problems_only: bool = False, collapsed: frozenset[str] = frozenset()) -> None:
         self.text = text.strip()
         self.problems_only = problems_only
+        self.collapsed = collapsed
         self.statuses: set[str] = set()
         self.tools: set[str] = set()
         words: list[str] = []
@@ -86,16 +88,18 @@ class CallFilter:
     @property
     def active(self) -> bool:
         """True when it hides anything."""
-        return bool(self.problems_only or self.statuses or self.tools or self.words)
+        return bool(self.problems_only or self.statuses or self.tools or self.words or self.collapsed)
 
     def passes(self, call: Any) -> bool:
         """True when ``call`` (a :class:`~cursor_watch.model.ToolCall`) is shown."""
         status = call.status
+        if self.collapsed and call.parent_call_id in self.collapsed:
+            return False
         if self.problems_only and status not in PROBLEM_STATUSES:
             return False
         if self.statuses and status not in self.statuses:
             return False
-        if self.tools and call.tool.lower() not in self.tools:
+        if self.tools and call.tool.lower() not in self.tools and call.kind.lower() not in self.tools:  # Bash or shell
             return False
         if self.words:
             text = f"{call.tool}\n{call.summary}\n{call.detail}"
@@ -109,6 +113,9 @@ class CallFilter:
             parts.append("problems only")
         if self.text:
             parts.append(self.text)
+        if self.collapsed:
+            n = len(self.collapsed)
+            parts.append(f"{n} sub-agent{'s' if n != 1 else ''} folded (c)")
         return " · ".join(parts)
 
 

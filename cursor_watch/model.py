@@ -235,7 +235,11 @@ class ToolCall:
     Attributes:
         index: 1-based order of first appearance.
         call_id: the id (may contain a newline: real 2026 captures).
-        tool: tool name (``shell``, ``read``, ... or ``unknown``).
+        tool: tool name as the agent calls it (Cursor ``shell``, ``read``, ...; Claude Code ``Bash``;
+            ``unknown``): the event's ``tool_name`` (an adapter's, :mod:`cursor_watch.formats`), else the kind.
+        kind: the canonical kind (``shell``, ``read``, ``edit``, ``mcp``, ``task``, ...: the ``*ToolCall``
+            key), which decides the summary line and the detail view.
+        parent_call_id: the ``call_id`` of the sub-agent call it ran in (the event's ``parent_call_id``), or "".
         summary: one-line description (see :func:`cursor_watch.tools.summarize`).
         status: ``running``, ``success``, ``failure``, ``rejected`` or ``incomplete``.
         outcome: the result's outcome key (``success``, ``failure``, ``rejected``,
@@ -256,17 +260,21 @@ class ToolCall:
     __slots__ = (
         "index", "call_id", "tool", "summary", "status", "outcome", "started_ms", "completed_ms",
         "exit_code", "detail", "args", "started_line", "completed_line", "start_span", "end_span",
-        "description", "interaction", "model_call_id",
+        "description", "interaction", "model_call_id", "kind", "parent_call_id",
     )  # fmt: skip
 
     def __init__(self, index: int, call_id: str) -> None:
         # one unpacking in __slots__ order (as from_state): index, call_id, tool, summary,
         # status, outcome, started_ms, completed_ms, exit_code, detail, args, started_line,
-        # completed_line, start_span, end_span, description, interaction, model_call_id
+        # completed_line, start_span, end_span, description, interaction, model_call_id,
+        # kind (the canonical kind, formats/: decides the detail view; tool is the agent's name),
+        # parent_call_id (the sub-agent call, Task/Agent or taskToolCall, it ran in; "" if none)
         (self.index, self.call_id, self.tool, self.summary, self.status, self.outcome, self.started_ms,
          self.completed_ms, self.exit_code, self.detail, self.args, self.started_line, self.completed_line,
-         self.start_span, self.end_span, self.description, self.interaction, self.model_call_id) = (
-            index, call_id, "unknown", "", STATUS_RUNNING, "", None, None, None, "", None, 0, 0, None, None, "", "", "")
+         self.start_span, self.end_span, self.description, self.interaction, self.model_call_id, self.kind,
+         self.parent_call_id) = (
+            index, call_id, "unknown", "", STATUS_RUNNING, "", None, None, None, "", None, 0, 0, None, None, "", "", "",
+            "unknown", "")
 
     def state(self) -> tuple:
         """Every slot as a plain tuple (see :mod:`cursor_watch.spill`)."""
@@ -280,7 +288,8 @@ class ToolCall:
         # more than the summary's whole write of a spilled call
         (call.index, call.call_id, call.tool, call.summary, call.status, call.outcome, call.started_ms,
          call.completed_ms, call.exit_code, call.detail, call.args, call.started_line, call.completed_line,
-         call.start_span, call.end_span, call.description, call.interaction, call.model_call_id) = state
+         call.start_span, call.end_span, call.description, call.interaction, call.model_call_id, call.kind,
+         call.parent_call_id) = state
         return call
 
     @property
@@ -309,6 +318,8 @@ class ToolCall:
             "exit_code": self.exit_code,
             "detail": self.detail,
             "line": self.started_line or self.completed_line,
+            "kind": self.kind,
+            "parent_call_id": self.parent_call_id or None,
         }
 
 
@@ -377,11 +388,15 @@ class ResultInfo:
     """The ``result`` event (Cursor's docs; ``usage`` from 2026.08 captures).
 
     ``usage`` is ``None`` or a dict with ``input_tokens``, ``output_tokens``,
-    ``cache_read_tokens``, ``cache_write_tokens`` (ints or None); the stream's
-    camelCase names (``inputTokens``...) and snake_case ones are both read.
+    ``cache_read_tokens``, ``cache_write_tokens`` (ints or None), plus ``reasoning_tokens``
+    when the event gives it; the stream's camelCase names (``inputTokens``...) and snake_case
+    ones are both read. ``cost_usd`` (float or None) and ``model_usage`` (``{model: {the usage
+    keys, "cost_usd"}}`` or None) are the canonical keys an adapter sets where the agent reports
+    a cost (Claude Code's ``total_cost_usd`` and ``modelUsage``); never computed here.
     """
 
-    __slots__ = ("subtype", "is_error", "duration_ms", "duration_api_ms", "request_id", "text", "usage", "line")
+    __slots__ = ("subtype", "is_error", "duration_ms", "duration_api_ms", "request_id", "text", "usage", "line",
+                 "cost_usd", "model_usage")
 
     def __init__(self, data: dict, line: int) -> None:
         self.subtype = data.get("subtype") if isinstance(data.get("subtype"), str) else ""
@@ -408,6 +423,12 @@ class ResultInfo:
                 "cache_read_tokens": tok("cacheReadTokens", "cache_read_tokens", "cache_read_input_tokens"),
                 "cache_write_tokens": tok("cacheWriteTokens", "cache_write_tokens", "cache_creation_input_tokens"),
             }
+            if "reasoning_tokens" in usage:
+                self.usage["reasoning_tokens"] = _int(usage["reasoning_tokens"])
+        cost = data.get("cost_usd")
+        self.cost_usd = float(cost) if isinstance(cost, (int, float)) and not isinstance(cost, bool) else None
+        mu = data.get("model_usage")
+        self.model_usage = mu if isinstance(mu, dict) and mu else None
 
     def to_json(self) -> dict:
         """The ``result`` object of ``--summary --json``."""
@@ -419,6 +440,8 @@ class ResultInfo:
             "request_id": self.request_id,
             "text": self.text,
             "usage": self.usage,
+            "cost_usd": self.cost_usd,
+            "model_usage": self.model_usage,
         }
 
 
@@ -433,7 +456,9 @@ class Session:
             (tests make them tiny to exercise spilling).
 
     Attributes (header, from ``system/init`` and ``user``): ``session_id``, ``model``,
-    ``cwd``, ``api_key_source``, ``permission_mode``, ``prompt`` (str or None).
+    ``cwd``, ``api_key_source``, ``permission_mode``, ``prompt`` (str or None); ``agent`` (the
+    reader's label: ``cursor``, ``claude-code``, ``codex``, ``gemini-cli``) and ``agent_version``
+    (an init's ``agent_version``), None when unknown.
     ``segments``, ``thinking``: lists; ``tool_calls``: ``call_id -> ToolCall`` in
     order of first appearance (a :class:`~cursor_watch.spill.SpillDict`: a dict, plus
     ``at(index)``); ``notes``, ``diagnostics``, ``unknown``: lists;
@@ -456,6 +481,9 @@ class Session:
         self.api_key_source: str | None = None
         self.permission_mode: str | None = None
         self.prompt: str | None = None
+        self.agent: str | None = None  # cursor, claude-code, codex, gemini-cli (set by the reader: formats/)
+        self.agent_version: str | None = None  # the CLI's version, where the stream gives it
+        self.subagent_calls = 0  # tool calls that ran inside a sub-agent (a parent_call_id)
         sp = self.spill
 
         def spill_list(name: str, decode: Callable[[tuple], Any], encode: Callable[[Any], tuple] = _state) -> SpillList:
@@ -753,6 +781,8 @@ class Session:
                 ("cwd", "cwd"),
                 ("api_key_source", "apiKeySource"),
                 ("permission_mode", "permissionMode"),
+                ("agent", "agent"),
+                ("agent_version", "agent_version"),
             ):
                 value = data.get(key)
                 if value is not None and not isinstance(value, str):
@@ -760,6 +790,11 @@ class Session:
                 if value is not None:
                     setattr(self, attr, value)
             return changes + [(CHANGE_HEADER, None)]
+        note = data.get("note")  # an adapter's status line, already worded
+        if note.__class__ is str:
+            cid = data.get("note_call_id")
+            return changes + self._note(data.get("note_kind") or "system", item.subtype, note, item, ts,
+                                        cid if cid.__class__ is str else "")
         fields = {k: v for k, v in data.items() if k not in ("type", "subtype", "session_id", "timestamp_ms")}
         text = item.subtype or "system"
         if fields:
@@ -777,12 +812,14 @@ class Session:
         return changes + self._note("user", "", "user: " + _short(" ".join(text.split()), 200), item, ts)
 
     def _assistant(self, item: Event, data: dict, ts: int | None) -> list[tuple[str, Any]]:
+        # an adapter's deltas carry "delta" (Claude Code's text_delta has no time of its own)
         return self._assistant_text(item, _text_of(data.get("message")),
-                                    "model_call_id" in data or "timestamp_ms" not in data, ts)
+                                    "model_call_id" in data or ("timestamp_ms" not in data and "delta" not in data), ts)
 
     def _assistant_text(self, item: Any, text: str, is_flush: bool, ts: int | None) -> list[tuple[str, Any]]:
         """The ``assistant`` rules on its text; ``is_flush``: it has ``model_call_id`` or no
-        ``timestamp_ms`` (the CLI's consolidation of the deltas, reference 2.3)."""
+        ``timestamp_ms`` and no ``delta`` (the CLI's consolidation of the deltas, reference 2.3;
+        an adapter marks its untimed deltas with ``delta``)."""
         changes: list[tuple[str, Any]] = []
         if self._tentative is not None:
             tent = self._tentative
@@ -902,7 +939,7 @@ class Session:
 
     def _tool_call(self, item: Event, data: dict, ts: int | None) -> list[tuple[str, Any]]:
         return self._apply_tool_call(item, data.get("call_id"), _fields_of(data.get("tool_call")),
-                                     data.get("model_call_id"), ts)
+                                     data.get("model_call_id"), ts, data)
 
     def _typed_tool_call(self, item: ToolCallEvent) -> list[tuple[str, Any]] | None:
         """A typed ``tool_call`` event (:mod:`cursor_watch.formats.cursor_typed`), or None
@@ -927,14 +964,17 @@ class Session:
         if ts is not None:
             self.last_ts_ms = ts
         try:
-            return self._apply_tool_call(item, item.call_id, fields, item.model_call_id, ts)
+            # Cursor events have no adapter keys (tool_name, parent_call_id, untimed): data None
+            return self._apply_tool_call(item, item.call_id, fields, item.model_call_id, ts, None)
         except Exception as err:  # noqa: BLE001 - as apply(): a malformed event must not stop the watch
             return self._not_applied(item, err)
 
     def _apply_tool_call(self, item: Any, call_id: Any, f: ToolFields, mcid: Any,
-                         ts: int | None) -> list[tuple[str, Any]]:
+                         ts: int | None, data: dict | None) -> list[tuple[str, Any]]:
         """The ``tool_call`` rules on what either path read (``f``); ``call_id`` and ``mcid``
-        are the event's raw ``call_id`` and ``model_call_id`` values."""
+        are the event's raw ``call_id`` and ``model_call_id`` values; ``data`` the event's dict
+        for an adapter's canonical keys (``tool_name``, ``parent_call_id``, ``untimed``:
+        :mod:`cursor_watch.formats`), None on the typed (Cursor-only) path."""
         # parallel calls: nothing is open between them (_boundary would change nothing)
         changes = self._boundary() if self._open is not None or self._tentative is not None else []
         if not isinstance(call_id, str) or not call_id:
@@ -948,8 +988,19 @@ class Session:
             self.tool_calls.add(call)  # running: stays in memory while its fields are set
             self.tool_counts[STATUS_RUNNING] += 1
             self.timeline.append(("tool", call_id))
-        if tool != "unknown" or call.tool == "unknown":
-            call.tool = tool
+        if tool != "unknown" or call.kind == "unknown":
+            name = data.get("tool_name") if data is not None else None
+            call.kind = tool
+            call.tool = name if name.__class__ is str and name else tool
+        # "untimed": an adapter's replayed event of an agent that writes no times (Codex): its
+        # times stay unknown rather than taken from the clock (which would time the replay)
+        untimed = data is not None and "untimed" in data
+        if data is not None:
+            parent = data.get("parent_call_id")
+            if parent.__class__ is str and parent:
+                if not call.parent_call_id:
+                    self.subagent_calls += 1
+                call.parent_call_id = parent
         if isinstance(mcid, str):
             call.model_call_id = mcid
         subtype = item.subtype
@@ -981,7 +1032,8 @@ class Session:
             if call.started_ms is None and started is not None:
                 call.started_ms = started
             completed = _int(f.completed_at)
-            call.completed_ms = completed if completed is not None else (ts if ts is not None else int(self._clock()))
+            call.completed_ms = completed if completed is not None else (
+                ts if ts is not None else (None if untimed else int(self._clock())))
             if call.started_ms is None:
                 call.started_ms = call.completed_ms  # completed without started: zero duration
             if call.status != status:
@@ -995,7 +1047,8 @@ class Session:
                 call.start_span = span
             started = _int(f.started_at)
             if call.started_ms is None:
-                call.started_ms = started if started is not None else (ts if ts is not None else int(self._clock()))
+                call.started_ms = started if started is not None else (
+                    ts if ts is not None else (None if untimed else int(self._clock())))
         changes.append((CHANGE_TOOL_STARTED if new else CHANGE_TOOL_UPDATED, call_id))
         if done:
             changes.append((CHANGE_TOOL_DONE, call_id))

@@ -327,7 +327,7 @@ def tool_record(run: Any, call: Any, ids: RunIds, *, content: bool = False, now_
         "gen_ai.operation.name": "execute_tool",
         "gen_ai.tool.name": tool,
         "gen_ai.tool.call.id": clean_id(call_id),
-        "gen_ai.tool.type": "extension" if call.tool in EXTENSION_TOOLS else "function",
+        "gen_ai.tool.type": "extension" if getattr(call, "kind", call.tool) in EXTENSION_TOOLS else "function",
         "cursor_watch.tool.status": clean_line(call.status, 32),
         "openinference.span.kind": "TOOL",
     }

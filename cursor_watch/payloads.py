@@ -14,6 +14,7 @@ from collections.abc import Callable
 import orjson
 
 from .events import Event, decode_all
+from .formats import canonical_tool_call
 from .model import ToolCall
 from .tools import DETAIL_TEXT_LIMIT, Section, detail_sections, find_variant
 
@@ -41,7 +42,8 @@ def load_call_events(call: ToolCall, reread: Reread) -> tuple[dict | None, dict 
         if event is None:
             note = f"the {which} event could not be read back from the source"
             continue
-        _tool, body = find_variant(event.get("tool_call"))
+        # the agent's own line: Cursor's carries tool_call, the others' are converted (formats/)
+        _tool, body = find_variant(canonical_tool_call(event, call.call_id, call.kind, args))
         if isinstance(body.get("args"), dict) and args is None:
             args = body["args"]
         if which == "completed" and "result" in body:
@@ -75,4 +77,4 @@ def call_detail(call: ToolCall, reread: Reread, limit: int = DETAIL_TEXT_LIMIT,
         the sections of what the model kept, and a note.
     """
     args, result, note = load_call_events(call, reread)
-    return detail_sections(call.tool, args, result, limit, raw, shown=call.detail), note
+    return detail_sections(call.kind, args, result, limit, raw, shown=call.detail), note

@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.text import Text
 
 from . import model as m
+from .formats import agent_command
 from .costs import run_cost, usage_of
 from .fmt import cost_label
 from .model import Session, ToolCall
@@ -63,7 +64,8 @@ def tool_status_label(call: ToolCall) -> Text:
 
 def header_pieces(session: Session) -> list[Piece]:
     """One line: session id, model, cwd, permission mode, API key source."""
-    p: list[Piece] = [("cursor-agent ", "bold"), (visible_line(session.model or "?"), "bold cyan")]
+    command = agent_command(session.agent) + (f" {session.agent_version}" if session.agent_version else "")
+    p: list[Piece] = [(visible_line(command) + " ", "bold"), (visible_line(session.model or "?"), "bold cyan")]
     if session.cwd:
         p.append(("  cwd ", "dim"))
         p.append((visible_line(session.cwd), None))
@@ -88,6 +90,8 @@ def tool_pieces(call: ToolCall, event: str) -> list[Piece]:
     """``▶ [3] shell  pytest -q`` (start) or ``✖ [3] shell  pytest -q  failure, exit 1  2.1 s``."""
     symbol, style = STATUS_STYLE.get(call.status if event == "end" else STATUS_RUNNING, ("?", ""))
     p: list[Piece] = [(f"{symbol} [{call.index}] ", style), (visible_line(call.tool), "bold")]  # the tool name too is stream text
+    if call.parent_call_id:  # ran inside a sub-agent: indented
+        p.insert(0, ("  └ ", "dim"))
     if call.summary:
         p.append(("  " + visible_line(call.summary), None))
     if event == "end":
@@ -110,6 +114,8 @@ def outcome_pieces(session: Session) -> list[Piece]:
     """The closing line: outcome, tool-call counts, duration, tokens, diagnostics."""
     status = session.status
     parts = [tool_calls_phrase(len(session.tool_calls), session.tool_counts)]
+    if session.subagent_calls:
+        parts.append(f"{session.subagent_calls} in sub-agents")
     r = session.result
     if r is not None:
         if r.subtype and r.subtype != status:
@@ -384,7 +390,9 @@ def print_summary(session: Session, console: Console, stderr_tail: list[str] | N
             summary = visible_line(call.summary)
             if call.detail:
                 summary += f"  ({visible_line(call.detail)})"
-            table.add_row(str(call.index), tool_status_label(call), visible_line(call.tool), summary, format_ms(call.duration_ms))
+            table.add_row(str(call.index), tool_status_label(call),
+                          ("└ " if call.parent_call_id else "") + visible_line(call.tool), summary,
+                          format_ms(call.duration_ms))
         console.print()
         console.print(table)
     c = s.counts()

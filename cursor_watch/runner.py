@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .events import Decoder, Event, Invalid
+from .formats import Adapter, Reader
 from .model import CHANGE_RESULT, Session
 from .runs import STDERR_TAIL, Run, RunSplitter, all_succeeded, finish_run, source_name, split_changes
 from .sources import FileSource, Notice, ProcessSource, Source, SourceError, list_stream_files
@@ -34,7 +35,8 @@ EXIT_BUDGET = 3  # --enforce stopped a spawned command that went past a budget
 
 
 class Monitor:
-    """Bytes in, model changes out: :class:`Decoder` + one Session per run.
+    """Bytes in, model changes out: :class:`Decoder`, the agent's adapter
+    (:class:`cursor_watch.formats.Reader`), then one Session per run.
 
     A source may hold several runs (:mod:`cursor_watch.runs`): ``session`` is the current
     (newest) run's model, ``runs`` all of them. Changes come back as one flat list; when
@@ -46,16 +48,40 @@ class Monitor:
         source_label: its short name in views.
         reread: ``(offset, size) -> bytes`` re-reading the source (payloads by offset).
         make_session: builds each run's Session (default ``Session(clock)``).
+        fmt: the stream's format, ``auto`` (sniffed from its first objects) or one of
+            :data:`cursor_watch.formats.FORMATS`; each run's ``session.agent`` is its label.
+        live: False for a file replayed (not followed): an adapted event without a time of its
+            own then gets none, not the clock's (:class:`cursor_watch.formats.Reader`).
     """
 
     def __init__(self, clock: Callable[[], float] | None = None, source: str = "-", source_label: str = "stdin",
                  reread: Callable[[int, int], bytes] | None = None,
-                 make_session: Callable[[], Session] | None = None) -> None:
-        self.decoder = Decoder()
-        self.splitter = RunSplitter(source, source_label, make_session or (lambda: Session(clock)),
-                                    reread or _no_reread)
+                 make_session: Callable[[], Session] | None = None, fmt: str = "auto", live: bool = True) -> None:
+        # typed decoding (formats.cursor_typed) is Cursor's fast path: off until the format is
+        # known to be Cursor's (other agents' lines could fit its structs: _detected decides)
+        self.decoder = Decoder(typed=fmt == "cursor")
+        self.agent: str | None = None
+        make = make_session or (lambda: Session(clock))
+
+        def labelled() -> Session:
+            session = make()
+            if self.agent is not None:
+                session.agent = self.agent
+            return session
+
+        self.splitter = RunSplitter(source, source_label, labelled, reread or _no_reread)
+        self.reader = Reader(fmt, self._detected, live)
+        self._paced_corrections: list[int] = []
+        self._paced_switches = 0
         self._last_run = self.splitter.current
         self._switches = 0
+
+    def _detected(self, adapter: Adapter) -> None:
+        self.agent = adapter.agent
+        self.decoder.typed = adapter.name == "cursor"
+        for run in self.splitter.runs:
+            if run.session.agent is None:
+                run.session.agent = adapter.agent
 
     @property
     def session(self) -> Session:
@@ -100,9 +126,10 @@ class Monitor:
         gc_was_enabled = gc.isenabled()
         gc.disable()
         try:
-            items = self.decoder.feed(chunk)
+            items = self.reader.adapt(self.decoder.feed(chunk))
             n = len(items)
             i = 0
+            switches = splitter.switches
             while i < n:
                 i = splitter.current.session.apply_all(items, i, changes)
                 if i < n:  # a system event: an init may begin a new run
@@ -110,6 +137,8 @@ class Monitor:
                         self._mark_last(items, i)  # the ending run's last event, for its end note
                     changes += splitter.apply(items[i])
                     i += 1
+            if self.reader.corrections != [0]:
+                self._count_native(self.reader.corrections, splitter.switches - switches)
         finally:
             if gc_was_enabled:
                 gc.enable()
@@ -117,41 +146,95 @@ class Monitor:
         self._mark_last(items)
         return changes
 
-    def _mark_last(self, items: list, stop: int | None = None) -> None:
+    def _count_native(self, corrections: list[int], switches: int) -> None:
+        """Make each run's ``events`` count the agent's own events, not the adapter's canonical
+        ones: ``corrections`` per run segment of the last batch (an init begins one), ``switches``
+        the runs the batch began (the first init of a source begins none: its segment is the
+        current run's)."""
+        corr = list(corrections)
+        while len(corr) > switches + 1:  # an init that began no run
+            corr[0] += corr.pop(1)
+        runs = self.splitter.runs[len(self.splitter.runs) - len(corr):]
+        for run, c in zip(runs, corr):
+            run.session.events += c
+
+    def _mark_last(self, items: list, stop: int | None = None, whole: bool = True) -> None:
         """Remember the newest event of ``items[:stop]`` on the current run (its end note names it).
 
         The last event of a batch always belongs to the current run: a run begins at an event.
+        With another agent's adapter (``whole``: ``items`` is a whole adapted batch), the agent's
+        own events of the batch are looked at, not the canonical ones (a native event may give
+        none, and one given at the end of input, a call whose message never came, has an
+        earlier line); before ``stop`` means before the native line of ``items[stop]``. A run's
+        mark never moves back to an earlier line.
         """
-        for k in range((len(items) if stop is None else stop) - 1, -1, -1):
+        run = self.splitter.current
+        end = len(items) if stop is None else stop
+        native = self.reader.native if whole else None
+        if native is not None:
+            limit = items[stop].line if stop is not None and stop < len(items) else None
+            for k in range(len(native) - 1, -1, -1):
+                item = native[k]
+                if item.__class__ is not Event or (limit is not None and item.line >= limit):
+                    continue
+                ts = item.data.get("timestamp_ms")
+                self._set_last(run, item.type, item.subtype, item.line, ts)
+                return
+        for k in range(end - 1, -1, -1):
             item = items[k]
             if item.__class__ is Invalid:
                 continue
             # a generic Event has its dict; a typed event (formats.cursor_typed) the field itself
             ts = item.data.get("timestamp_ms") if item.__class__ is Event else getattr(item, "timestamp_ms", None)
-            subtype = item.subtype if item.subtype.__class__ is str else ""
-            self.splitter.current.last_event = (item.type, subtype, item.line, ts if ts.__class__ is int else None)
+            kind, subtype = item.type, item.subtype
+            found = self.reader.native_event(item.line) if native is None else None
+            if found is not None:  # another agent's: its own event's name
+                kind, subtype = found.type, found.subtype
+            self._set_last(run, kind, subtype, item.line, ts)
             return
+
+    @staticmethod
+    def _set_last(run: Run, kind: str, subtype: Any, line: int, ts: Any) -> None:
+        last = run.last_event
+        if last is not None and last[2] > line:
+            return
+        run.last_event = (kind, subtype if subtype.__class__ is str else "", line, ts if ts.__class__ is int else None)
 
     def items(self, chunk: bytes) -> list:
         """Frame and parse ``chunk`` without applying (for paced replay)."""
-        items = self.decoder.feed(chunk)
+        items = self.reader.adapt(self.decoder.feed(chunk))
         self.splitter.count_lines(self.decoder.lines)
+        corr = self.reader.corrections
+        if corr != [0]:  # the first segment's to the current run, each next one's when its run begins
+            self.splitter.current.session.events += corr[0]
+            self._paced_corrections = list(corr[1:])
+            self._paced_switches = self.splitter.switches
         return items
 
     def apply(self, item: Any) -> Changes:
         """Apply one parsed item (paced replay)."""
         changes = self.splitter.apply(item)
-        self._mark_last([item])
+        if self._paced_corrections and self.splitter.switches != self._paced_switches:
+            self._paced_switches = self.splitter.switches
+            self.splitter.current.session.events += self._paced_corrections.pop(0)
+        self._mark_last([item], whole=False)
+        return changes
+
+    def _apply_batch(self, items: list) -> Changes:
+        """Apply adapted ``items`` one by one (idle flush, end of input), counting native events."""
+        changes: Changes = []
+        corr = self.reader.corrections
+        switches = self.splitter.switches
+        for item in items:
+            changes.extend(self.splitter.apply(item))
+        if corr != [0]:
+            self._count_native(corr, self.splitter.switches - switches)
+        self._mark_last(items)
         return changes
 
     def flush(self) -> Changes:
         """Release a held broken line (the stream went idle)."""
-        changes: Changes = []
-        items = self.decoder.flush()
-        for item in items:
-            changes.extend(self.splitter.apply(item))
-        self._mark_last(items)
-        return changes
+        return self._apply_batch(self.reader.adapt(self.decoder.flush()))
 
     def notice(self, notice: Notice) -> Changes:
         """Record a source notice (truncation, rotation, save error) as a session note.
@@ -163,10 +246,7 @@ class Monitor:
         """
         changes = self.flush()
         if notice.kind in ("truncated", "rotated"):
-            items = self.decoder.finish()
-            for item in items:
-                changes.extend(self.splitter.apply(item))
-            self._mark_last(items)
+            changes += self._apply_batch(self.reader.adapt(self.decoder.finish()))
             self.decoder.framer.restart()
             run = self.splitter.current
             s = run.session
@@ -178,13 +258,10 @@ class Monitor:
         return changes
 
     def finish(self, exit_status: int | None = None, reason: str | None = None) -> Changes:
-        """End of input: last line, held lines, then the current run's end (with its end
-        note when it has no ``result``: ``reason`` says why when known)."""
-        changes: Changes = []
-        items = self.decoder.finish()
-        for item in items:
-            changes.extend(self.splitter.apply(item))
-        self._mark_last(items)
+        """End of input: last line, held lines, events the adapter held, then the current run's
+        end (with its end note when it has no ``result``: ``reason`` says why when known)."""
+        changes = self._apply_batch(self.reader.adapt(self.decoder.finish()))
+        changes += self._apply_batch(self.reader.finish())
         self.splitter.count_lines(self.decoder.lines)
         changes.extend(finish_run(self.splitter.current, exit_status, reason))
         return changes
@@ -302,10 +379,11 @@ class Feed:
         caught_up: a file's content at start has been applied (a followed file goes on).
     """
 
-    def __init__(self, source: Source, clock: Callable[[], float] | None = None) -> None:
+    def __init__(self, source: Source, clock: Callable[[], float] | None = None, fmt: str = "auto") -> None:
         self.source = source
         path = getattr(source, "path", None) if source.kind in ("file", "follow") else None
-        self.monitor = Monitor(clock, path or "-", source_name(source.label, source.kind), source.reread)
+        self.monitor = Monitor(clock, path or "-", source_name(source.label, source.kind), source.reread, fmt=fmt,
+                               live=source.kind != "file")
         self.stderr_tail: list[str] = []
         self.error: str | None = None
         self.state = "queued"
@@ -355,6 +433,7 @@ class Watch:
             output of ``--plain`` in file order).
         on_feed: called with each :class:`Feed` added after the start (a new file in a
             followed directory).
+        fmt: every source's format (``--format``): ``auto`` sniffs each source on its own.
     """
 
     def __init__(self, sources: Source | list[Source], speed: float = 0.0,
@@ -364,12 +443,13 @@ class Watch:
                  on_stderr: Callable[[str], None] | None = None,
                  directories: list[str] | None = None, follow: bool = False,
                  reading_at_once: int = READING_AT_ONCE,
-                 on_feed: Callable[[Feed], None] | None = None) -> None:
+                 on_feed: Callable[[Feed], None] | None = None, fmt: str = "auto") -> None:
         self.speed = speed
         self.result_grace = result_grace
         self.on_signal = on_signal
         self.install_signals = install_signals
         self._clock = clock
+        self.fmt = fmt
         self._stderr_callback = on_stderr
         self.directories = list(directories or [])
         self.follow = follow
@@ -419,7 +499,7 @@ class Watch:
 
     def add_source(self, source: Source) -> Feed:
         """Watch one more source (before or during :meth:`run`)."""
-        feed = Feed(source, self._clock)
+        feed = Feed(source, self._clock, self.fmt)
         feed.source.on_stderr = self._stderr_for(feed)
         self.feeds.append(feed)
         self.feeds.sort(key=lambda f: f.monitor.run.source)  # by path: the order of the summary

@@ -214,8 +214,12 @@ def signal_words(status: int | None) -> str | None:
 
 
 def _clock_time(ms: int) -> str:
-    """``2026-09-28 01:46:41 UTC`` (UTC: plain output is the same on every machine)."""
-    return dt.datetime.fromtimestamp(ms / 1000.0, dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+    """``2026-09-28 01:46:41 UTC`` (UTC: plain output is the same on every machine);
+    ``timestamp_ms 99999999999999999999 (not a date)`` for a value no date has."""
+    try:
+        return dt.datetime.fromtimestamp(ms / 1000.0, dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+    except (OverflowError, OSError, ValueError):  # a hostile stream's timestamp_ms
+        return f"timestamp_ms {ms} (not a date)"
 
 
 def first_rejected_line(run: Run) -> str | None:

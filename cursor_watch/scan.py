@@ -32,12 +32,14 @@ from typing import Any
 import orjson
 
 from .match import Query, payload_count
+from .formats import PAYLOAD_MARKERS, native_payloads
 from .tools import find_variant
 
 RECORD = struct.Struct("<qii")
 CHUNK = 1 << 20  # bytes read and scanned at a time
 DONE, UNDECODED = -2, -1
 _TYPE = b'"tool_call"'
+_OTHER_MARKERS = PAYLOAD_MARKERS[1:]
 
 
 def _counts(query: Any, raw: bytes) -> tuple[int, int] | None:
@@ -47,11 +49,17 @@ def _counts(query: Any, raw: bytes) -> tuple[int, int] | None:
         data = orjson.loads(raw)
     except orjson.JSONDecodeError:
         return None
-    if not isinstance(data, dict) or data.get("type") != "tool_call":
+    if not isinstance(data, dict):
         return (0, 0)
-    _tool, body = find_variant(data.get("tool_call"))
-    args = body.get("args") if isinstance(body.get("args"), dict) else None
-    return payload_count(query, args, None), payload_count(query, None, body.get("result"))
+    if data.get("type") == "tool_call":
+        _tool, body = find_variant(data.get("tool_call"))
+        args = body.get("args") if isinstance(body.get("args"), dict) else None
+        return payload_count(query, args, None), payload_count(query, None, body.get("result"))
+    n_args = n_result = 0  # another agent's line (formats/): its tool payloads, as the agent wrote them
+    for args, result in native_payloads(data):
+        n_args += payload_count(query, args, None)
+        n_result += payload_count(query, None, result)
+    return n_args, n_result
 
 
 def scan(read: Callable[[int, int], bytes], start: int, end: int | None, query: Any,
@@ -104,8 +112,9 @@ def scan(read: Callable[[int, int], bytes], start: int, end: int | None, query: 
             if not line.strip():
                 continue
             # a tool_call event has "tool_call" in its raw bytes (a type written with \u
-            # escapes is the only other way): the other events (deltas...) are not decoded
-            if _TYPE in line or b"\\u" in line:
+            # escapes is the only other way): the other events (deltas...) are not decoded;
+            # other agents' tool payloads have markers of their own (formats.PAYLOAD_MARKERS)
+            if _TYPE in line or b"\\u" in line or any(m in line for m in _OTHER_MARKERS):
                 counts = _counts(query, line)
                 if counts is None:
                     out.append((pos + s, UNDECODED, UNDECODED))

@@ -64,10 +64,17 @@ def _payload_of(raw: bytes, with_args: bool, with_result: bool) -> tuple[Any, An
     data = _decode_line(raw)
     if data is None:
         return None, None
-    _tool, body = find_variant(data.get("tool_call"))
-    args = body.get("args") if with_args and isinstance(body.get("args"), dict) else None
-    result = body.get("result") if with_result else None
-    return args, result
+    if "tool_call" in data:
+        _tool, body = find_variant(data.get("tool_call"))
+        args = body.get("args") if with_args and isinstance(body.get("args"), dict) else None
+        result = body.get("result") if with_result else None
+        return args, result
+    from .formats import native_payloads  # another agent's line: its payloads as it wrote them
+
+    pairs = native_payloads(data)
+    args = [a for a, _r in pairs if a is not None] if with_args else []
+    results = [r for _a, r in pairs if r is not None] if with_result else []
+    return (args or None), (results or None)
 
 
 KIND_RANK = {"prompt": 0, "thinking": 1, "segment": 2, "note": 3, "tool": 4}

@@ -51,6 +51,8 @@ def _summary_fields(session: Session, stderr_tail: list[str] | None) -> list[tup
     limits = summary_limits()
     return [
         ("session", {
+            "agent": s.agent,
+            "agent_version": s.agent_version,
             "session_id": s.session_id,
             "model": s.model,
             "cwd": s.cwd,

@@ -1,6 +1,6 @@
 """Re-make the README's screenshots: the app on the shipped samples, 160x48 (and one at 80x24).
 
-    python screenshots/make_screenshots.py
+    python screenshots/make_screenshots.py [agents | runs-list]
 
 Writes ``screenshots/*.svg`` and, when headless Chromium is installed (Debian's
 ``chromium``), ``*.png`` beside them: Chromium draws the SVG as a browser does
@@ -104,12 +104,16 @@ async def runs_list(name: str) -> None:
     # a loop log: two runs in one file
     (tmp / "nightly-loop.jsonl").write_bytes((SAMPLES / "plain-tools.jsonl").read_bytes()
                                              + (SAMPLES / "partial-output.jsonl").read_bytes())
+    # other agents' runs beside them (real captures, when they are beside the clone)
+    for log, capture in (("claude-subagent.ndjson", CLAUDE_SUBAGENT), ("codex-mcp.jsonl", CODEX_MCP)):
+        if capture.exists():
+            (tmp / log).write_bytes(capture.read_bytes())
     live = QueueSource("worktree-b (live)")
-    sources = [FileSource(str(p)) for p in sorted(tmp.glob("*.jsonl"))] + [live]
+    sources = [FileSource(str(p)) for p in sorted([*tmp.glob("*.jsonl"), *tmp.glob("*.ndjson")])] + [live]
     lines = (SAMPLES / "parallel-failed-rejected.jsonl").read_bytes().splitlines(keepends=True)
     first_ts = min(int(t) for t in re.findall(rb'"timestamp_ms":(\d+)', b"".join(lines[:12])))
     app = CursorWatchApp(sources, clock=lambda: first_ts + 74_000.0, monotonic=lambda: 1000.0, install_signals=False)
-    async with app.run_test(size=(160, 20)) as pilot:
+    async with app.run_test(size=(160, 22)) as pilot:
         files = [f for f in app.watch.feeds if f.source is not live]
         await until(pilot, lambda: all(f.ended for f in files))
         await live.push(b"".join(lines[:12]))
@@ -118,9 +122,50 @@ async def runs_list(name: str) -> None:
     shutil.rmtree(tmp, ignore_errors=True)
 
 
+AGENTS = ROOT.parent / "shared" / "streams" / "agents"  # real captures of other agents (README: provenance)
+CLAUDE_SUBAGENT = AGENTS / "claude" / "mlsys-io__lumid-identity__internal__handler__testdata__claude_stream_subagent.ndjson"
+CODEX_MCP = AGENTS / "codex" / "mccorvie__TauCetiWorker__tests__fixtures__codex_exec_mcp_0_160.jsonl"
+
+
+async def agent_run(name: str, path: Path, detail_row: int | None = None) -> None:
+    """Another agent's real capture in the run view (or a call's detail)."""
+    app = frozen(FileSource(str(path)))
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.ended)
+        if detail_row is not None:
+            table = app.run_view().query_one(ToolTable)
+            table.focus()
+            table.move_cursor(row=detail_row)
+            await pilot.press("enter")
+            await until(pilot, lambda: isinstance(app.screen, ToolDetailScreen))
+        await pilot.pause(0.3)
+        app.save_screenshot(f"{name}.svg", path=str(HERE))
+
+
+async def agents() -> None:
+    """The README's "Other agents" screenshots (skipped when the captures are not beside the clone)."""
+    if not CLAUDE_SUBAGENT.exists() or not CODEX_MCP.exists():
+        print(f"agent captures not found under {AGENTS}: their screenshots are not re-made")
+        return
+    await agent_run("claude-subagent", CLAUDE_SUBAGENT)
+    await agent_run("claude-subagent-detail", CLAUDE_SUBAGENT, detail_row=0)
+    await agent_run("codex-run", CODEX_MCP)
+
+
 async def main() -> None:
     os.environ["TZ"] = "UTC"  # the runs list shows local times
     time.tzset()
+    if sys.argv[1:] == ["agents"]:  # only the other agents' screenshots
+        await agents()
+        for svg in sorted(HERE.glob("c*-*.svg")):
+            if svg.stem.startswith(("claude-", "codex-")):
+                print(svg.relative_to(ROOT), "+ png" if svg_to_png(svg) else "(no chromium: svg only)")
+        return
+    if sys.argv[1:] == ["runs-list"]:  # only the runs list (it shows every agent's label)
+        await runs_list("runs-list")
+        svg_to_png(HERE / "runs-list.svg")
+        return
+    await agents()
     await runs_list("runs-list")
     await live_mid_stream("live-mid-stream")
     await finished("finished-run", "plain-tools")

@@ -28,18 +28,18 @@ async def test_the_runs_list_and_the_header_show_a_stall_and_it_is_notified_once
         await b.push(start("b")[:-1] + b"\n")
         table = app.screen.query_one(RunsTable)
         await wait_until(pilot, lambda: len(table.rows) == 2)
-        assert all(not r.plain()[2].startswith("stalled") for r in table.rows)
+        assert all(not r.plain()[3].startswith("stalled") for r in table.rows)
         clock.t += 3
-        await wait_until(pilot, lambda: {r.plain()[2] for r in table.rows} == {"stalled 3s"})
+        await wait_until(pilot, lambda: {r.plain()[3] for r in table.rows} == {"stalled 3s"})
         row = next(r for r in table.rows if r.source == "agent-a")
-        assert row.plain()[9] == "stalled 3s: shell npm test" and row.mark == "stalled"
+        assert row.plain()[10] == "stalled 3s: shell npm test" and row.mark == "stalled"
         await pilot.pause(0.3)
         assert sorted(app.attention_log) == ["agent-a: stalled 3s: shell npm test", "agent-b: stalled 3s: shell npm test"]
         # an event that ends the call ends agent-a's stall: its state goes back
         await a.push(ev(type="tool_call", subtype="completed", call_id="a-1", session_id="a",
                         timestamp_ms=1_790_000_003_000,
                         tool_call={"shellToolCall": {"args": {}, "result": {"success": {"exitCode": 0}}}}))
-        await wait_until(pilot, lambda: next(r for r in table.rows if r.source == "agent-a").plain()[2] == "streaming")
+        await wait_until(pilot, lambda: next(r for r in table.rows if r.source == "agent-a").plain()[3] == "streaming")
         # the run view's header says it too
         table.move_to_key(next(r for r in table.rows if r.source == "agent-b").key)
         await pilot.press("enter")

@@ -147,13 +147,16 @@ def test_summary_json_keys():
     assert p.returncode == 0
     assert set(j) >= {"session", "status", "result", "assistant_text", "thinking_text", "tool_calls", "counts",
                       "diagnostics", "exit_status", "stalls", "budget"}
-    assert set(j["session"]) == {"session_id", "model", "cwd", "api_key_source", "permission_mode", "prompt"}
+    assert set(j["session"]) == {"agent", "agent_version", "session_id", "model", "cwd", "api_key_source",
+                                 "permission_mode", "prompt"}
+    assert j["session"]["agent"] == "cursor"
     assert set(j["result"]) == {"subtype", "is_error", "duration_ms", "duration_api_ms", "request_id", "text", "usage",
-                                "cost_usd", "cost_usd_estimate", "price_source", "cost_note"}
+                                "cost_usd", "cost_usd_estimate", "price_source", "cost_note", "model_usage"}
     assert set(j["result"]["usage"]) == {"input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens"}
     assert set(j["counts"]) == {"lines", "events", "invalid_lines", "unknown_events", "tool_calls"}
     for call in j["tool_calls"]:
-        assert set(call) >= {"call_id", "tool", "status", "summary", "started_ms", "completed_ms", "duration_ms"}
+        assert set(call) >= {"call_id", "tool", "status", "summary", "started_ms", "completed_ms", "duration_ms",
+                             "kind", "parent_call_id"}
     assert j["assistant_text"] == j["result"]["text"]
     assert j["exit_status"] is None
 

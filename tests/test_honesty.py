@@ -95,6 +95,16 @@ def test_empty_input_and_text_only_input_say_so():
     assert p.returncode == 1
 
 
+def test_a_timestamp_no_date_has_is_named_not_a_crash():
+    # a hostile timestamp_ms beyond any date (the typed property test found it): the end note
+    # names the value instead of raising from datetime
+    p = cw("--plain", "-", stdin=ev(type="system", subtype="init", session_id="s")
+           + b'{"type":"assistant","message":{"content":[{"type":"text","text":"y"}]},'
+             b'"timestamp_ms":99999999999999999999}\n')
+    assert p.returncode == 1, p.stderr.decode()
+    assert "last event assistant on line 2 at timestamp_ms 100000000000000000000 (not a date)" in p.stdout.decode()
+
+
 def test_strip_escapes():
     assert strip_escapes("\x1b[1;31mred\x1b[0m \x1b]0;title\x07text \x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\") == \
         "red text link"
@@ -189,12 +199,12 @@ async def test_runs_list_started_is_recorded_or_the_files_time_marked(tmp_path):
         await wait_until(pilot, lambda: app.ended and len(app.screen.query_one(RunsTable).rows) == 2)
         await pilot.pause(0.3)
         rows = {r.source: r.plain() for r in app.screen.query_one(RunsTable).rows}
-        assert rows["untimed.jsonl"][5] == "file 2024-03-05"  # the file's time, marked, with its year
-        assert rows["untimed.jsonl"][6] == "—"  # no duration recorded
+        assert rows["untimed.jsonl"][6] == "file 2024-03-05"  # the file's time, marked, with its year
+        assert rows["untimed.jsonl"][7] == "—"  # no duration recorded
         timed_row = next(r for r in app.screen.query_one(RunsTable).rows if r.source == "timed.jsonl")
         assert timed_row.started_ms == app.watch.feeds[0].runs[0].session.first_ts_ms  # recorded
-        assert rows["timed.jsonl"][5] == local_time(timed_row.started_ms, app._clock())
-        assert rows["timed.jsonl"][6] == "5.0 s"
+        assert rows["timed.jsonl"][6] == local_time(timed_row.started_ms, app._clock())
+        assert rows["timed.jsonl"][7] == "5.0 s"
         # sorted by their start: the 2026 capture before the 2024 file
         assert [r.source for r in app.screen.query_one(RunsTable).rows] == ["timed.jsonl", "untimed.jsonl"]
 

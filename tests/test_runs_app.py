@@ -80,11 +80,12 @@ async def test_a_list_of_files_opens_on_the_runs_list_with_a_row_per_run(tmp_pat
         r = rows(app)
         by_source = {row[1]: row for row in r}
         assert set(by_source) == {"loop.jsonl #1", "loop.jsonl #2", "bad.jsonl"}
-        assert by_source["loop.jsonl #1"][2] == "success" and by_source["bad.jsonl"][2] == "incomplete"
-        assert by_source["loop.jsonl #1"][3] == "Composer 2.5"
-        assert by_source["loop.jsonl #1"][4].startswith("Find why the tests in acme-api fail")
-        assert "✔5" in by_source["loop.jsonl #1"][7] and "✖1" in by_source["loop.jsonl #1"][7]
-        assert by_source["loop.jsonl #1"][8] == "61.8k/1.9k ≈$0.0644"  # tokens in/out, the cost estimate
+        assert by_source["loop.jsonl #1"][3] == "success" and by_source["bad.jsonl"][3] == "incomplete"
+        assert by_source["loop.jsonl #1"][4] == "Composer 2.5"
+        assert by_source["loop.jsonl #1"][2] == "cursor"  # the agent column
+        assert by_source["loop.jsonl #1"][5].startswith("Find why the tests in acme-api fail")
+        assert "✔5" in by_source["loop.jsonl #1"][8] and "✖1" in by_source["loop.jsonl #1"][8]
+        assert by_source["loop.jsonl #1"][9] == "61.8k/1.9k ≈$0.0644"  # tokens in/out, the cost estimate
         # finished runs: newest first (by their first timestamp)
         started = [row.started_ms for row in table(app).rows]
         assert started == sorted(started, reverse=True)
@@ -130,7 +131,7 @@ async def test_one_source_opens_on_its_run_and_a_second_run_soon_after_shows_the
         await src.push(init("a") + prompt("a", "first task") + result("a"))
         await src.push(init("b") + prompt("b", "second task"))
         await wait_until(pilot, lambda: isinstance(app.screen, RunsScreen) and len(rows(app)) == 2)
-        states = {row[1]: row[2] for row in rows(app)}
+        states = {row[1]: row[3] for row in rows(app)}
         assert states == {"stdin #1": "success", "stdin #2": "streaming"}
         assert rows(app)[0][1] == "stdin #2"  # live runs first
 
@@ -142,22 +143,22 @@ async def test_live_rows_update_in_place_with_states_and_attention():
     async with app.run_test(size=SIZE) as pilot:
         await a.push(init("a") + prompt("a", "task A") + say("a", "working", 1_790_000_000_000))
         await b.push(init("b", "GPT-5 Mini") + prompt("b", "task B") + say("b", "thinking it over", 1_790_000_100_000))
-        await wait_until(pilot, lambda: len(rows(app)) == 2 and all(r[2] == "streaming" for r in rows(app)))
+        await wait_until(pilot, lambda: len(rows(app)) == 2 and all(r[3] == "streaming" for r in rows(app)))
         assert [r[1] for r in rows(app)] == ["agent-b", "agent-a"]  # newest first
         # silence: idle N s
         clock.t += 7
-        await wait_until(pilot, lambda: {r[2] for r in rows(app)} == {"idle 7 s"})
+        await wait_until(pilot, lambda: {r[3] for r in rows(app)} == {"idle 7 s"})
         # an interaction_query request without its response: waiting, marked, notified once
         await a.push(ev(type="interaction_query", subtype="request", query_type="webFetchRequestQuery",
                         session_id="a", timestamp_ms=1_790_000_000_500,
                         query={"id": 0, "webFetchRequestQuery": {"args": {"url": "https://x", "toolCallId": "t1"}}}))
-        await wait_until(pilot, lambda: any(r[2] == "waiting" for r in rows(app)))
+        await wait_until(pilot, lambda: any(r[3] == "waiting" for r in rows(app)))
         clock.t += 1
         await wait_until(pilot, lambda: any(r.mark == "waiting" for r in table(app).rows))
         assert app.attention_log.count("agent-a: waits for an answer (interaction_query)") == 1
         # the run ends: success, marked, notified once; the list keeps it (finished runs after live ones)
         await a.push(result("a"))
-        await wait_until(pilot, lambda: any(r[2] == "success" for r in rows(app)))
+        await wait_until(pilot, lambda: any(r[3] == "success" for r in rows(app)))
         await pilot.pause(0.3)
         messages = app.attention_log
         assert messages.count("agent-a: ended: success") == 1
@@ -213,6 +214,6 @@ async def test_an_unreadable_file_is_a_row_not_an_exit(tmp_path):
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: app.ended and len(rows(app)) == 2)
         bad = next(r for r in rows(app) if r[1] == "missing.jsonl")
-        assert bad[2] == "unreadable" and "no such file" in bad[9]
+        assert bad[3] == "unreadable" and "no such file" in bad[10]
         assert "⚠ 1 unreadable" in text_of(app.screen.query_one(RunsSummary))
         assert app.is_running

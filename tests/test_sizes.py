@@ -13,7 +13,7 @@ from cursor_watch.names import middle, relative_if_shorter, short_name, short_pa
 from cursor_watch.runner import Monitor
 from cursor_watch.sources import FileSource
 from cursor_watch.widgets.header import LiveState, SessionHeader, render_header
-from cursor_watch.widgets.runs_table import RunRow, RunsTable, layout, widths
+from cursor_watch.widgets.runs_table import COLUMNS, RunRow, RunsTable, layout, widths
 from cursor_watch.widgets.tool_table import ToolTable
 
 CREW = REAL_DIR / "rogazth__crew__crates__crew-core__tests__fixtures__protocols__cursor-tools.jsonl"
@@ -67,9 +67,10 @@ def test_runs_table_names_differ_by_their_ends():
 
 def test_runs_table_at_80_columns_keeps_name_state_tools_time():
     w = widths(80)
-    titles = ["mark", "source", "state", "model", "prompt", "started", "time", "tools", "tokens", "activity"]
-    kept = {t for t, n in zip(titles, w) if n}
+    titles = [title or "mark" for title, _, _ in COLUMNS]
+    kept = {t for t, n in zip(titles, w, strict=True) if n}
     assert {"source", "state", "tools", "time"} <= kept
+    assert "agent" in kept  # whose run it is (issue 19), before the flexible columns
     assert sum(w) + (len([n for n in w if n]) - 1) <= 80
     assert all(n for n in widths(200))  # a wide table shows every column
 
@@ -149,6 +150,6 @@ async def test_runs_list_at_80_columns():
         for y, row in enumerate(table.rows):
             line = "".join(seg.text for seg in table.render_line(y))
             assert row.state.split()[0] in line and "▶0" in line
-            assert row.plain()[6] in line  # elapsed
+            assert row.plain()[7] in line  # elapsed
             name = line[w[0] + 1: w[0] + 1 + w[1]].strip()
             assert name.endswith(os.path.basename(row.source)[-12:]), name  # the name's distinctive end

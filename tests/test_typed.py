@@ -31,7 +31,8 @@ def read(chunks: list[bytes], typed: bool) -> Monitor:
     mon.decoder.typed = typed
     for chunk in chunks:
         mon.feed(chunk)
-    for item in mon.decoder.finish():
+    # the last line, and what the format reader held while it sniffed (issue 19), through it
+    for item in mon.reader.adapt(mon.decoder.finish()) + mon.reader.finish():
         mon.apply(item)
     for run in mon.runs:
         run.session.finish()

@@ -34,6 +34,7 @@ from typing import Any
 
 from .. import __version__
 from ..fmt import plural
+from ..formats import agent_command
 from ..model import Session, ToolCall
 from ..payloads import call_detail
 from ..plain import STATUS_STYLE, dumps_json, format_ms
@@ -52,6 +53,11 @@ TODO_MARK = {"completed": "☑", "in progress": "◐", "pending": "☐", "cancel
 
 
 # -- escaping ---------------------------------------------------------------------------------
+
+def _agents(runs: list[Run]) -> str:
+    """The agent CLIs of ``runs``, in order of first appearance (``cursor-agent, claude``)."""
+    return ", ".join(dict.fromkeys(agent_command(r.session.agent) for r in runs)) or "cursor-agent"
+
 
 def esc(text: Any, line: bool = False) -> str:
     """Stream text as HTML text: control characters shown (:func:`visible_doc`), ``& < > " '``
@@ -610,7 +616,7 @@ def write_html(runs: list[Run], write: Callable[[str], Any], limit: int = EXPORT
           f'<meta name="generator" content="cursor-watch {esc(__version__)}">\n'
           f"<title>{esc(title, line=True)}</title>\n<style>{stylesheet()}</style>\n</head>\n<body>\n"
           '<div class="page-wrap">\n'
-          f'<header><h1>{esc(title, line=True)}</h1><p class="sub">A cursor-agent run recorded by cursor-watch '
+          f'<header><h1>{esc(title, line=True)}</h1><p class="sub">A {esc(_agents(runs))} run recorded by cursor-watch '
           f"{esc(__version__)}. Every tool call opens to its detail.</p></header>\n")
     if several:
         write(_toc(runs))

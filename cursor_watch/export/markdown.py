@@ -36,6 +36,7 @@ from typing import Any
 
 from .. import __version__
 from ..fmt import plural
+from ..formats import agent_command
 from ..model import ToolCall
 from ..payloads import call_detail
 from ..plain import STATUS_STYLE, dumps_json, format_ms
@@ -365,7 +366,8 @@ def blocks(runs: list[Run], limit: int = EXPORT_PAYLOAD_CHARS) -> Iterator[Block
         title = f"cursor-watch: {len(runs)} runs"
     else:
         title = f"cursor-watch: {runs[0].session.model or 'agent'} run" if runs else "cursor-watch: no run"
-    yield Block(f"# {md_text(title)}\n\nA cursor-agent run recorded by cursor-watch {__version__}. "
+    agents = ", ".join(dict.fromkeys(agent_command(r.session.agent) for r in runs)) or "cursor-agent"
+    yield Block(f"# {md_text(title)}\n\nA {md_text(agents)} run recorded by cursor-watch {__version__}. "
                 "Each tool call opens to its detail.\n\n")
     if several:
         toc = ["## Runs\n\n"]

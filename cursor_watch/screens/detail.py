@@ -173,6 +173,31 @@ def excerpt(string: str, a: int, b: int, current: bool, width: int = 160) -> Tex
     return line
 
 
+def subagent_lines(session: Any, call_id: str, limit: int = 2_000) -> list[tuple[str, str]]:
+    """What ran inside the sub-agent call ``call_id``, in stream order, as ``(kind, text)``:
+    ``note`` for its status lines (prompt, progress, its text) and ``call`` for its tool calls
+    (``✔ Bash  echo hi  46 ms``). At most ``limit`` entries (a note says how many more).
+
+    Reads the session's notes and calls (old ones from the spill file): for a detail view.
+    """
+    entries: list[tuple[int, int, str, str]] = []
+    for n, note_ in enumerate(session.notes):
+        if note_.call_id == call_id:
+            entries.append((note_.line, n, "note", visible_line(note_.text)))
+    for call in session.tool_calls.values():
+        if call.parent_call_id == call_id:
+            symbol = STATUS_STYLE.get(call.status, ("?", ""))[0]
+            text = f"{symbol} [{call.index}] {visible_line(call.tool)}  {visible_line(call.summary)}"
+            if call.duration_ms is not None:
+                text += f"  {format_ms(call.duration_ms)}"
+            entries.append((call.started_line or call.completed_line, -1, "call", text))
+    entries.sort(key=lambda e: (e[0], e[1]))
+    out = [(kind, text) for _line, _n, kind, text in entries[:limit]]
+    if len(entries) > limit:
+        out.append(("note", f"… {len(entries) - limit:,} more"))
+    return out
+
+
 class ToolDetailScreen(Screen):
     """One tool call in full. Escape goes back."""
 
@@ -185,9 +210,11 @@ class ToolDetailScreen(Screen):
     ToolDetailScreen .note { color: $warning; }
     """
 
-    def __init__(self, call: ToolCall, reread, query: Query | None = None, match: int = -1) -> None:
+    def __init__(self, call: ToolCall, reread, query: Query | None = None, match: int = -1,
+                 session: Any = None) -> None:
         super().__init__()
         self.call = call
+        self.session = session  # the run's model: a sub-agent call lists what ran inside it
         self._reread = reread
         self.search_query = query  # (not `query`: that is Textual's DOM query)
         self.match = match  # the search's current match within this call's payload (-1: none)
@@ -212,7 +239,7 @@ class ToolDetailScreen(Screen):
             current = found[self.match] if 0 <= self.match < len(found) else None
             if query is not None:
                 yield from self._search_section(query, found, current)
-            sections = detail_sections(call.tool, args, result, shown=call.detail)
+            sections = detail_sections(call.kind, args, result, shown=call.detail)
             specific = any(s.language != RAW for s in sections)
             for section in sections:
                 mark = -1
@@ -231,6 +258,23 @@ class ToolDetailScreen(Screen):
                 if mark >= 0:
                     self._target = (widget, current[0].count("\n", 0, current[1]))
                 yield widget
+            yield from self._subagent_section()
+
+    def _subagent_section(self) -> Any:
+        """A sub-agent call (Claude Code's Task/Agent, Cursor's task): what ran inside it."""
+        s = self.session
+        if s is None or not (s.subagent_calls or self.call.kind == "task"):
+            return
+        lines = subagent_lines(s, self.call.call_id)
+        if not lines:
+            return
+        yield Static(Text("sub-agent transcript"), classes="section-title")
+        body = Text()
+        for n, (kind, text) in enumerate(lines):
+            if n:
+                body.append("\n")
+            body.append(text, style="" if kind == "call" else "dim")
+        yield Static(body, id="subagent-transcript")
 
     def _search_section(self, query: Query, found: list, current: Any) -> Any:
         """The matches of the search in this call, each with its line of context."""

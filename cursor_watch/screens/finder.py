@@ -58,6 +58,7 @@ class Finder:
         self.call_filter = CallFilter()
         self._filter_text = ""
         self._problems_only = False
+        self._collapsed: set[str] = set()  # sub-agent calls whose inner calls are folded (c)
         self._filter_version = 0
         self._filter_task: asyncio.Task | None = None
         self._problem_line: int | None = None
@@ -353,11 +354,32 @@ class Finder:
         self._problems_only = not self._problems_only
         self._apply_filter()
 
+    def action_toggle_subagent(self) -> None:
+        """``c``: fold (again: unfold) the calls that ran inside the sub-agent call under the
+        cursor, or inside the sub-agent of the inner call under it."""
+        cid = self.query_one(ToolTable).selected_call_id()
+        call = self.session.tool_calls.get(cid) if cid is not None else None
+        if call is None:
+            return
+        parent = call.parent_call_id or (call.call_id if call.kind == "task" else "")
+        if not parent:
+            return
+        if parent in self._collapsed:
+            self._collapsed.discard(parent)
+        else:
+            self._collapsed.add(parent)
+        self._apply_filter()
+        parent_call = self.session.tool_calls.get(parent)
+        row = self.query_one(ToolTable).row_of(parent_call.index) if parent_call is not None else None
+        if row is not None:
+            self.query_one(ToolTable).move_cursor(row)
+
     def _apply_filter(self) -> None:
         bar = self._filter_bar()
         table = self.query_one(ToolTable)
         try:
-            flt = CallFilter(self._filter_text, problems_only=self._problems_only)
+            flt = CallFilter(self._filter_text, problems_only=self._problems_only,
+                             collapsed=frozenset(self._collapsed))
         except FilterError as err:
             bar.set_status(str(err), error=True)
             return

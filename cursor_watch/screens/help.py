@@ -39,6 +39,7 @@ FIND_KEYS = (
     ("Ctrl+R", "in the search bar: regular expression on/off"),
     ("n / N", "the next / previous match, in stream order, wrapping (i/N in the bar)"),
     ("x", "tool calls: problems only (failed, rejected, incomplete); again for all"),
+    ("c", "fold the calls that ran inside the sub-agent under the cursor (indented └); again to unfold"),
     ("F", "filter tool calls: status:NAME tool:NAME and words (Escape clears)"),
     ("p / P", "the next / previous problem: a failed, rejected or incomplete call, or an error note"),
     ("/ (runs list)", "filter the runs by prompt, model, source or state"),

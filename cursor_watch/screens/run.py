@@ -74,6 +74,7 @@ class RunScreen(Finder, Screen):
         Binding("n", "next_match(1)", "Next match", id="next_match", show=False),
         Binding("N", "next_match(-1)", "Prev match", id="prev_match", show=False),
         Binding("x", "toggle_problems", "Problems", id="problems"),
+        Binding("c", "toggle_subagent", "Fold sub-agent", id="fold", show=False),
         Binding("F", "filter", "Filter", id="filter"),
         Binding("p", "next_problem(1)", "Problem", id="next_problem"),
         Binding("P", "next_problem(-1)", "Prev problem", id="prev_problem", show=False),

@@ -10,6 +10,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from ..fmt import plural
+from ..formats import agent_command
 from ..model import Session
 from ..names import middle, relative_if_shorter, short_name, short_path
 from ..plain import cost_text, format_ms, usage_text
@@ -112,6 +113,9 @@ def _session_line(s: Session, live: LiveState, width: int | None = None) -> Text
     if badge:
         t.append(" cursor-watch ", style="bold reverse")
         t.append(" ")
+    if s.agent is not None and s.agent != "cursor":  # another agent's run: say whose (formats/)
+        t.append(visible_line(agent_command(s.agent) + (f" {s.agent_version}" if s.agent_version else "")) + " ",
+                 style="bold")
     model = visible_line(s.model or "model ?")
     source = Text()
     if live.source:
@@ -182,6 +186,8 @@ def _state_line(s: Session, live: LiveState) -> Text:
     t.append(f"⊘{c[STATUS_REJECTED]}", style="yellow" if c[STATUS_REJECTED] else "dim")
     if c[STATUS_INCOMPLETE]:
         t.append(f" …{c[STATUS_INCOMPLETE]}", style="magenta")
+    if s.subagent_calls:
+        t.append(f" · {s.subagent_calls} in sub-agents", style="dim")
     if s.result is not None and s.result.usage:
         t.append(" · " + usage_text(s.result.usage), style="dim")
     cost = cost_text(s)

@@ -30,14 +30,14 @@ from ..safe import visible_line
 
 # (title, width, justify); a width of 0 is flexible: it gets at least FLEX_MIN and a share
 # (FLEX_SHARES) of what the fixed columns leave
-COLUMNS = (("", 1, "left"), ("source", 0, "left"), ("state", 11, "left"), ("model", 14, "left"),
-           ("prompt", 0, "left"), ("started", 17, "left"), ("time", 7, "right"), ("tools", 15, "left"),
-           ("tokens · cost", 21, "right"), ("last activity", 0, "left"))
-FLEX_SHARES = {1: 4, 4: 2, 9: 3}
-FLEX_MIN = {1: 18, 4: 16, 9: 8}  # a flexible column that can't get this much is left out
+COLUMNS = (("", 1, "left"), ("source", 0, "left"), ("agent", 6, "left"), ("state", 11, "left"),
+           ("model", 14, "left"), ("prompt", 0, "left"), ("started", 17, "left"), ("time", 7, "right"),
+           ("tools", 15, "left"), ("tokens · cost", 21, "right"), ("last activity", 0, "left"))
+FLEX_SHARES = {1: 4, 5: 2, 10: 3}
+FLEX_MIN = {1: 18, 5: 16, 10: 8}  # a flexible column that can't get this much is left out
 # the columns kept when the table is narrow, most wanted first (issue 18: at 80 columns a row
-# still shows name, state, tool counts and elapsed time)
-PRIORITY = (0, 1, 2, 6, 7, 9, 4, 3, 5, 8)
+# still shows name, state, tool counts and elapsed time; then whose run it is, issue 19)
+PRIORITY = (0, 1, 3, 7, 8, 2, 10, 5, 4, 6, 9)
 MIDDLE = frozenset({1})  # cut in the middle (the distinctive end of a log name, its #N kept)
 GAP = 1
 STATE_STYLE = {"success": "bold green", "error": "bold red", "incomplete": "bold magenta", "waiting": "bold yellow",
@@ -154,6 +154,7 @@ class RunRow:
     mark: str = ""
     now_ms: float | None = None
     error: str = ""
+    agent: str = ""  # the short agent label (formats.agent_short)
     started_is_file_time: bool = False  # started_ms is the file's modification time (no time recorded)
     has_events: bool = True  # with events and no time: the time column says it is unknown
     cost: str = ""  # "$0.42" reported, "≈$0.0117" estimated, "" unknown
@@ -180,6 +181,7 @@ class RunRow:
         return [
             mark,
             Text(self.source, style="bold"),
+            Text(self.agent, style="dim"),
             Text(self.state, style=STATE_STYLE.get(state_key, "")),
             Text(self.model, style="cyan"),
             Text(self.prompt),

@@ -99,8 +99,16 @@ def _cell_specs(call: ToolCall, now_ms: float) -> tuple[tuple[str, str], ...]:
         time_style = "cyan"
     else:
         time_text, time_style = format_ms(call.duration_ms), "dim"
-    return ((str(call.index), "dim"), (f"{symbol} {call.status}", status_style), (visible_line(call.tool), "bold"),
+    tool = visible_line(call.tool)
+    if call.parent_call_id:  # ran inside a sub-agent: indented under it (its calls follow it)
+        tool = "└ " + tool
+    return ((str(call.index), "dim"), (f"{symbol} {call.status}", status_style), (tool, "bold"),
             (summary, ""), (time_text, time_style))
+
+
+def _tool_len(call: ToolCall) -> int:
+    """Cells the tool column needs for ``call`` (a sub-agent's call is indented by 2)."""
+    return len(call.tool) + (2 if call.parent_call_id else 0)
 
 
 def row_cells(call: ToolCall, now_ms: float) -> list[Text]:
@@ -256,13 +264,13 @@ class ToolTable(ScrollView, can_focus=True):
         # the status column fits every status present (the counts say which)
         seen.status = max([seen.status] + [len(st) + 2 for st, n in session.tool_counts.items() if n])
         if not self._rows and len(session.tool_calls):  # opened on a run under way: its recent calls
-            seen.tool = max([seen.tool] + [len(c.tool) for c in session.tool_calls.hot_values()])
+            seen.tool = max([seen.tool] + [_tool_len(c) for c in session.tool_calls.hot_values()])
         filtered = self._filtered
         rows_before = len(filtered.rows) if filtered is not None else -1
         for cid in call_ids:
             call = session.tool_calls.peek(cid)  # an update is to a recent call, in memory
             if call is not None:
-                seen.tool = max(seen.tool, len(call.tool))
+                seen.tool = max(seen.tool, _tool_len(call))
                 if filtered is not None:
                     filtered.update(call)
             if call is None:

@@ -98,6 +98,8 @@ def marker_text(call: ToolCall, dimmed: bool = False, payload_matches: int = 0) 
     """
     symbol, style = STATUS_STYLE.get(call.status, ("?", ""))
     t = Text(no_wrap=True, overflow="ellipsis")
+    if call.parent_call_id:  # ran inside a sub-agent: indented under its call
+        t.append("  └ ", style="dim")
     t.append(f"{symbol} [{call.index}] ", style=f"bold {style}")
     if payload_matches:  # first, so a long line can't cut it off
         t.append(f"⌕{payload_matches}", style="bold reverse")

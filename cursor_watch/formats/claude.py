@@ -1,0 +1,583 @@
+"""Claude Code: ``claude -p PROMPT --output-format stream-json --verbose [--include-partial-messages]``.
+
+Facts (Claude Code's headless and Agent SDK docs; the real captures in
+``shared/streams/agents/claude/``, CLI 2.1.220-2.1.295):
+
+* ``system/init`` (``session_id``, ``model``, ``cwd``, ``permissionMode``, ``claude_code_version``)
+  begins a run; a file can hold several (one per ``-p`` turn of a resumed session). Hook events
+  (``system/hook_started``/``hook_response``, possibly before ``init``), ``system/status``,
+  ``compact_boundary``, ``thinking_tokens`` and ``rate_limit_event`` are status lines.
+* ``assistant`` lines carry one message, often one content block per line, several lines
+  sharing ``message.id``: ``text``, ``thinking``, ``tool_use`` (``id``, ``name``, ``input``).
+  Lines of a sub-agent carry ``parent_tool_use_id`` = the ``Task``/``Agent`` call's id.
+* ``user`` lines carry ``tool_result`` blocks (``tool_use_id``, ``content``, ``is_error``) and a
+  top-level ``tool_use_result`` (the tool's structured output: ``structuredPatch`` of an edit...).
+* with partial messages, ``stream_event`` wraps the API's stream: ``message_start`` (``message.id``),
+  ``content_block_start`` (a ``tool_use`` id only here), ``content_block_delta`` (``text_delta``,
+  ``thinking_delta``, ``input_json_delta`` by ``index``, which restarts per message),
+  ``content_block_stop``, ``message_delta``, ``message_stop``; the whole ``assistant`` line follows
+  each block (sometimes before its ``content_block_stop``).
+* ``result`` (keys in any order): ``subtype`` (``success``, ``error_max_turns``,
+  ``error_during_execution``...), ``is_error``, ``result`` (the final text), ``duration_ms``,
+  ``duration_api_ms``, ``num_turns``, ``usage`` (``input_tokens`` excludes cache reads and
+  writes), ``modelUsage``, ``total_cost_usd``, ``permission_denials``.
+* ISO ``timestamp`` on ``assistant`` and ``user`` lines only.
+"""
+
+from __future__ import annotations
+
+import difflib
+from typing import Any
+
+import orjson
+
+from .common import Adapter, Event, Invalid, Item, as_event, event, iso_ms, note, one_line, s, tool_event
+
+# Claude Code's tool names -> canonical kinds (tools.py); mcp__SERVER__TOOL is "mcp"; others are
+# their own kind (generic detail). Task and Agent both name the sub-agent tool (init lists Task,
+# 2.1.2xx calls it Agent).
+KINDS = {"Bash": "shell", "Read": "read", "Edit": "edit", "MultiEdit": "edit", "NotebookEdit": "edit",
+         "Write": "write", "Grep": "grep", "Glob": "glob", "LS": "ls", "WebFetch": "webFetch",
+         "WebSearch": "webSearch", "TodoWrite": "updateTodos", "Task": "task", "Agent": "task"}
+SUBAGENT_KIND = "task"
+
+
+def kind_of(name: str) -> str:
+    """The canonical kind of a Claude Code tool name."""
+    kind = KINDS.get(name)
+    if kind:
+        return kind
+    if name.startswith("mcp__"):
+        return "mcp"
+    return name if name and name.isidentifier() else "unknown"
+
+
+def _usage(u: Any) -> dict | None:
+    if not isinstance(u, dict):
+        return None
+    return {"input_tokens": u.get("input_tokens", u.get("inputTokens")),
+            "output_tokens": u.get("output_tokens", u.get("outputTokens")),
+            "cache_read_tokens": u.get("cache_read_input_tokens", u.get("cacheReadInputTokens")),
+            "cache_write_tokens": u.get("cache_creation_input_tokens", u.get("cacheCreationInputTokens"))}
+
+
+def tool_body(kind: str, name: str, inp: Any) -> dict:
+    """The canonical variant body (``args``, ``description``) of a ``tool_use`` input.
+
+    The arguments are the native input plus the names the canonical kind's views read
+    (``path`` for ``file_path``...), so the raw JSON still shows the agent's own keys.
+    """
+    a = dict(inp) if isinstance(inp, dict) else {}
+    if kind in ("read", "edit", "write"):
+        path = a.get("file_path") or a.get("notebook_path")
+        if path is not None and "path" not in a:
+            a["path"] = path
+        if kind == "write" and "content" in a and "fileText" not in a:
+            a["fileText"] = a["content"]
+    elif kind == "glob":
+        a.setdefault("globPattern", a.get("pattern"))
+        if a.get("path"):
+            a.setdefault("targetDirectory", a["path"])
+    elif kind == "task":
+        if a.get("subagent_type"):
+            a.setdefault("model", a["subagent_type"])
+    elif kind == "mcp":
+        parts = name.split("__", 2)
+        if len(parts) == 3:
+            a.setdefault("providerIdentifier", parts[1])
+            a.setdefault("toolName", parts[2])
+        if isinstance(inp, dict) and inp:
+            a.setdefault("args", dict(inp))  # the MCP tool's own arguments, where the mcp view reads them
+    body: dict[str, Any] = {"args": a}
+    desc = a.get("description")
+    if isinstance(desc, str) and desc and kind != "task":
+        body["description"] = desc
+    return body
+
+
+def result_text(content: Any) -> str:
+    """A ``tool_result``'s content as text (a string, or text blocks joined by newlines)."""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return "" if content is None else s(content)
+    parts = []
+    for block in content:
+        if not isinstance(block, dict):
+            parts.append(s(block))
+        elif block.get("type") == "text":
+            parts.append(s(block.get("text")))
+        elif block.get("type") == "tool_reference":
+            parts.append(f"tool_reference: {s(block.get('tool_name'))}")
+        else:
+            parts.append(f"[{s(block.get('type')) or 'block'}]")
+    return "\n".join(parts)
+
+
+def _patch_text(patch: Any, path: str) -> str:
+    """A unified diff from a ``structuredPatch`` (hunks with ``oldStart``..., ``lines``)."""
+    out = [f"--- {path}", f"+++ {path}"]
+    for hunk in patch:
+        if not isinstance(hunk, dict):
+            continue
+        out.append(f"@@ -{hunk.get('oldStart')},{hunk.get('oldLines')} +{hunk.get('newStart')},"
+                   f"{hunk.get('newLines')} @@")
+        out.extend(s(line) for line in hunk.get("lines") or [] if line is not None)
+    return "\n".join(out) + "\n"
+
+
+def _diff(args: dict, tur: Any) -> str:
+    """The edit's diff: Claude Code's ``structuredPatch``, else computed from the input's
+    ``old_string``/``new_string`` (``edits`` of a MultiEdit); "" when neither is there."""
+    path = s(args.get("file_path") or args.get("path") or (tur.get("filePath") if isinstance(tur, dict) else ""))
+    if isinstance(tur, dict) and isinstance(tur.get("structuredPatch"), list) and tur["structuredPatch"]:
+        return _patch_text(tur["structuredPatch"], path)
+    edits = args.get("edits") if isinstance(args.get("edits"), list) else [args]
+    out = []
+    for e in edits:
+        if isinstance(e, dict) and isinstance(e.get("old_string"), str) and isinstance(e.get("new_string"), str):
+            out.extend(difflib.unified_diff(e["old_string"].splitlines(True), e["new_string"].splitlines(True),
+                                            path, path, n=2))
+    return "".join(out)
+
+
+def tool_result(kind: str, block: dict, tur: Any, args: Any) -> dict:
+    """The canonical ``result`` object (one outcome key) of a ``tool_result`` block.
+
+    Args:
+        kind: the call's canonical kind; block: the ``tool_result`` block; tur: the line's
+        ``tool_use_result`` (or None); args: the native input of the call, if known.
+    """
+    text = result_text(block.get("content"))
+    a = args if isinstance(args, dict) else {}
+    if block.get("is_error") is True:
+        return {"failure": {"error": text}}
+    p: dict[str, Any]
+    if kind == "shell":
+        p = {"stdout": text}
+        if isinstance(tur, dict):
+            if isinstance(tur.get("stdout"), str):
+                p["stdout"] = tur["stdout"]
+            if tur.get("stderr"):
+                p["stderr"] = s(tur["stderr"])
+            if tur.get("interrupted"):
+                p["signal"] = "interrupted"
+    elif kind == "read":
+        p = {"content": text}
+    elif kind == "edit":
+        p = {"message": one_line(text, 300)}
+        diff = _diff(a, tur)
+        if diff:
+            p["diffString"] = diff
+    elif kind == "webFetch":
+        p = {"markdown": text}
+    elif kind == "task":
+        texts = []
+        for b in block.get("content") if isinstance(block.get("content"), list) else [block.get("content")]:
+            t = b.get("text") if isinstance(b, dict) else b
+            if isinstance(t, str) and t:
+                texts.append({"assistantMessage": {"text": t}})
+        p = {"conversationSteps": texts}
+    elif kind == "mcp":
+        p = {"content": [{"text": {"text": text}}]}
+    elif kind == "updateTodos":
+        p = {"message": one_line(text, 300)}
+        if isinstance(tur, dict) and isinstance(tur.get("newTodos"), list):
+            p["todos"] = tur["newTodos"]
+    else:
+        p = {"output": text}
+    return {"success": p}
+
+
+class ClaudeAdapter(Adapter):
+    """Claude Code ``stream-json`` -> canonical events (see the module's notes)."""
+
+    name = "claude"
+    agent = "claude-code"
+
+    def __init__(self) -> None:
+        self._streamed: set[str] = set()  # message ids whose blocks came as stream_event deltas
+        self._blocks: dict[tuple[str, int], list] = {}  # (parent, index) -> [type, id, name, json parts, item]
+        self._calls: dict[str, tuple[str, str, str, Any]] = {}  # running: id -> (kind, name, parent, input)
+        self._kinds: dict[str, str] = {}  # every call id seen -> kind (for permission denials)
+
+    # -- events ------------------------------------------------------------------------------
+
+    def adapt(self, items: list[Item]) -> list[Item]:
+        """As :meth:`Adapter.adapt`, with consecutive text (or thinking) deltas of a batch
+        merged into one canonical delta: the model builds the same text from fewer events
+        (deltas are most of a stream with partial messages; a batch arrives at once, so a view
+        shows the same thing). A merged delta keeps its first line's number and span."""
+        out: list[Item] = []
+        append = out.append
+        convert = self.safe_convert
+        natives = 0
+        cuts: list[tuple[int, int]] = []  # (native events, canonical items) before each init
+        mtype = ""  # the delta type being merged ("" when none)
+        mdata: dict = {}
+        texts: list[str] = []
+        for item in items:
+            if item.__class__ is not Event:
+                if item.__class__ is Invalid:
+                    append(item)
+                    continue
+                item = as_event(item)  # a typed Cursor event (formats.cursor_typed): read as its line's dict
+                if item.__class__ is Invalid:
+                    append(item)
+                    continue
+            natives += 1
+            if mtype and item.type == "stream_event":
+                data = item.data
+                ev = data.get("event")
+                if ev.__class__ is dict and ev.get("type") == "content_block_delta" and not data.get("parent_tool_use_id"):
+                    delta = ev.get("delta")
+                    if delta.__class__ is dict and delta.get("type") == mtype:
+                        text = delta.get("text" if mtype == "text_delta" else "thinking")
+                        if text.__class__ is str and text:
+                            texts.append(text)
+                            continue  # this native event counts; no canonical one is added
+            if mtype:
+                _merge(mtype, mdata, texts)
+                mtype = ""
+            got = convert(item)
+            if got and got[0].__class__ is not Event:  # a diagnostic: an invalid line, not an event
+                natives -= 1
+                out.extend(got)
+                continue
+            if len(got) == 1:
+                ev0 = got[0]
+                if ev0.__class__ is Event:
+                    d = ev0.data
+                    if item.type == "stream_event":
+                        if d.get("delta") is True:
+                            mtype, mdata, texts = "text_delta", d, [d["message"]["content"][0]["text"]]
+                        elif ev0.type == "thinking" and ev0.subtype == "delta":
+                            mtype, mdata, texts = "thinking_delta", d, [d["text"]]
+                    elif ev0.type == "system" and ev0.subtype == "init":
+                        cuts.append((natives - 1, len(out)))
+                append(ev0)
+            else:
+                out.extend(got)
+        if mtype:
+            _merge(mtype, mdata, texts)
+        if not cuts:
+            self.corrections = [natives - _events(out, 0, len(out))]
+        else:  # per run segment: each init's native event counts in the run it begins
+            bounds = [(0, 0), *cuts, (natives, len(out))]
+            self.corrections = [(n2 - n1) - _events(out, c1, c2) for (n1, c1), (n2, c2) in zip(bounds, bounds[1:])]
+        return out
+
+    def convert(self, item: Event) -> list[Item]:
+        t = item.type
+        data = item.data
+        if t == "stream_event":
+            return self._stream(item, data)
+        if t == "assistant":
+            return self._assistant(item, data)
+        if t == "user":
+            return self._user(item, data)
+        if t == "system":
+            return [self._system(item, data)]
+        if t == "result":
+            return self._result(item, data)
+        if t == "rate_limit_event":
+            info = data.get("rate_limit_info") if isinstance(data.get("rate_limit_info"), dict) else {}
+            bits = [f"{k}={v}" for k, v in info.items() if k in ("status", "rateLimitType", "resetsAt")]
+            return [note(item, "rate_limit", "rate limit: " + (", ".join(bits) or "event"), "rate_limit")]
+        return [item]  # an event type this adapter doesn't know: listed as unknown
+
+    def _system(self, item: Event, data: dict) -> Event:
+        st = item.subtype
+        if st == "init":
+            self._kinds.clear()
+            self._calls.clear()
+            out = {"type": "system", "subtype": "init", "agent": self.agent}
+            for key in ("session_id", "model", "cwd", "permissionMode", "apiKeySource"):
+                if key in data:
+                    out[key] = data[key]
+            if "claude_code_version" in data:
+                out["agent_version"] = s(data["claude_code_version"])
+            return event(out, item)
+        if st in ("hook_started", "hook_response"):
+            what = " ".join(x for x in (s(data.get("hook_event")), s(data.get("hook_name"))) if x) or "hook"
+            text = f"hook {what} " + ("started" if st == "hook_started" else s(data.get("outcome")) or "response")
+            if st == "hook_response" and data.get("exit_code") not in (None, 0):
+                text += f" (exit {data.get('exit_code')})"
+            return note(item, st, text, "hook")
+        if st == "status":
+            return note(item, st, f"status: {s(data.get('status')) or 'none'}", "status")
+        if st == "compact_boundary":
+            meta = data.get("compact_metadata") if isinstance(data.get("compact_metadata"), dict) else {}
+            bits = [f"{k} {v}" for k, v in meta.items() if k in ("trigger", "pre_tokens")]
+            return note(item, st, "context compacted" + (f" ({', '.join(bits)})" if bits else ""), "status")
+        if st.startswith("task_"):
+            cid = s(data.get("tool_use_id"))
+            what = s(data.get("description")) or s(data.get("summary"))
+            status = s(data.get("status"))
+            patch = data.get("patch")
+            if not status and isinstance(patch, dict):
+                status = s(patch.get("status"))
+            text = f"sub-agent {st[5:]}" + (f" {status}" if status else "") + (f": {one_line(what, 160)}" if what else "")
+            return note(item, st, text, "subagent", cid)
+        fields = {k: v for k, v in data.items() if k not in ("type", "subtype", "session_id", "uuid")}
+        text = (st or "system") + (" " + ", ".join(f"{k}={one_line(s(v), 80)}" for k, v in list(fields.items())[:6])
+                                   if fields else "")
+        return note(item, st, text)
+
+    def _stream(self, item: Event, data: dict) -> list[Item]:
+        ev = data.get("event")
+        if not isinstance(ev, dict):
+            return [item]
+        et = ev.get("type")
+        parent = s(data.get("parent_tool_use_id"))
+        index = ev.get("index")
+        if index.__class__ is not int:
+            index = None
+        if et == "content_block_delta":
+            delta = ev.get("delta") if isinstance(ev.get("delta"), dict) else {}
+            dt = delta.get("type")
+            if dt == "text_delta":
+                text = delta.get("text")
+                if parent or not isinstance(text, str) or not text:
+                    return []  # a sub-agent's text comes whole in its assistant line
+                return [event({"type": "assistant", "delta": True,
+                               "message": {"role": "assistant", "content": [{"type": "text", "text": text}]}}, item)]
+            if dt == "thinking_delta":
+                text = delta.get("thinking")
+                if parent or not isinstance(text, str) or not text:
+                    return []
+                block = self._blocks.get((parent, index))
+                if block is not None:
+                    block[3].append("")  # the block has text: its stop completes a thinking block
+                return [event({"type": "thinking", "subtype": "delta", "text": text}, item)]
+            if dt == "input_json_delta":
+                block = self._blocks.get((parent, index))
+                if block is not None and isinstance(delta.get("partial_json"), str):
+                    block[3].append(delta["partial_json"])
+            return []
+        if et == "content_block_start":
+            cb = ev.get("content_block") if isinstance(ev.get("content_block"), dict) else {}
+            key = (parent, index)
+            self._blocks[key] = [cb.get("type"), s(cb.get("id")), s(cb.get("name")), [], item]  # type: ignore[index]
+            return []
+        if et == "content_block_stop":
+            block = self._blocks.get((parent, index))
+            if block is not None and block[0] == "thinking" and not parent and block[3]:
+                return [event({"type": "thinking", "subtype": "completed"}, item)]  # (a redacted one had no text)
+            return []
+        if et == "message_start":
+            msg = ev.get("message") if isinstance(ev.get("message"), dict) else {}
+            if isinstance(msg.get("id"), str):
+                self._streamed.add(msg["id"])
+            for key in [k for k in self._blocks if k[0] == parent]:
+                del self._blocks[key]
+            return []
+        if et == "message_stop":
+            return self._pending_tools(parent)
+        return []  # message_delta (usage so far), ping: nothing a view shows
+
+    def _pending_tools(self, parent: str | None = None) -> list[Item]:
+        """Tool calls announced by ``content_block_start`` whose ``assistant`` line never came."""
+        out: list[Item] = []
+        for key in [k for k in self._blocks if parent is None or k[0] == parent]:
+            btype, cid, name, parts, start = self._blocks.pop(key)
+            if btype not in ("tool_use", "server_tool_use") or not cid or cid in self._kinds:
+                continue
+            try:
+                inp = orjson.loads("".join(parts)) if parts else {}
+            except orjson.JSONDecodeError:
+                inp = {}
+            out.append(self._started(start, cid, name, inp, key[0], None))
+        return out
+
+    def _started(self, item: Event, cid: str, name: str, inp: Any, parent: str, ts: int | None) -> Event:
+        kind = kind_of(name)
+        self._calls[cid] = (kind, name, parent, inp)
+        self._kinds[cid] = kind
+        return tool_event(item, "started", cid, kind, name, tool_body(kind, name, inp), parent, ts, self.live)
+
+    def _assistant(self, item: Event, data: dict) -> list[Item]:
+        msg = data.get("message")
+        if not isinstance(msg, dict):
+            return [item]
+        parent = s(data.get("parent_tool_use_id"))
+        mid = s(msg.get("id"))
+        ts = iso_ms(data.get("timestamp"))
+        streamed = mid in self._streamed
+        out: list[Item] = []
+        content = msg.get("content")
+        if isinstance(content, str):
+            content = [{"type": "text", "text": content}]
+        for block in content if isinstance(content, list) else ():
+            if not isinstance(block, dict):
+                continue
+            bt = block.get("type")
+            if bt == "text":
+                text = s(block.get("text"))
+                if parent:
+                    if text:
+                        out.append(note(item, "subagent_text", f"sub-agent: {one_line(text, 300)}", "subagent", parent))
+                    continue
+                flush: dict[str, Any] = {"type": "assistant", "model_call_id": mid,
+                                         "message": {"role": "assistant", "content": [{"type": "text", "text": text}]}}
+                if ts is not None:
+                    flush["timestamp_ms"] = ts
+                out.append(event(flush, item))
+            elif bt == "thinking":
+                text = s(block.get("thinking"))
+                if parent or streamed or not text:
+                    continue  # streamed already, a sub-agent's, or redacted (a signature only)
+                th: dict[str, Any] = {"type": "thinking", "subtype": "delta", "text": text}
+                if ts is not None:
+                    th["timestamp_ms"] = ts
+                out.append(event(th, item))
+                out.append(event({"type": "thinking", "subtype": "completed"}, item))
+            elif bt in ("tool_use", "server_tool_use"):
+                cid = s(block.get("id")) or f"(no id, line {item.line})"
+                for key, b in list(self._blocks.items()):
+                    if b[1] == cid:
+                        del self._blocks[key]
+                out.append(self._started(item, cid, s(block.get("name")) or "unknown", block.get("input"), parent, ts))
+            elif isinstance(block.get("tool_use_id"), str):  # a server tool's result (web_search_tool_result...)
+                out.append(self._completed(item, block, None, ts))
+        if isinstance(data.get("error"), str) and data["error"]:
+            out.append(note(item, "error", f"assistant error: {data['error']}", "error"))
+        return out
+
+    def _completed(self, item: Event, block: dict, tur: Any, ts: int | None) -> Event:
+        cid = s(block.get("tool_use_id"))
+        kind, name, parent, inp = self._calls.pop(cid, None) or (self._kinds.get(cid, "unknown"), "", "", None)
+        body: dict[str, Any] = {"result": tool_result(kind, block, tur, inp)}
+        return tool_event(item, "completed", cid, kind, name or kind, body, parent, ts, self.live)
+
+    def _user(self, item: Event, data: dict) -> list[Item]:
+        msg = data.get("message")
+        if not isinstance(msg, dict):
+            return [item]
+        parent = s(data.get("parent_tool_use_id"))
+        ts = iso_ms(data.get("timestamp"))
+        content = msg.get("content")
+        if isinstance(content, str):
+            content = [{"type": "text", "text": content}]
+        out: list[Item] = []
+        results = [b for b in content if isinstance(b, dict) and b.get("type") == "tool_result"] \
+            if isinstance(content, list) else []
+        tur = data.get("tool_use_result") if len(results) == 1 else None
+        texts = []
+        for block in content if isinstance(content, list) else ():
+            if not isinstance(block, dict):
+                continue
+            if block.get("type") == "tool_result":
+                out.append(self._completed(item, block, tur, ts))
+            elif block.get("type") == "text":
+                texts.append(s(block.get("text")))
+        if texts:
+            text = "\n".join(texts)
+            if parent:
+                out.append(note(item, "subagent_prompt", f"sub-agent prompt: {one_line(text, 300)}", "subagent", parent))
+            else:
+                user: dict[str, Any] = {"type": "user", "message": {"role": "user",
+                                                                      "content": [{"type": "text", "text": text}]}}
+                if ts is not None:
+                    user["timestamp_ms"] = ts
+                out.append(event(user, item))
+        return out
+
+    def _result(self, item: Event, data: dict) -> list[Item]:
+        out: list[Item] = []
+        for denial in data.get("permission_denials") or [] if isinstance(data.get("permission_denials"), list) else []:
+            if not isinstance(denial, dict):
+                continue
+            cid = s(denial.get("tool_use_id"))
+            name = s(denial.get("tool_name"))
+            kind = self._kinds.get(cid) or kind_of(name)
+            self._calls.pop(cid, None)
+            out.append(tool_event(item, "completed", cid, kind, name or kind,
+                                  {"result": _denied(denial)}, live=self.live))
+        subtype = s(data.get("subtype"))
+        out.append(event({
+            "type": "result", "subtype": subtype,
+            "is_error": data.get("is_error") is True or subtype.startswith("error"),
+            "duration_ms": data.get("duration_ms"), "duration_api_ms": data.get("duration_api_ms"),
+            "request_id": data.get("request_id"),
+            "result": data.get("result"), "usage": _usage(data.get("usage")),
+            "cost_usd": data.get("total_cost_usd"), "model_usage": _model_usage(data.get("modelUsage")),
+            "session_id": data.get("session_id"),
+        }, item))
+        errors = data.get("errors")
+        if isinstance(errors, list) and errors:
+            out.insert(0, note(item, "errors", "errors: " + one_line("; ".join(s(e) for e in errors), 300), "error"))
+        self._kinds.clear()  # the run is over: memory stays flat over a file of many runs
+        return out
+
+    def finish(self) -> list[Item]:
+        return self._pending_tools()
+
+
+def _events(out: list, start: int, end: int) -> int:
+    """Canonical events (not invalid lines) in ``out[start:end]``."""
+    return sum(1 for i in range(start, end) if out[i].__class__ is Event)
+
+
+def _merge(kind: str, data: dict, texts: list[str]) -> None:
+    """Put the merged deltas' text into the canonical delta's data."""
+    if len(texts) > 1:
+        if kind == "text_delta":
+            data["message"]["content"][0]["text"] = "".join(texts)
+        else:
+            data["text"] = "".join(texts)
+
+
+def _denied(denial: dict) -> dict:
+    return {"rejected": {"reason": "permission denied (the run's permission_denials)"}}
+
+
+def _model_usage(mu: Any) -> dict | None:
+    if not isinstance(mu, dict) or not mu:
+        return None
+    out = {}
+    for model, u in mu.items():
+        if isinstance(u, dict):
+            entry = _usage(u) or {}
+            entry["cost_usd"] = u.get("costUSD")
+            out[s(model)] = entry
+    return out
+
+
+def tool_call_of(data: dict, call_id: str, kind: str, args: Any) -> Any:
+    """The canonical ``tool_call`` object for ``call_id`` in one Claude Code line, or None
+    (see :func:`cursor_watch.formats.canonical_tool_call`)."""
+    t = data.get("type")
+    if t not in ("assistant", "user", "result", "stream_event"):
+        return None
+    if t == "stream_event":
+        ev = data.get("event")
+        cb = ev.get("content_block") if isinstance(ev, dict) else None
+        if isinstance(cb, dict) and cb.get("id") == call_id:
+            name = s(cb.get("name"))
+            return {kind_of(name) + "ToolCall": tool_body(kind_of(name), name, cb.get("input"))}
+        return None
+    if t == "result":
+        for denial in data.get("permission_denials") or []:
+            if isinstance(denial, dict) and denial.get("tool_use_id") == call_id:
+                name = s(denial.get("tool_name"))
+                k = kind or kind_of(name)
+                return {k + "ToolCall": {"args": tool_body(k, name, denial.get("tool_input"))["args"],
+                                         "result": _denied(denial)}}
+        return None
+    msg = data.get("message")
+    content = msg.get("content") if isinstance(msg, dict) else None
+    if not isinstance(content, list):
+        return None
+    results = [b for b in content if isinstance(b, dict) and b.get("type") == "tool_result"]
+    for block in content:
+        if not isinstance(block, dict):
+            continue
+        if block.get("id") == call_id and block.get("type") in ("tool_use", "server_tool_use"):
+            name = s(block.get("name"))
+            return {kind_of(name) + "ToolCall": tool_body(kind_of(name), name, block.get("input"))}
+        if block.get("tool_use_id") == call_id:
+            tur = data.get("tool_use_result") if len(results) == 1 else None
+            k = kind or "unknown"
+            return {k + "ToolCall": {"result": tool_result(k, block, tur, args)}}
+    return None

@@ -1,0 +1,134 @@
+"""What the adapters share: their interface and the builders of canonical events
+(see :mod:`cursor_watch.formats` for the canonical keys)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from ..events import Event, Invalid
+
+Item = Event | Invalid
+
+
+class Adapter:
+    """The interface of an agent's adapter (one instance per source: adapters keep state).
+
+    Attributes:
+        name: the ``--format`` name (``cursor``, ``claude``, ``codex``, ``gemini``).
+        agent: the summary's ``session.agent`` label (``cursor``, ``claude-code``, ...).
+    """
+
+    name = "cursor"
+    agent = "cursor"
+    live = True  # events arrive as the agent writes them (else replayed: see tool_event's untimed)
+    # native events minus canonical events of the last adapt(), per run segment (a canonical
+    # system/init begins the next segment): the model counts canonical events, the summary's
+    # "events" counts the agent's own (see Monitor.feed)
+    corrections: list[int] = [0]
+
+    def adapt(self, items: list[Item]) -> list[Item]:
+        """Canonical items for ``items`` (in order; invalid lines passed on as they are)."""
+        out: list[Item] = []
+        convert = self.convert
+        corr = [0]
+        for item in items:
+            cls = item.__class__
+            if cls is not Event and cls is not Invalid:
+                item = as_event(item)  # a typed Cursor event: this agent reads the line's dict
+                cls = item.__class__
+            if cls is Event:
+                got = self.safe_convert(item)
+                if got and got[0].__class__ is Invalid:
+                    out.extend(got)  # a diagnostic, counted as an invalid line: not an event
+                    continue
+                corr[-1] += 1
+                for ev in got:
+                    if ev.__class__ is Event and ev.type == "system" and ev.subtype == "init":
+                        corr[-1] -= 1  # this native event counts in the run it begins
+                        corr.append(1)
+                    corr[-1] -= 1
+                out.extend(got)
+            else:
+                out.append(item)
+        self.corrections = corr
+        return out
+
+    def convert(self, item: Event) -> list[Item]:
+        """The canonical events of one native event."""
+        return [item]
+
+    def safe_convert(self, item: Event) -> list[Item]:
+        """:meth:`convert`, or a diagnostic for the line when the event's shape breaks it (bad
+        input never crashes: the line is counted, shown with its number, kept by ``--save``)."""
+        try:
+            return self.convert(item)
+        except Exception as err:  # noqa: BLE001 - any shape an agent could write
+            return [Invalid(item.line, item.offset, item.size,
+                            f"event could not be read as {self.agent}'s ({type(err).__name__}: {err})",
+                            f"{item.type}/{item.subtype}".strip("/"))]
+
+    def finish(self) -> list[Item]:
+        """End of input: events held back (a tool call whose message never completed...)."""
+        return []
+
+
+def as_event(item: Any) -> Item:
+    """A typed event of :mod:`cursor_watch.formats.cursor_typed` (a decoder with typed decoding
+    on) as the generic :class:`Event` of its line, or :class:`Invalid` when ``orjson`` refuses
+    the line msgspec read (a number that overflows a double)."""
+    try:
+        return Event(item.data, item.line, item.offset, item.size)
+    except ValueError as err:  # orjson.JSONDecodeError
+        return Invalid(item.line, item.offset, item.size, f"invalid JSON: {err}", "")
+
+
+def event(data: dict, item: Event) -> Event:
+    """A canonical event at the native ``item``'s line, offset and size."""
+    return Event(data, item.line, item.offset, item.size)
+
+
+def note(item: Event, subtype: str, text: str, kind: str = "system", call_id: str = "") -> Event:
+    """A canonical status line (a ``system`` event with a worded ``note``)."""
+    data: dict[str, Any] = {"type": "system", "subtype": subtype, "note": text, "note_kind": kind}
+    if call_id:
+        data["note_call_id"] = call_id
+    return Event(data, item.line, item.offset, item.size)
+
+
+def iso_ms(value: Any) -> int | None:
+    """Epoch ms of an ISO-8601 time (``2026-07-25T02:22:22.144Z``), None if it isn't one."""
+    if value.__class__ is not str or len(value) < 10:
+        return None
+    try:
+        return int(datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp() * 1000)
+    except (ValueError, OverflowError):
+        return None
+
+
+def s(value: Any) -> str:
+    """``value`` if it is a string, else "" (None) or its ``str``."""
+    return value if value.__class__ is str else ("" if value is None else str(value))
+
+
+def one_line(text: str, limit: int = 200) -> str:
+    """Whitespace folded, cut at ``limit`` characters."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def tool_event(item: Event, subtype: str, call_id: str, kind: str, name: str, body: dict,
+               parent: str = "", ts: int | None = None, live: bool = True) -> Event:
+    """A canonical ``tool_call`` event: ``body`` (``args``, ``result``, ``description``) under
+    ``<kind>ToolCall``, the agent's ``name`` as ``tool_name``; ``ts`` its time (epoch ms) if the
+    line has one, else, when not ``live`` (a replay), marked ``untimed`` (the model then leaves
+    the time unknown instead of reading its clock)."""
+    data: dict[str, Any] = {"type": "tool_call", "subtype": subtype, "call_id": call_id, "tool_name": name,
+                            "tool_call": {kind + "ToolCall": body}}
+    if parent:
+        data["parent_call_id"] = parent
+    if ts is not None:
+        data["timestamp_ms"] = ts
+    elif not live:
+        data["untimed"] = True
+    return Event(data, item.line, item.offset, item.size)
