@@ -449,7 +449,9 @@ class Session:
     """Everything known about one cursor-agent run, built event by event.
 
     Args:
-        clock: returns "now" in epoch ms; used only when an event carries no time.
+        clock: returns "now" in epoch ms; used only when an event carries no time and the
+            session is not ``replayed`` (an attribute: True for a file replayed after the fact,
+            whose events without times then get none; set by :class:`cursor_watch.runner.Monitor`).
         hot, batch: records of each kind kept in memory, and moved to the spill file
             at a time; default :data:`cursor_watch.spill.HOT_RECORDS` and
             :data:`~cursor_watch.spill.SPILL_BATCH`, read when the session is made
@@ -472,6 +474,7 @@ class Session:
     def __init__(self, clock: Callable[[], float] | None = None, hot: int | None = None,
                  batch: int | None = None) -> None:
         self._clock = clock or (lambda: time.time() * 1000.0)
+        self.replayed = False  # a file read after the fact: an event without a time gets none
         self.spill = SpillFile()
         hot = spill.HOT_RECORDS if hot is None else hot
         batch = spill.SPILL_BATCH if batch is None else batch
@@ -992,9 +995,10 @@ class Session:
             name = data.get("tool_name") if data is not None else None
             call.kind = tool
             call.tool = name if name.__class__ is str and name else tool
-        # "untimed": an adapter's replayed event of an agent that writes no times (Codex): its
-        # times stay unknown rather than taken from the clock (which would time the replay)
-        untimed = data is not None and "untimed" in data
+        # "untimed": an adapter's replayed event of an agent that writes no times (Codex), or any
+        # event of a replayed file (``replayed``): its times stay unknown rather than taken from
+        # the clock, which would time the replay (issue 18: nothing invented)
+        untimed = self.replayed or (data is not None and "untimed" in data)
         if data is not None:
             parent = data.get("parent_call_id")
             if parent.__class__ is str and parent:

@@ -65,6 +65,7 @@ class Monitor:
 
         def labelled() -> Session:
             session = make()
+            session.replayed = not live
             if self.agent is not None:
                 session.agent = self.agent
             return session

@@ -180,6 +180,48 @@ def test_elapsed_rules():
     assert run_elapsed_ms(no_times, live, now=500.0) == 30_000.0  # ended: first to last arrival, not now
 
 
+def _untimed_sample() -> bytes:
+    """The shipped plain-tools sample with every time removed (events, calls and result)."""
+    out = []
+    for line in (ROOT / "sample_streams" / "plain-tools.jsonl").read_bytes().splitlines():
+        d = orjson.loads(line)
+        for key in ("timestamp_ms", "duration_ms", "duration_api_ms"):
+            d.pop(key, None)
+        if isinstance(d.get("tool_call"), dict):
+            d["tool_call"].pop("startedAtMs", None)
+            d["tool_call"].pop("completedAtMs", None)
+        out.append(orjson.dumps(d) + b"\n")
+    return b"".join(out)
+
+
+def test_replayed_calls_without_times_have_no_invented_durations(tmp_path):
+    f = tmp_path / "untimed.jsonl"
+    f.write_bytes(_untimed_sample())
+    summary = orjson.loads(cw("--summary", "--json", str(f)).stdout)
+    calls = summary["tool_calls"]
+    assert len(calls) == 6 and all(c["duration_ms"] is None and c["started_ms"] is None for c in calls)
+    plain = cw("--plain", str(f)).stdout.decode()
+    assert "success" in plain and " ms" not in plain and " s\n" not in plain  # no "0 ms" per call
+    # the same stream read live (stdin): the calls ran then, so arrival times are real times
+    live = orjson.loads(cw("--summary", "--json", "-", stdin=f.read_bytes()).stdout)
+    assert all(c["started_ms"] is not None for c in live["tool_calls"])
+
+
+async def test_tool_table_says_a_replayed_duration_is_unknown(tmp_path):
+    from cursor_watch.widgets.tool_table import ToolTable
+
+    f = tmp_path / "untimed.jsonl"
+    f.write_bytes(_untimed_sample())
+    app = make_app([FileSource(str(f))])
+    async with app.run_test(size=(160, 40)) as pilot:
+        await wait_until(pilot, lambda: app.ended)
+        await pilot.pause(0.3)
+        table = app.screen.query_one(ToolTable)
+        text = "\n".join(line.text for line in table.render_lines(table.region.reset_offset))
+        rows = [line for line in text.splitlines() if "success" in line or "failure" in line]
+        assert len(rows) == 6 and all(row.rstrip().endswith("—") for row in rows), text
+
+
 def test_local_time_shows_the_year_for_other_years():
     now = time.mktime((2026, 11, 25, 12, 0, 0, 0, 0, -1)) * 1000
     assert local_time(time.mktime((2026, 11, 25, 9, 3, 7, 0, 0, -1)) * 1000, now) == "09:03:07"

@@ -572,7 +572,7 @@ def _calls_table(session: Session, run_no: int) -> Iterator[str]:
         yield (f'<tr data-call="{anchor}"><td class="num"><a href="#{anchor}">{call.index}</a></td>'
                f"<td>{status_badge(call.status)}</td><td>{esc(call.tool, line=True)}</td>"
                f'<td class="sum"><a href="#{anchor}">{summary}</a></td>'
-               f'<td class="num">{format_ms(call.duration_ms)}</td></tr>\n')
+               f'<td class="num">{format_ms(call.duration_ms) or "—"}</td></tr>\n')
     yield "</tbody></table></div>\n"
 
 

@@ -98,7 +98,8 @@ def _cell_specs(call: ToolCall, now_ms: float) -> tuple[tuple[str, str], ...]:
         time_text = "" if call.started_ms is None else format_ms(max(0.0, now_ms - call.started_ms)) + "…"
         time_style = "cyan"
     else:
-        time_text, time_style = format_ms(call.duration_ms), "dim"
+        # a finished call whose times were not recorded: unknown, said so (issue 18)
+        time_text, time_style = format_ms(call.duration_ms) or "—", "dim"
     tool = visible_line(call.tool)
     if call.parent_call_id:  # ran inside a sub-agent: indented under it (its calls follow it)
         tool = "└ " + tool
