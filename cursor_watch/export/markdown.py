@@ -337,7 +337,7 @@ def _run_blocks(run: Run, run_no: int, several: bool, limit: int, messages: _Mes
             if call.detail:
                 summary += " " + md_text(f"({call.detail})")
             yield Block(f"| [{call.index}](#r{run_no}-c{call.index}) | {md_text(_status(call.status))} | "
-                        f"{code_span(call.tool, in_table=True)} | {summary} | {format_ms(call.duration_ms) or "—"} |\n")
+                        f"{code_span(call.tool, in_table=True)} | {summary} | {format_ms(call.duration_ms) or '—'} |\n")
         yield Block("\n")
     yield Block("### Diagnostics\n\n")
     listed = 0
