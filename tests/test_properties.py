@@ -494,12 +494,14 @@ def _summary_without_run_details(stdout: bytes, t0_ms: float, t1_ms: float) -> l
         j.pop("exit_status")
         j.pop("stderr")
         j.pop("source", None)  # a path, or "-" for a pipe or a command
-        # a tool call with no time in the stream is stamped with its arrival time: not comparable
+        # a tool call with no time in the stream: read live (pipe, command) it is stamped with its
+        # arrival time, replayed from a file it has none (issue 18): the same "no recorded time"
         for call in j["tool_calls"]:
             for key in ("started_ms", "completed_ms"):
-                if isinstance(call[key], int) and t0_ms - 1000 <= call[key] <= t1_ms + 1000:
-                    call[key] = "arrival"
-            call["duration_ms"] = "-" if "arrival" in (call["started_ms"], call["completed_ms"]) else call["duration_ms"]
+                if call[key] is None or (isinstance(call[key], int) and t0_ms - 1000 <= call[key] <= t1_ms + 1000):
+                    call[key] = "not recorded"
+            call["duration_ms"] = ("-" if "not recorded" in (call["started_ms"], call["completed_ms"])
+                                   else call["duration_ms"])
     return objects
 
 
