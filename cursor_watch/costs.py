@@ -232,6 +232,19 @@ def usage_of(session: Any) -> dict | None:
     return usage if isinstance(usage, dict) and usage else None
 
 
+def live_usage_of(session: Any) -> dict | None:
+    """Token usage for budgets while a run goes on: the ``result``'s once there is one (the
+    run's own figure), else the running usage an adapter reports as it goes
+    (``session.running_usage``: Claude Code's per-message usage), else None (Cursor reports
+    usage only in its ``result``)."""
+    result = getattr(session, "result", None)
+    usage = getattr(result, "usage", None)
+    if isinstance(usage, dict) and usage:
+        return usage
+    usage = getattr(session, "running_usage", None)
+    return usage if isinstance(usage, dict) and usage else None
+
+
 def reported_cost(session: Any) -> float | None:
     """``cost_usd`` where the agent reports it (on the result, or running on the session)."""
     for holder in (getattr(session, "result", None), session):

@@ -21,7 +21,7 @@ import weakref
 from dataclasses import dataclass
 from typing import Any
 
-from .costs import run_cost, total_tokens, usage_of
+from .costs import estimate, live_usage_of, run_cost, total_tokens
 from .fmt import plural, short_duration, usd
 from .tools import STATUS_FAILURE
 
@@ -242,11 +242,13 @@ def breaches(session: Any, limits: Limits, times: RunTimes | None = None, now_ms
     if limits.max_failures is not None and session.tool_counts[STATUS_FAILURE] > limits.max_failures:
         out.append(Breach("failures", limits.max_failures, session.tool_counts[STATUS_FAILURE]))
     if limits.max_tokens is not None:
-        tokens = total_tokens(usage_of(session))
+        tokens = total_tokens(live_usage_of(session))
         if tokens is not None and tokens > limits.max_tokens:
             out.append(Breach("tokens", limits.max_tokens, tokens))
     if limits.max_cost_usd is not None:
         cost = run_cost(session).usd
+        if cost is None and session.result is None:  # usage reported as the run goes (Claude Code)
+            cost = estimate(live_usage_of(session), getattr(session, "model", None)).usd
         if cost is not None and cost > limits.max_cost_usd:
             out.append(Breach("cost", limits.max_cost_usd, cost))
     return out

@@ -475,6 +475,9 @@ class Session:
                  batch: int | None = None) -> None:
         self._clock = clock or (lambda: time.time() * 1000.0)
         self.replayed = False  # a file read after the fact: an event without a time gets none
+        # token usage so far where an agent reports it as it goes (an adapter's ``running_usage``
+        # key, e.g. Claude Code's per-message usage); the result's usage is the run's figure
+        self.running_usage: dict | None = None
         self.spill = SpillFile()
         hot = spill.HOT_RECORDS if hot is None else hot
         batch = spill.SPILL_BATCH if batch is None else batch
@@ -591,6 +594,9 @@ class Session:
             sid = data.get("session_id")
             if isinstance(sid, str):
                 self.session_id = sid
+        running = data.get("running_usage")
+        if running.__class__ is dict:
+            self.running_usage = running
         if self.spill.error and not self.spill.reported:
             self.spill.reported = True
             self.add_note("session", "memory", self.spill.error)

@@ -563,3 +563,44 @@ def test_mutated_agent_events_never_crash_and_every_line_is_counted(fmt):
         for run in mon.runs:
             for call in run.session.tool_calls.values():
                 call_detail(call, lambda off, size: data[off:off + size])
+
+
+# -- issue 21: token and cost budgets checked live where the agent reports usage as it goes --------
+
+
+def test_claude_usage_so_far_is_checked_by_budgets_before_the_result():
+    from cursor_watch.guard import Limits, breaches
+
+    path = AGENTS_DIR / "claude" / "mlsys-io__lumid-identity__internal__handler__testdata__claude_stream_subagent.ndjson"
+    if not path.exists():
+        pytest.skip(f"agent captures not found at {AGENTS_DIR} (a user's clone has none)")
+    lines = path.read_bytes().splitlines(keepends=True)
+    expected: dict[str, dict] = {}  # message id -> its last usage, as the capture gives it
+    monitor = Monitor(live=False)
+    seen_before_result = None
+    for line in lines:
+        d = orjson.loads(line)
+        if d.get("type") == "result":
+            seen_before_result = monitor.session.running_usage
+            over = breaches(monitor.session, Limits(max_tokens=1000))
+            assert [b.budget for b in over] == ["tokens"], over  # before the result came
+            # its model (claude-sonnet-5) has no price in the shipped table: no cost is invented
+            assert breaches(monitor.session, Limits(max_cost_usd=0.0)) == []
+        if d.get("type") == "assistant" and isinstance(d["message"].get("usage"), dict):
+            expected[d["message"]["id"]] = d["message"]["usage"]
+        monitor.feed(line)
+    monitor.finish()
+    assert seen_before_result == {
+        "input_tokens": sum(u["input_tokens"] for u in expected.values()),
+        "output_tokens": sum(u["output_tokens"] for u in expected.values()),
+        "cache_read_tokens": sum(u["cache_read_input_tokens"] for u in expected.values()),
+        "cache_write_tokens": sum(u["cache_creation_input_tokens"] for u in expected.values()),
+    }
+    # the run's own figures win once it has them: the summary reports the result's usage
+    assert monitor.session.result.usage["output_tokens"] == 344
+    assert breaches(monitor.session, Limits(max_tokens=10**9)) == []
+    # a Cursor stream reports usage only in its result: nothing to check before it
+    cursor = Monitor(live=False)
+    for line in (SAMPLES / "plain-tools.jsonl").read_bytes().splitlines(keepends=True)[:-1]:
+        cursor.feed(line)
+    assert cursor.session.running_usage is None and breaches(cursor.session, Limits(max_tokens=1)) == []

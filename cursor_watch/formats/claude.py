@@ -200,6 +200,9 @@ class ClaudeAdapter(Adapter):
         self._blocks: dict[tuple[str, int], list] = {}  # (parent, index) -> [type, id, name, json parts, item]
         self._calls: dict[str, tuple[str, str, str, Any]] = {}  # running: id -> (kind, name, parent, input)
         self._kinds: dict[str, str] = {}  # every call id seen -> kind (for permission denials)
+        # message id -> its usage (the last assistant line of a message has the final figures; a
+        # message's blocks come as several lines with the same id): the run's usage so far
+        self._usage: dict[str, dict] = {}
 
     # -- events ------------------------------------------------------------------------------
 
@@ -291,6 +294,7 @@ class ClaudeAdapter(Adapter):
         if st == "init":
             self._kinds.clear()
             self._calls.clear()
+            self._usage.clear()
             out = {"type": "system", "subtype": "init", "agent": self.agent}
             for key in ("session_id", "model", "cwd", "permissionMode", "apiKeySource"):
                 if key in data:
@@ -442,6 +446,16 @@ class ClaudeAdapter(Adapter):
                 out.append(self._completed(item, block, None, ts))
         if isinstance(data.get("error"), str) and data["error"]:
             out.append(note(item, "error", f"assistant error: {data['error']}", "error"))
+        usage = _usage(msg.get("usage"))
+        if usage is not None:
+            # tokens used so far, for live --max-tokens / --max-cost (issue 21): each message's
+            # latest usage once (sub-agents' messages too: they are spent), summed per kind
+            self._usage[mid or f"(line {item.line})"] = usage
+            running = {key: sum(u[key] for u in self._usage.values() if isinstance(u[key], int)
+                                and not isinstance(u[key], bool)) for key in usage}
+            for ev in out:
+                if ev.__class__ is Event:
+                    ev.data["running_usage"] = running
         return out
 
     def _completed(self, item: Event, block: dict, tur: Any, ts: int | None) -> Event:
