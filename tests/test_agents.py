@@ -604,3 +604,27 @@ def test_claude_usage_so_far_is_checked_by_budgets_before_the_result():
     for line in (SAMPLES / "plain-tools.jsonl").read_bytes().splitlines(keepends=True)[:-1]:
         cursor.feed(line)
     assert cursor.session.running_usage is None and breaches(cursor.session, Limits(max_tokens=1)) == []
+
+
+def test_codex_usage_is_checked_by_budgets_after_each_turn():
+    from cursor_watch.costs import total_tokens
+    from cursor_watch.guard import Limits, breaches
+
+    path = AGENTS_DIR / "codex" / "Davedat-110105__adk-harness__tests__fixtures__codex_exec_real.jsonl"
+    if not path.exists():
+        pytest.skip(f"agent captures not found at {AGENTS_DIR} (a user's clone has none)")
+    lines = path.read_bytes().splitlines(keepends=True)
+    first_turn = [line for line in lines if not line.startswith(b'{"type":"thread.started"')]
+    per_turn = next(orjson.loads(line)["usage"] for line in lines if b'"turn.completed"' in line)
+    # a run of two turns (the capture's one turn, then again): usage is known after the first
+    monitor = Monitor(live=False)
+    for line in lines:
+        monitor.feed(line)
+    one_turn = total_tokens(monitor.session.result.usage)
+    assert one_turn and one_turn >= per_turn["input_tokens"] + per_turn["output_tokens"]
+    limit = Limits(max_tokens=one_turn + 1)  # more than one turn used, less than two
+    assert breaches(monitor.session, limit) == []
+    for line in first_turn:
+        monitor.feed(line)
+    assert [b.budget for b in breaches(monitor.session, limit)] == ["tokens"]
+    assert monitor.session.result.usage["output_tokens"] == 2 * per_turn["output_tokens"]
