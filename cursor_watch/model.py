@@ -245,7 +245,8 @@ class ToolCall:
         outcome: the result's outcome key (``success``, ``failure``, ``rejected``,
             ``error``, ...), "" until completed.
         started_ms, completed_ms: epoch ms (``startedAtMs``/``completedAtMs``, else the
-            events' ``timestamp_ms``, else arrival time); None if unknown.
+            events' ``timestamp_ms``, else arrival time); None if unknown (a call seen only
+            as ``completed`` without ``startedAtMs`` has no start).
         duration_ms: ``completed_ms - started_ms`` when both are known.
         exit_code: shell exit code when reported.
         detail: a short reason for failures and rejections (bounded).
@@ -1044,8 +1045,8 @@ class Session:
             completed = _int(f.completed_at)
             call.completed_ms = completed if completed is not None else (
                 ts if ts is not None else (None if untimed else int(self._clock())))
-            if call.started_ms is None:
-                call.started_ms = call.completed_ms  # completed without started: zero duration
+            # a call seen only as completed, without startedAtMs, has no known start: its
+            # duration is unknown (issue 18: nothing invented), not zero
             if call.status != status:
                 if call.status == STATUS_RUNNING:
                     done = True

@@ -105,7 +105,10 @@ def call_facts(call: ToolCall) -> list[tuple[str, str]]:
     when = format_when(call.started_ms)
     if call.completed_ms is not None and call.completed_ms != call.started_ms:
         end = format_when(call.completed_ms)
-        when += " → " + (end[11:] if end[:10] == when[:10] else end)  # the day once
+        if not when:  # seen only as completed: the start is not known
+            when = "start not recorded → " + end
+        else:
+            when += " → " + (end[11:] if end[:10] == when[:10] else end)  # the day once
     if call.duration_ms is not None:
         when += f" ({format_ms(call.duration_ms)})"
     lines = sorted({n for n in (call.started_line, call.completed_line) if n})
