@@ -659,3 +659,103 @@ def test_content_switch_from_the_environment_and_the_resource(tmp_path):
     res = content.spans[0].resource
     assert res["service.name"] == "ci-agents" and res["deployment.environment"] == "ci" and res["team"] == "build"
     assert res["host.name"] == socket.gethostname() == plain.spans[0].resource["host.name"]
+
+
+# -- the TUI -----------------------------------------------------------------------------------
+
+
+class FailingSink:
+    """Takes records and says, as the exporter process does when its backend refuses, that they
+    could not be sent."""
+
+    def __init__(self) -> None:
+        self.failed = 0
+        self.dropped = 0
+        self.error = ""
+
+    def put(self, record: dict) -> None:
+        self.failed += 1
+        self.error = "[Errno 111] Connection refused"
+
+    def close(self) -> dict:
+        return {"ok": 0, "failed": self.failed, "dropped": 0, "written": self.failed, "error": self.error, "done": True}
+
+
+async def test_the_tui_diagnostics_pane_counts_spans_not_sent():
+    from apphelpers import make_app, wait_until
+    from cursor_watch.screens.run import RunScreen
+    from cursor_watch.sources import QueueSource
+    from cursor_watch.widgets.diagnostics import DiagnosticsPane
+
+    class Clock:
+        t = 1000.0
+
+        def __call__(self) -> float:
+            return self.t
+
+    clock = Clock()
+    source = QueueSource("agent")
+    app = make_app(source, monotonic=clock)
+    outlet = otlp.OtlpOutlet(FailingSink())
+    app.otlp = outlet
+    app.watch.outlets.append(outlet)
+
+    def pane_lines() -> list[str]:
+        return [str(line) for line in app.screen.query_one(DiagnosticsPane).lines]
+
+    async with app.run_test(size=(160, 40)) as pilot:
+        await source.push(stream(shell("c1", "started", 1000, started=1000),
+                                 shell("c1", "completed", 1500, completed=1400), result=False))
+        await wait_until(pilot, lambda: isinstance(app.screen, RunScreen) and outlet.records == 1)
+        clock.t += 1.5
+        await wait_until(pilot, lambda: any("--otlp" in line for line in pane_lines()))
+        assert [line for line in pane_lines() if "--otlp" in line] == [
+            f"--otlp: 1 of 1 spans could not be sent to {otlp.describe_endpoint(None, otlp.protocol())} so far "
+            "([Errno 111] Connection refused)"]
+        await source.push(shell("c2", "started", 1600, started=1600) + shell("c2", "completed", 1700, completed=1690))
+        await wait_until(pilot, lambda: outlet.records == 2)
+        clock.t += 1.5
+        await wait_until(pilot, lambda: any(line.startswith("--otlp: 2 of 2") for line in pane_lines()))
+
+
+@pytest.mark.skipif(__import__("shutil").which("tmux") is None, reason="tmux is not installed")
+@pytest.mark.parametrize("how", ["file", "pipe"])
+def test_otlp_from_the_tui(tmp_path, how):
+    """--otlp in the real TUI (run in tmux): a replayed file, and a pipe that stays open (its run
+    span is sent at the result, while the TUI still reads it)."""
+    import shlex
+    import time
+
+    from test_e2e_tmux import Tmux
+
+    path = ROOT / "sample_streams" / "plain-tools.jsonl"
+    py, sample = shlex.quote(sys.executable), shlex.quote(str(path))
+    mon = Monitor()
+    mon.feed(path.read_bytes())
+    mon.finish()
+    expected = sum(len(r.session.tool_calls) + 1 for r in mon.runs)
+    with Receiver() as r:
+        if how == "file":
+            command = f"{py} -m cursor_watch --otlp-endpoint {r.url} {sample}"
+        else:
+            feed = shlex.quote(f"cat {sample}; sleep 120")
+            command = f"sh -c {feed} | {py} -m cursor_watch --otlp-endpoint {r.url}"
+        t = Tmux(command)
+        try:
+            t.wait_for("success", timeout=60)
+            spans = r.wait(lambda s: len(s) == expected, timeout=60)
+            assert "EXIT=" not in t.screen() and t.alternate_screen()  # the TUI is still up
+            assert sum(s.name.startswith("invoke_agent") for s in spans) == len(mon.runs)
+            t.keys("q")
+            if how == "file":
+                t.wait_for("EXIT=0", timeout=30)
+            else:  # the shell waits for the writer's sleep: the TUI has quit when the screen is restored
+                deadline = time.monotonic() + 30
+                while t.alternate_screen() and time.monotonic() < deadline:
+                    time.sleep(0.2)
+                assert not t.alternate_screen()
+            time.sleep(0.5)
+            assert len(r.spans) == expected  # nothing more, nothing twice
+            assert "could not be sent" not in t.screen()
+        finally:
+            t.close()
