@@ -94,9 +94,9 @@ def build_parser() -> argparse.ArgumentParser:
     otel.add_argument("--otlp-endpoint", metavar="URL",
                       help="--otlp to URL (a base like http://host:4318 gets /v1/traces; implies --otlp)")
     otel.add_argument("--otlp-content", action="store_true",
-                      help="also send the prompt, assistant text, thinking, tool arguments and results (cut at "
-                           "16384 characters each); off by default, as is "
-                           "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT")
+                      help="also send the prompt, assistant text, thinking, tool arguments and results (each "
+                           "attribute at most 16384 characters, cut with a note); off by default, as is "
+                           "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true")
     web = p.add_argument_group("browser view (pip install 'cursor-watch[web]')")
     web.add_argument("--serve", action="store_true",
                      help="serve the TUI in a browser (textual-serve); each browser tab starts its own app on FILE|DIR")

@@ -27,17 +27,28 @@ call began or ended, so such a span would have invented times. ``model_call_id``
 each tool span (``cursor_watch.model_call_id``): a backend can group the calls of one model call.
 
 **Ids are derived, not random** (:func:`trace_id_of`, :func:`run_span_id_of`,
-:func:`tool_span_id_of`): SHA-256 over the run key (the session id and the run's index in its
-source; ``source:<path>`` stands in for a stream without a session id) and the ``call_id``.
-Sending the same log twice gives the same ids, and a run followed live and later replayed is
-one trace.
+:func:`tool_span_id_of`): SHA-256 over the run key and the ``call_id``. The key (:func:`run_key`,
+:func:`key_of`) is ``<session id>/<run index>/<opening digest>`` (``source:<path>`` stands in for
+a stream without a session id): the run's index in its source, and a digest of its opening
+(:func:`opening_digest` of ``Session.opening``: its first recorded time, its prompt and its
+first ``call_id``, as they stood when its first tool call ended, its first result came or it
+ended). The opening tells apart runs of one session that the session id and index don't (a chat
+resumed with ``--resume`` into a new log is run 1 of the same session again) and is the same
+however the run is read. Sending the same log twice gives the same ids, and a run followed live
+and later replayed is one trace.
+
+**When spans are sent**: a tool span when its call ends; the run span at the run's ``result``
+for a followed file or a pipe (the source may stay open for long after), at its end for a
+replayed file or a spawned command. A run cursor-watch stopped watching while it went on gets
+no run span (see :class:`OtlpOutlet`): a later replay of its finished log completes its trace.
 
 **Content is opt-in** (``--otlp-content`` or
 ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true``): the prompt, assistant text and
 thinking (``gen_ai.input.messages`` / ``gen_ai.output.messages``), each call's one-line
 summary, arguments and result (``gen_ai.tool.call.arguments`` / ``.result``). Each content
-string is cut at :data:`CONTENT_CAP` characters, terminal escape sequences removed and other
-control characters shown escaped. Without it, no stream text leaves the machine beyond ids,
+attribute is at most :data:`CONTENT_CAP` characters, a cut one ending with a note of how much
+was not sent (JSON-valued ones stay valid JSON: :func:`_json_within`), terminal escape sequences
+removed and other control characters shown escaped. Without it, no stream text leaves the machine beyond ids,
 names, the model, cwd, statuses, exit codes, counts and times.
 
 **A dead backend never hurts the watch**: records wait in a bounded buffer
@@ -71,7 +82,7 @@ SEMCONV_VERSION = "1.41.0"  # OpenTelemetry semantic conventions (GenAI) followe
 SCHEMA_URL = f"https://opentelemetry.io/schemas/{SEMCONV_VERSION}"
 SCOPE = "cursor_watch.otlp"
 
-CONTENT_CAP = 16_384  # characters per content string (prompt, text, thinking, args, result)
+CONTENT_CAP = 16_384  # characters per content attribute, a cut one's note included (prompt, text, args, result)
 LINE_CAP = 256  # characters of a one-line attribute (a call_id, a tool name, a model)
 DETAIL_CAP = 200  # characters of a status description
 MAX_EVENTS = 128  # span events (notes) per run span (the SDK's default limit)
