@@ -7,8 +7,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import shlex
+import shutil
+import signal
+import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -502,15 +508,12 @@ CMD = [sys.executable, "-m", "cursor_watch"]
 
 
 def cw_env(tmp_path, **extra):
-    env = {k: v for k, v in __import__("os").environ.items() if not k.startswith("OTEL_")}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
     return {**env, "NO_COLOR": "1", "PYTHONPATH": str(ROOT), "XDG_CONFIG_HOME": str(tmp_path / "config"), **extra}
 
 
 def opened(pid: int, path, timeout: float = 30.0) -> None:
     """Wait until process ``pid`` has ``path`` open (a followed file: the watch is reading it)."""
-    import os
-    import time
-
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:
@@ -548,8 +551,6 @@ def test_follow_dir_sends_a_run_span_at_its_result_and_stopping_claims_no_end(tm
     goes on. Stopping the watch (SIGTERM) while another followed run is in progress sends no run
     span saying it ended without a result, no 'incomplete' span for its running call, and no
     `failed` alert."""
-    import signal
-
     logs = tmp_path / "logs"
     logs.mkdir()
     done, going = logs / "done.jsonl", logs / "going.jsonl"
@@ -614,9 +615,6 @@ def test_a_piped_run_live_is_the_same_trace_as_its_log_replayed(tmp_path):
 
 
 def test_a_pipe_stopped_while_its_run_goes_on_sends_no_end_and_raises_no_failed_alert(tmp_path):
-    import signal
-    import time
-
     alerts = tmp_path / "alerts.jsonl"
     with Receiver() as r:
         watch = subprocess.Popen(CMD + ["--plain", "--otlp-endpoint", r.url, "--alert-cmd", f"cat >> {alerts}"],
@@ -638,8 +636,6 @@ def test_a_pipe_stopped_while_its_run_goes_on_sends_no_end_and_raises_no_failed_
 def test_content_switch_from_the_environment_and_the_resource(tmp_path):
     """OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true adds content as --otlp-content does;
     OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES reach the resource, with host.name."""
-    import socket
-
     path = ROOT / "sample_streams" / "plain-tools.jsonl"
     with Receiver() as plain, Receiver() as content:
         p = subprocess.run(CMD + ["--summary", "--otlp-endpoint", plain.url, str(path)], capture_output=True,
@@ -718,14 +714,11 @@ async def test_the_tui_diagnostics_pane_counts_spans_not_sent():
         await wait_until(pilot, lambda: any(line.startswith("--otlp: 2 of 2") for line in pane_lines()))
 
 
-@pytest.mark.skipif(__import__("shutil").which("tmux") is None, reason="tmux is not installed")
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 @pytest.mark.parametrize("how", ["file", "pipe"])
 def test_otlp_from_the_tui(tmp_path, how):
     """--otlp in the real TUI (run in tmux): a replayed file, and a pipe that stays open (its run
     span is sent at the result, while the TUI still reads it)."""
-    import shlex
-    import time
-
     from test_e2e_tmux import Tmux
 
     path = ROOT / "sample_streams" / "plain-tools.jsonl"

@@ -5,6 +5,7 @@ stderr how many spans could not be sent."""
 from __future__ import annotations
 
 import http.server
+import os
 import re
 import socket
 import subprocess
@@ -176,8 +177,6 @@ def test_an_exporter_still_starting_at_exit_is_stopped_within_the_exit_wait(tmp_
     slow = tmp_path / "slow"
     slow.mkdir()
     (slow / "sitecustomize.py").write_text("import time\ntime.sleep(30)\n")
-    import os
-
     sink = otlp.ProcessSink(f"http://127.0.0.1:{_free_port()}", env={**os.environ, "PYTHONPATH": str(slow)})
     outlet = otlp.OtlpOutlet(sink)
     for record in _records(3):
