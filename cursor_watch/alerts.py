@@ -3,7 +3,9 @@
 
 Kinds: ``waiting`` (an ``interaction_query`` waits for an answer), ``stalled`` and ``budget``
 (:mod:`cursor_watch.guard`), ``failed`` (a run ended in error, or without a result) and ``ended``
-(a run ended with a successful result). :class:`AlertRules` turns the runs' states into alerts,
+(a run ended with a successful result). A run still in progress when cursor-watch stopped
+watching it (``Run.observed_until_stop``: a followed file or a pipe, stopped by a signal or a
+quit) raises neither: it did not end, we stopped looking. :class:`AlertRules` turns the runs' states into alerts,
 each once per run and kind (a stall that ends and starts again is a new one; so is each new
 question). Only live runs raise them (a pipe, a spawned command, a followed file once its
 backlog is read): replaying saved logs is not news, unless ``--alert-replay``.
@@ -169,6 +171,8 @@ class AlertRules:
                     raised.add("budget")
                     out.append(self._alert("budget", run, now, "; ".join(b.label() for b in over),
                                            {"budget": [b.to_json() for b in over]}))
+            if s.result is None and getattr(run, "observed_until_stop", False):
+                continue  # we stopped watching while it went on: not an outcome, no alert
             if s.result is not None or s.ended:
                 status = s.status if s.status in ("success", "error") else "incomplete"
                 kind = "ended" if status == "success" else "failed"

@@ -126,6 +126,12 @@ class CursorWatchApp(App):
                            directories=directories, follow=follow, fmt=fmt)
         self.several = len(self.watch.feeds) != 1 or bool(directories)
         self.notify_terminal = notify_terminal
+        # stalls are shown (after 5 minutes without --stall) but notified only with --stall: the
+        # README's "alerts only with it" holds for the notifications, the bell and the list's mark
+        self.notify_stalls = limits is not None and limits.stall_s is not None
+        self.otlp: Any = None  # the --otlp outlet (run_tui sets it): spans not sent go to diagnostics
+        self.export_problems: list[str] = []  # lines for every run's diagnostics pane (--otlp failures)
+        self._otlp_unsent = 0
         self.terminal_notifications: list[str] = []  # escape sequences sent (tests read them)
         self.attention_log: list[str] = []  # attention notifications shown, in order
         self.error: str | None = None
@@ -321,6 +327,8 @@ class CursorWatchApp(App):
             self._last_slow_tick = now
         self._check_new_runs(now)
         self._raise_attention(now)
+        if slow:
+            self._check_export()
         screen = self.screen
         with self.batch_update():
             if isinstance(screen, RunScreen) and screen.run is self._shown:
@@ -350,11 +358,35 @@ class CursorWatchApp(App):
     def _raise_attention(self, now: float) -> None:
         self.alerts.check()
 
+    def _check_export(self) -> None:
+        """``--otlp``: when more spans could not be sent than last time, say so in the
+        diagnostics pane (of the run shown, and of every run opened later): one line with the
+        count so far and the reason."""
+        if self.otlp is None:
+            return
+        from .otlp import describe_endpoint, protocol, status_line
+
+        status = self.otlp.status()
+        unsent = status["unsent"]
+        if unsent <= self._otlp_unsent:
+            return
+        line = status_line(status, describe_endpoint(getattr(self.otlp, "endpoint", None), protocol()))
+        if line is None:
+            return
+        self._otlp_unsent = unsent
+        self.export_problems.append(line)
+        screen = self._run_screen()
+        if screen is not None:
+            screen.add_diagnostics([line])
+
     def _show_alert(self, alert: Alert) -> None:
-        """An alert of the watch's alert stream: marked in the list, notified, rung (``--notify``)."""
+        """An alert of the watch's alert stream: marked in the list, notified, rung (``--notify``).
+        A stall is notified only with ``--stall`` (its state is shown either way)."""
         run = alert.source_run
         act = self.activity_of(run)
         self._dirty.add(id(run))
+        if alert.kind == "stalled" and not self.notify_stalls:
+            return
         act.mark = alert.details.get("status", alert.kind)
         if run is self._shown and alert.kind != "waiting":
             act.mark = ""  # it's on screen: nothing to point at in the list
@@ -412,7 +444,7 @@ class CursorWatchApp(App):
         usage = s.result.usage if s.result is not None else None
         tokens = (usage.get("input_tokens"), usage.get("output_tokens")) if usage else None
         cost = run_cost(s)
-        cost_cell = cost_label(cost.reported, cost.estimate).replace("≈ ", "≈").removesuffix(" est.")
+        cost_cell = cost_label(cost.reported, cost.estimate)  # an estimate says so: "≈ $0.42 est."
         first_line = (s.prompt or "").strip().split("\n", 1)[0]
         return RunRow(
             key=row_key(run), source=make_text(run.source_label + (f" #{run.index}" if several else ""), 1000),
@@ -673,6 +705,7 @@ def run_tui(opts: Any) -> int:
         from .otlp import start_for
 
         outlet = start_for(opts, app.watch)
+        app.otlp = outlet
     try:
         app.run()
         from .export import write_export_file  # before the sources close: a pipe's payloads are in its spool

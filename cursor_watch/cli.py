@@ -94,9 +94,9 @@ def build_parser() -> argparse.ArgumentParser:
     otel.add_argument("--otlp-endpoint", metavar="URL",
                       help="--otlp to URL (a base like http://host:4318 gets /v1/traces; implies --otlp)")
     otel.add_argument("--otlp-content", action="store_true",
-                      help="also send the prompt, assistant text, thinking, tool arguments and results (cut at "
-                           "16384 characters each); off by default, as is "
-                           "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT")
+                      help="also send the prompt, assistant text, thinking, tool arguments and results (each "
+                           "attribute at most 16384 characters, cut with a note); off by default, as is "
+                           "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true")
     web = p.add_argument_group("browser view (pip install 'cursor-watch[web]')")
     web.add_argument("--serve", action="store_true",
                      help="serve the TUI in a browser (textual-serve); each browser tab starts its own app on FILE|DIR")
@@ -107,6 +107,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="TOML price table (USD per million tokens, one [\"model name\"] table each: input, output, "
                             "cache_read, cache_write) over the shipped defaults and the user file "
                             "(~/.config/cursor-watch/prices.toml on Linux)")
+    costs.add_argument("--prices-path", action="store_true",
+                       help="print the path of the user price file (prices.toml in the platform's config directory, "
+                            "read when it exists) and exit")
     costs.add_argument("--report", action="store_true",
                        help="one table over every run in the FILEs and DIRs (recursively): runs, outcomes, time, tokens, "
                             "cost, tool calls and failures, per tool and the slowest calls; --json for scripts")
@@ -213,6 +216,11 @@ def parse_args(argv: list[str]) -> Options | None:
     ns = build_parser().parse_args(argv)
     if ns.list_samples:
         print("\n".join(list_samples()))
+        return None
+    if ns.prices_path:
+        from .costs import user_prices_path
+
+        print(user_prices_path())
         return None
     if ns.json and not (ns.summary or ns.report):
         raise UsageError("--json goes with --summary or --report")

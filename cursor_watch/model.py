@@ -505,6 +505,10 @@ class Session:
         self.unknown: SpillList[UnknownEvent] = spill_list("unknown", _from_args(UnknownEvent))
         self.timeline: SpillList[tuple[str, Any]] = spill_list("timeline", tuple, tuple)
         self.result: ResultInfo | None = None
+        # (first timestamp_ms, prompt, first call_id) as they stood when the run's first tool call
+        # ended, its first result came or it ended, whichever was first (None until then): what
+        # the stream said at its opening, the same live and replayed (--otlp's ids derive from it)
+        self.opening: tuple[int | None, str | None, str | None] | None = None
         self.ended = False
         self.exit_status: int | None = None
         self.lines = 0
@@ -759,6 +763,8 @@ class Session:
         changes += self._close_segment()
         if self._thinking_open is not None:
             self._thinking_open = None
+        if self.opening is None:
+            self._set_opening()
         for call in self.running_calls():
             self._set_status(call, STATUS_INCOMPLETE)
             changes.append((CHANGE_TOOL_DONE, call.call_id))
@@ -1062,8 +1068,15 @@ class Session:
                     ts if ts is not None else (None if untimed else int(self._clock())))
         changes.append((CHANGE_TOOL_STARTED if new else CHANGE_TOOL_UPDATED, call_id))
         if done:
+            if self.opening is None:
+                self._set_opening()
             changes.append((CHANGE_TOOL_DONE, call_id))
         return changes
+
+    def _set_opening(self) -> None:
+        """Fix :attr:`opening` (the first tool call to end, the first result or the end)."""
+        first = self.tool_calls.at(1) if len(self.tool_calls) else None
+        self.opening = (self.first_ts_ms, self.prompt, first.call_id if first is not None else None)
 
     def _interaction_query(self, item: Event, data: dict, ts: int | None) -> list[tuple[str, Any]]:
         changes = self._boundary(resend=True)
@@ -1122,6 +1135,8 @@ class Session:
                       and text == self.assistant_text + self._tentative)
         changes = self._settle_tentative(resend)
         changes += self._close_segment()
+        if self.opening is None:
+            self._set_opening()
         self.result = ResultInfo(data, item.line)
         changes.append((CHANGE_RESULT, None))
         return changes

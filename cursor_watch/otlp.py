@@ -27,24 +27,36 @@ call began or ended, so such a span would have invented times. ``model_call_id``
 each tool span (``cursor_watch.model_call_id``): a backend can group the calls of one model call.
 
 **Ids are derived, not random** (:func:`trace_id_of`, :func:`run_span_id_of`,
-:func:`tool_span_id_of`): SHA-256 over the run key (the session id and the run's index in its
-source; ``source:<path>`` stands in for a stream without a session id) and the ``call_id``.
-Sending the same log twice gives the same ids, and a run followed live and later replayed is
-one trace.
+:func:`tool_span_id_of`): SHA-256 over the run key and the ``call_id``. The key (:func:`run_key`,
+:func:`key_of`) is ``<session id>/<run index>/<opening digest>`` (``source:<path>`` stands in for
+a stream without a session id): the run's index in its source, and a digest of its opening
+(:func:`opening_digest` of ``Session.opening``: its first recorded time, its prompt and its
+first ``call_id``, as they stood when its first tool call ended, its first result came or it
+ended). The opening tells apart runs of one session that the session id and index don't (a chat
+resumed with ``--resume`` into a new log is run 1 of the same session again) and is the same
+however the run is read. Sending the same log twice gives the same ids, and a run followed live
+and later replayed is one trace.
+
+**When spans are sent**: a tool span when its call ends; the run span at the run's ``result``
+for a followed file or a pipe (the source may stay open for long after), at its end for a
+replayed file or a spawned command. A run cursor-watch stopped watching while it went on gets
+no run span (see :class:`OtlpOutlet`): a later replay of its finished log completes its trace.
 
 **Content is opt-in** (``--otlp-content`` or
 ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true``): the prompt, assistant text and
 thinking (``gen_ai.input.messages`` / ``gen_ai.output.messages``), each call's one-line
 summary, arguments and result (``gen_ai.tool.call.arguments`` / ``.result``). Each content
-string is cut at :data:`CONTENT_CAP` characters, terminal escape sequences removed and other
-control characters shown escaped. Without it, no stream text leaves the machine beyond ids,
+attribute is at most :data:`CONTENT_CAP` characters, a cut one ending with a note of how much
+was not sent (JSON-valued ones stay valid JSON: :func:`_json_within`), terminal escape sequences
+removed and other control characters shown escaped. Without it, no stream text leaves the machine beyond ids,
 names, the model, cwd, statuses, exit codes, counts and times.
 
 **A dead backend never hurts the watch**: records wait in a bounded buffer
 (:data:`MAX_PENDING_BYTES`; beyond it new spans are dropped and counted), the export runs in
 the child process, and at the end the watch waits for it only while it makes progress
-(:data:`FLUSH_STALL_S` without progress, :data:`FLUSH_MAX_S` in all), then stops it and
-reports on stderr how many spans could not be sent.
+(:data:`FLUSH_STALL_S` without a span delivered, :data:`EXIT_WAIT_S` in all, the exporter's own
+start included), then stops it and reports on stderr how many spans could not be sent (the TUI
+also counts them in the diagnostics pane as the watch goes: :meth:`OtlpOutlet.status`).
 """
 
 from __future__ import annotations
@@ -70,14 +82,14 @@ SEMCONV_VERSION = "1.41.0"  # OpenTelemetry semantic conventions (GenAI) followe
 SCHEMA_URL = f"https://opentelemetry.io/schemas/{SEMCONV_VERSION}"
 SCOPE = "cursor_watch.otlp"
 
-CONTENT_CAP = 16_384  # characters per content string (prompt, text, thinking, args, result)
+CONTENT_CAP = 16_384  # characters per content attribute, a cut one's note included (prompt, text, args, result)
 LINE_CAP = 256  # characters of a one-line attribute (a call_id, a tool name, a model)
 DETAIL_CAP = 200  # characters of a status description
 MAX_EVENTS = 128  # span events (notes) per run span (the SDK's default limit)
 MAX_PENDING_BYTES = 64 * 1024 * 1024  # records waiting for the exporter process
-FLUSH_STALL_S = 3.0  # at the end: stop waiting after this long without progress
-FLUSH_MAX_S = 30.0  # ... and after this long in all
-START_S = 15.0  # the exporter process may take this long to import the SDK (a loaded machine: seconds)
+FLUSH_STALL_S = 3.0  # at the end: stop waiting after this long without a span delivered
+EXIT_WAIT_S = 5.0  # ... and after this long in all, the exporter's start (importing the SDK) included
+STOP_S = 0.5  # then the exporter is terminated, and killed if it is still there after this long
 SCHEDULE_DELAY_MS = 1000  # the exporter sends what it has at least this often (OTEL_BSP_SCHEDULE_DELAY)
 EXPORT_TIMEOUT_S = 5.0  # per export request, unless OTEL_EXPORTER_OTLP[_TRACES]_TIMEOUT says
 PROTOCOLS = ("http/protobuf", "grpc")
@@ -169,10 +181,38 @@ def _digest(*parts: str) -> bytes:
     return h.digest()
 
 
-def run_key(session_id: str | None, run_index: int, source: str) -> str:
-    """The key every id of a run derives from: ``<session id>/<run index>``, or
-    ``source:<source>/<run index>`` when the stream has no session id."""
-    return f"{session_id}/{run_index}" if session_id else f"source:{source}/{run_index}"
+def opening_digest(opening: tuple | None) -> str:
+    """16 hex digits naming a run's opening (``Session.opening``: its first recorded
+    ``timestamp_ms``, its prompt and its first ``call_id``, as they stood when its first tool call
+    ended, its first result came or it ended): the first 8 bytes of SHA-256("cursor-watch opening",
+    time, prompt, call_id), each part NUL-terminated, a missing one as the empty string."""
+    ts, prompt, call_id = opening if opening is not None else (None, None, None)
+    parts = ["" if ts is None else str(ts), prompt or "", call_id or ""]
+    return _digest("cursor-watch opening", *parts)[:8].hex()
+
+
+def run_key(session_id: str | None, run_index: int, source: str, opening: tuple | None = None) -> str:
+    """The key every id of a run derives from: ``<session id>/<run index>/<opening digest>``, or
+    ``source:<source>/<run index>/<opening digest>`` when the stream has no session id
+    (:func:`opening_digest`; without ``opening``, the key has no third part).
+
+    The session id and run index alone are not enough: ``--resume`` keeps the session id, so a
+    resumed chat's first run in a new log would be run 1 of the same session again. The opening
+    tells such runs apart (another prompt, other times, other call ids) and is the same wherever
+    the run is read from: the same log twice, a run followed live and its log replayed later.
+    """
+    base = f"{session_id}/{run_index}" if session_id else f"source:{source}/{run_index}"
+    return base if opening is None else f"{base}/{opening_digest(opening)}"
+
+
+def key_of(run: Any) -> str:
+    """The key of a :class:`~cursor_watch.runs.Run` (:func:`run_key` with its session's opening)."""
+    s = run.session
+    opening = getattr(s, "opening", None)
+    if opening is None:  # not fixed yet (a run read so far): what its opening is now
+        first = s.tool_calls.at(1) if len(s.tool_calls) else None
+        opening = (s.first_ts_ms, s.prompt, first.call_id if first is not None else None)
+    return run_key(s.session_id, run.index, run.source, opening)
 
 
 def trace_id_of(key: str) -> int:
@@ -215,18 +255,30 @@ def clean_id(text: Any, cap: int = LINE_CAP) -> str:
     return text if len(text) <= cap else text[:cap] + "…"
 
 
+def _cut_note(extra: int) -> str:
+    return f"… [{extra} more characters not sent]"
+
+
 def clean_content(text: Any, cap: int = CONTENT_CAP) -> str:
-    """Content: terminal escapes removed, controls (but newlines and tabs) escaped, cut at ``cap``
-    characters with a note of how many more there were."""
+    """Content: terminal escapes removed, controls (but newlines and tabs) escaped; at most
+    ``cap`` characters in all: a longer text is cut and ends with ``… [N more characters not
+    sent]`` (N counted in the text as the stream gave it), the note within the ``cap``."""
     if not isinstance(text, str):
         text = "" if text is None else str(text)
-    extra = 0
-    if len(text) > cap:
-        extra = len(text) - cap
-        text = text[:cap]
-    if not text.isprintable():
-        text = visible_doc(_ESCAPES.sub("", text))
-    return text + (f"… [{extra} more characters not sent]" if extra else "")
+
+    def shown(part: str) -> str:
+        return part if part.isprintable() else visible_doc(_ESCAPES.sub("", part))
+
+    out = shown(text[:cap])
+    if len(text) <= cap and len(out) <= cap:
+        return out
+    keep = max(0, cap - len(_cut_note(len(text))))
+    while True:  # escaping only lengthens a text: shrink the part kept until it fits with its note
+        out = shown(text[:keep])
+        note = _cut_note(len(text) - keep)
+        if len(out) + len(note) <= cap or keep == 0:
+            return (out + note)[:cap]
+        keep = max(0, min(keep - 1, keep * (cap - len(note)) // max(1, len(out))))
 
 
 def _ns(ms: Any) -> int | None:
@@ -248,22 +300,41 @@ def _json(value: Any) -> str:
     return orjson.dumps(value, default=str).decode()
 
 
-def _capped_json(value: Any) -> str:
-    """A payload as a JSON string, every string inside it cleaned and cut (the structure kept)."""
-    def walk(v: Any, depth: int) -> Any:
+def _json_within(build: Callable[[int], Any], cap: int = CONTENT_CAP) -> str:
+    """A JSON-valued content attribute of at most ``cap`` characters.
+
+    ``build(n)`` makes the value with each string in it cut to ``n`` characters
+    (:func:`clean_content`); ``n`` shrinks until the JSON text fits, so the attribute stays valid
+    JSON. When even short strings don't fit (a huge structure), the JSON text itself is cut
+    (:func:`clean_content`: no longer valid JSON, and it says how much was not sent)."""
+    n = cap
+    text = _json(build(n))
+    for _ in range(6):
+        if len(text) <= cap:
+            return text
+        n = min(n - 1, n * cap // len(text) - 64)
+        if n < 64:
+            break
+        text = _json(build(n))
+    return text if len(text) <= cap else clean_content(text, cap)
+
+
+def _capped_json(value: Any, cap: int = CONTENT_CAP) -> str:
+    """A payload as a JSON string of at most ``cap`` characters: every string inside it cleaned
+    and cut, the structure kept (:func:`_json_within`)."""
+    def walk(v: Any, depth: int, n: int) -> Any:
         if isinstance(v, str):
-            return clean_content(v)
+            return clean_content(v, n)
         if depth > 32:
             return "…"
         if isinstance(v, dict):
-            return {clean_line(k): walk(x, depth + 1) for k, x in list(v.items())[:200]}
+            return {clean_line(k): walk(x, depth + 1, n) for k, x in list(v.items())[:200]}
         if isinstance(v, list):
-            return [walk(x, depth + 1) for x in v[:200]]
+            return [walk(x, depth + 1, n) for x in v[:200]]
         if isinstance(v, int) and not isinstance(v, bool) and _int64(v) is None:
             return str(v)
         return v
-    text = _json(walk(value, 0))
-    return text if len(text) <= CONTENT_CAP * 4 else clean_content(text, CONTENT_CAP * 4)
+    return _json_within(lambda n: walk(value, 0, n), cap)
 
 
 # -- records -----------------------------------------------------------------------------------
@@ -492,18 +563,25 @@ def run_record(run: Any, ids: RunIds, *, content: bool = False, now_ms: float | 
             ev_attrs["cursor_watch.note.text"] = clean_line(note.text, DETAIL_CAP)
         events.append([clean_line(note.kind, 64) or "note", ts if ts is not None else start, ev_attrs])
     if content:
-        if s.prompt is not None:
-            attrs["gen_ai.input.messages"] = _json(
-                [{"role": "user", "parts": [{"type": "text", "content": clean_content(s.prompt)}]}])
-        parts = []
+        prompt = s.prompt
+        if prompt is not None:
+            attrs["gen_ai.input.messages"] = _json_within(
+                lambda n: [{"role": "user", "parts": [{"type": "text", "content": clean_content(prompt, n)}]}])
         thinking = s.thinking_text
-        if thinking:
-            parts.append({"type": "reasoning", "content": clean_content(thinking)})
-        parts.append({"type": "text", "content": clean_content(s.assistant_text)})
-        message = {"role": "assistant", "parts": parts}
-        if result is not None:
-            message["finish_reason"] = "error" if result.is_error else "stop"
-        attrs["gen_ai.output.messages"] = _json([message])
+        text = s.assistant_text
+        finish = None if result is None else ("error" if result.is_error else "stop")
+
+        def output(n: int) -> list:
+            parts = []
+            if thinking:
+                parts.append({"type": "reasoning", "content": clean_content(thinking, n)})
+            parts.append({"type": "text", "content": clean_content(text, n)})
+            message: dict[str, Any] = {"role": "assistant", "parts": parts}
+            if finish is not None:
+                message["finish_reason"] = finish
+            return [message]
+
+        attrs["gen_ai.output.messages"] = _json_within(output)
     return {
         "n": f"invoke_agent {agent}",
         "t": f"{ids.trace_id:032x}",
@@ -528,7 +606,7 @@ def run_records(run: Any, *, content: bool = False, now_ms: float | None = None)
     """Every span record of a finished run, tool calls first and the run span last (the
     ``--export PATH.otlp.json`` path, which reads the final model)."""
     s = run.session
-    ids = RunIds(run_key(s.session_id, run.index, run.source), now_ms if now_ms is not None else time.time() * 1000.0)
+    ids = RunIds(key_of(run), now_ms if now_ms is not None else time.time() * 1000.0)
     stream_times = s.first_ts_ms is not None
     calls = list(s.tool_calls.values())
     for call in calls:
@@ -544,19 +622,29 @@ class OtlpOutlet:
     """The ``--otlp`` view: model changes in, span records out to a sink (see module doc).
 
     A tool span is recorded when its call stops running (``tool_done``), the run span when
-    the run ends (``end``). ``observe`` never raises and never blocks: a record that can't be
-    built is counted in :attr:`errors`.
+    the run ends: at its ``result`` for a run that ``ends_at_result`` says is live and goes on
+    being read (a followed file, a pipe: the stream may stay open long after), else at its
+    ``end`` (a replayed file; a spawned command, whose exit status comes with its end). A run
+    cursor-watch stopped watching while it went on (``Run.observed_until_stop``) gets no run
+    span, and its calls still running no span either: it has not ended, and the spans a later
+    replay of its finished log sends (the same ids) complete the trace; an ERROR span saying it
+    ended without a result would be false. ``observe`` never raises and never blocks: a record
+    that can't be built is counted in :attr:`errors`.
 
     Args:
         sink: takes each record (:class:`ProcessSink` in use, an in-process one in tests).
         content: record content (see module doc).
         clock: epoch-ms clock (tests freeze it).
+        ends_at_result: ``run -> bool``: send the run span at its result (None: never, at its end).
     """
 
-    def __init__(self, sink: Any, content: bool = False, clock: Callable[[], float] | None = None) -> None:
+    def __init__(self, sink: Any, content: bool = False, clock: Callable[[], float] | None = None,
+                 ends_at_result: Callable[[Any], bool] | None = None, endpoint: str | None = None) -> None:
         self.sink = sink
+        self.endpoint = endpoint  # --otlp-endpoint, for messages (None: the SDK's variables)
         self.content = content
         self._clock = clock or (lambda: time.time() * 1000.0)
+        self.ends_at_result = ends_at_result
         self._runs: dict[int, tuple[Any, RunIds]] = {}
         self.records = 0
         self.errors = 0
@@ -567,8 +655,7 @@ class OtlpOutlet:
         got = self._runs.get(id(run))
         if got is not None and got[0] is run:
             return got[1]
-        s = run.session
-        ids = RunIds(run_key(s.session_id, run.index, run.source), self._clock())
+        ids = RunIds(key_of(run), self._clock())
         self._runs[id(run)] = (run, ids)
         return ids
 
@@ -576,20 +663,28 @@ class OtlpOutlet:
         """Take a batch of the run's changes (``Watch`` calls it after the views)."""
         for change in changes:
             kind = change[0]
-            if kind == "tool_done" or kind == "end":
+            if kind == "tool_done" or kind == "end" or kind == "result":
                 try:
                     if kind == "end":
                         self._end(run)
+                    elif kind == "result":
+                        self._result(run)
                     else:
                         self._tool_done(run, change[1])
                 except Exception as err:  # noqa: BLE001 - the outlet must never stop the watch
                     self.errors += 1
                     self.last_error = f"{type(err).__name__}: {err}"
 
+    def _result(self, run: Any) -> None:
+        if self.ends_at_result is not None and self.ends_at_result(run):
+            self._end(run)
+
     def _tool_done(self, run: Any, call_id: str) -> None:
         call = run.session.tool_calls.get(call_id)
         if call is None:
             return
+        if call.status == STATUS_INCOMPLETE and getattr(run, "observed_until_stop", False):
+            return  # still running when we stopped watching: not incomplete, its end is not known
         ids = self.ids_of(run)
         ids.saw(call.started_ms, call.completed_ms)
         record = tool_record(run, call, ids, content=self.content, now_ms=self._clock(),
@@ -601,6 +696,8 @@ class OtlpOutlet:
         s = run.session
         if not s.events and not s.invalid_lines and not s.tool_calls:
             return  # nothing was read (an empty file, a command that printed nothing): no trace
+        if s.result is None and getattr(run, "observed_until_stop", False):
+            return  # we stopped watching while it went on: it did not end (see the class doc)
         ids = self.ids_of(run)
         if ids.ended:
             return
@@ -610,6 +707,19 @@ class OtlpOutlet:
     def _put(self, record: dict) -> None:
         self.records += 1
         self.sink.put(record)
+
+    def status(self) -> dict:
+        """How the export is going, while it goes (the TUI's diagnostics read it each second).
+
+        Returns:
+            ``{"records": spans recorded, "unsent": spans known not sent so far (the exporter's
+            failed exports, spans dropped while it was behind, records that could not be built),
+            "error": the last reason or ""}``.
+        """
+        sink = self.sink
+        unsent = int(getattr(sink, "failed", 0)) + int(getattr(sink, "dropped", 0)) + self.errors
+        return {"records": self.records, "unsent": unsent,
+                "error": getattr(sink, "error", "") or (self.last_error if self.errors else "")}
 
     def close(self) -> dict:
         """End the export (bounded, see :class:`ProcessSink`); returns the sink's report."""
@@ -639,6 +749,17 @@ def report_line(report: dict, where: str) -> str | None:
     return line
 
 
+def status_line(status: dict, where: str) -> str | None:
+    """The diagnostics line for :meth:`OtlpOutlet.status` while the watch goes on (None when
+    nothing is known to be unsent): ``--otlp: 3 of 12 spans could not be sent to URL so far (reason)``."""
+    if status.get("unsent", 0) <= 0:
+        return None
+    line = f"--otlp: {status['unsent']} of {status.get('records', 0)} spans could not be sent to {where} so far"
+    if status.get("error"):
+        line += f" ({clean_line(status['error'], 300)})"
+    return line
+
+
 class ProcessSink:
     """Hands records to the exporter process (``python -m cursor_watch.otlp_sdk``).
 
@@ -655,7 +776,7 @@ class ProcessSink:
 
     def __init__(self, endpoint: str | None = None, env: dict[str, str] | None = None,
                  max_pending: int = MAX_PENDING_BYTES, stall_s: float = FLUSH_STALL_S,
-                 max_s: float = FLUSH_MAX_S) -> None:
+                 max_s: float = EXIT_WAIT_S) -> None:
         env = dict(os.environ if env is None else env)
         proto = (env.get("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL") or env.get("OTEL_EXPORTER_OTLP_PROTOCOL")
                  or "http/protobuf").strip().lower()
@@ -736,7 +857,7 @@ class ProcessSink:
             ok, failed = int(msg.get("ok", self.ok)), int(msg.get("failed", self.failed))
             if ok > self.ok or msg.get("done"):
                 # progress is spans delivered: failures and retry warnings are not (a dead
-                # backend with a backlog would otherwise hold the exit for FLUSH_MAX_S)
+                # backend with a backlog would otherwise hold the exit for EXIT_WAIT_S)
                 self._progress_at = time.monotonic()
             self.ok, self.failed = ok, failed
             if msg.get("error"):
@@ -754,9 +875,11 @@ class ProcessSink:
     def close(self) -> dict:
         """Send what is queued, let the child flush, stop it (bounded), and report.
 
-        Waits while the child delivers spans, at most ``stall_s`` without a delivery (counted
-        from when it is ready: importing the SDK may take seconds, at most ``START_S``) and
-        ``max_s`` in all; then the child is terminated (killed after a second).
+        Waits while the child delivers spans: at most ``stall_s`` without a delivery (counted
+        from when it is ready: importing the SDK may take seconds) and ``max_s`` in all, its
+        start included (:data:`EXIT_WAIT_S`: a few seconds, whatever the backend does); then the
+        child is terminated (killed after :data:`STOP_S`). What it had not sent by then is
+        reported as unsent.
 
         Returns:
             ``{"ok", "failed", "dropped", "written", "error", "done"}``.
@@ -771,22 +894,25 @@ class ProcessSink:
                 self._reader.join(1.0)
                 break
             now = time.monotonic()
-            if not self.ready:  # still importing the SDK: not stalled, but not forever either
-                if now - start > START_S:
-                    break
-            elif now - self._progress_at > self.stall_s or now - start > self.max_s:
+            if now - start > self.max_s:
+                break
+            if self.ready and now - self._progress_at > self.stall_s:
                 break
             time.sleep(0.02)
-        if self.proc.poll() is None:
+        stopped = self.proc.poll() is None
+        if stopped:
             self.proc.terminate()
             try:
-                self.proc.wait(1.0)
+                self.proc.wait(STOP_S)
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
         if not self.done and not self.error:
             tail = [line for line in self._stderr if line.strip()]
-            if tail:
+            if stopped:
+                what = "sending" if self.ready else "starting (importing the SDK)"
+                self.error = f"the exporter was still {what} when the {self.max_s:g} s exit wait ended"
+            elif tail:
                 self.error = tail[-1]
             elif self.proc.returncode not in (0, None):
                 self.error = "the exporter stopped before it finished"
@@ -801,7 +927,7 @@ def make_outlet(endpoint: str | None, content: bool) -> OtlpOutlet:
         OtlpUnavailable: the ``[otel]`` extra is missing, or the protocol is not supported.
     """
     check_available()
-    return OtlpOutlet(ProcessSink(endpoint), content=content)
+    return OtlpOutlet(ProcessSink(endpoint), content=content, endpoint=endpoint)
 
 
 def start_for(opts: Any, watch: Any) -> OtlpOutlet | None:
@@ -812,6 +938,12 @@ def start_for(opts: Any, watch: Any) -> OtlpOutlet | None:
     if not getattr(opts, "otlp", False):
         return None
     outlet = make_outlet(getattr(opts, "otlp_endpoint", None), content_from_env())
+
+    def ends_at_result(run: Any) -> bool:
+        feed = watch.feed_of(run)
+        return feed is not None and feed.source.kind in ("follow", "stdin")
+
+    outlet.ends_at_result = ends_at_result
     watch.outlets.append(outlet)
     return outlet
 

@@ -600,6 +600,8 @@ class Watch:
         def caught_up() -> None:
             nonlocal holding
             feed.caught_up = True
+            if source.kind == "follow":
+                self._now_live(feed)
             # a followed file never ends: it gives its turn up once its backlog is read; a
             # replayed file keeps it until its run has ended (the finally below), so the next
             # file's output never comes before this one's end (--plain prints file by file)
@@ -630,11 +632,38 @@ class Watch:
             if holding and slots is not None:
                 slots.release()
 
+    def _now_live(self, feed: Feed) -> None:
+        """A followed file has been caught up: what it held at the start is read. Its unfinished
+        run is live from now on (what comes next is written as we watch), so the views and
+        outlets get an empty batch for it now: a run whose agent is already silent is measured
+        from this moment (a stall shows without waiting for an event that may never come)."""
+        run = feed.monitor.run
+        s = run.session
+        if (s.events or s.invalid_lines) and s.result is None and not s.ended:
+            self._deliver(feed, [])
+
+    def feed_of(self, run: Run) -> Feed | None:
+        """The feed ``run`` was read from (None when it is not one of this watch's)."""
+        for feed in self.feeds:
+            runs = feed.runs
+            if runs and (runs[-1] is run or run in runs):
+                return feed
+        return None
+
     async def _end_feed(self, feed: Feed) -> None:
-        """Stop a source and finish its current run (once)."""
+        """Stop a source and finish its current run (once).
+
+        When the watch was stopped (a signal, a quit) before a followed file, a pipe or a
+        replayed file ended, a run still in progress is marked ``observed_until_stop``: it
+        has no result because we stopped reading. A spawned command's run is not (we stopped
+        the command: its run really ended)."""
         if feed.ended or not feed.started:
             return
         feed.ended = True
+        if self._stop.is_set() and not isinstance(feed.source, ProcessSource):
+            run = feed.monitor.run
+            if run.session.result is None and not run.session.ended:
+                run.observed_until_stop = True
         await feed.source.stop()
         if feed.source.error:
             self._deliver(feed, feed.monitor.session.add_note("source", "error", feed.source.error))

@@ -51,10 +51,15 @@ class Run:
             into the run (set by :class:`~cursor_watch.runner.Monitor`), or None.
         end_reason: why the run ended without a ``result`` when that is known (``the file
             was truncated``, ``the child was killed by signal 15 (SIGTERM)``...), else None.
+        observed_until_stop: True when cursor-watch stopped watching while the run was still
+            going (a followed file, a pipe or a replay cut short by a signal or a quit; set by
+            :class:`~cursor_watch.runner.Watch`): it has no ``result`` because we stopped
+            reading, not because it failed. Alerts and ``--otlp`` don't call it failed. A
+            spawned command that cursor-watch stops is not one of these: its run really ended.
     """
 
     __slots__ = ("source", "source_label", "index", "session", "first_line", "last_line", "stderr", "reread",
-                 "has_init", "first_offset", "end_offset", "last_event", "end_reason")
+                 "has_init", "first_offset", "end_offset", "last_event", "end_reason", "observed_until_stop")
 
     def __init__(self, source: str, source_label: str, index: int, session: Session, first_line: int,
                  reread: Callable[[int, int], bytes]) -> None:
@@ -71,6 +76,7 @@ class Run:
         self.end_offset: int | None = None
         self.last_event: tuple[str, str, int, int | None] | None = None
         self.end_reason: str | None = None
+        self.observed_until_stop = False
 
     @property
     def key(self) -> tuple[str, int]:

@@ -350,3 +350,85 @@ def test_bad_receivers_leave_the_watch_unaffected_and_are_counted(receiver, tmp_
     notes = [n for n in orjson.loads(json_out.read_bytes())["notes"] if n["kind"] == "alert"]
     assert len(notes) == 4 and all("ended alert to" in n["text"] for n in notes)
     assert sorted(receiver.kinds("hang") + receiver.kinds("fail")) == ["ended", "ended"]
+
+
+# -- a followed file already silent; stopping a watch is not a run's end --------------------------
+
+
+@needs_real
+def test_following_a_file_whose_agent_is_already_silent_raises_the_stall_and_stopping_raises_no_failed(tmp_path):
+    """The file's last event is a started tool call and nothing more comes: once its backlog is
+    read the run is live, its silence measured from then, so `--stall 2s` fires ~2 s later. A
+    SIGTERM then stops the watch: the run was still going, so no `failed` alert."""
+    out = tmp_path / "alerts.jsonl"
+    log = tmp_path / "agent.jsonl"
+    log.write_bytes(b"".join(REJECTED.read_bytes().splitlines(keepends=True)[:7]))  # up to the first call's start
+    start = time.monotonic()
+    watch = subprocess.Popen(CMD + ["--plain", "--stall", "2s", "--alert-cmd", f"cat >> {out}", "-f", str(log)],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env(tmp_path), cwd=ROOT)
+    try:
+        deadline = time.monotonic() + 30
+        while not cmd_alerts(out) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        took = time.monotonic() - start
+        assert watch.poll() is None
+    finally:
+        watch.send_signal(signal.SIGTERM)
+        stdout, stderr = (x.decode() for x in watch.communicate(timeout=30))
+    sent = cmd_alerts(out)
+    assert [a["kind"] for a in sent] == ["stalled"], stderr
+    assert sent[0]["message"].endswith("stalled 2s: shell uname -a") and 2 <= took < 25
+    assert watch.returncode == 143 and "Traceback" not in stderr
+    assert stdout.count("! stalled") == 1
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_stopping_a_followed_file_or_a_pipe_mid_run_raises_no_failed_alert(tmp_path, signum):
+    out = tmp_path / "alerts.jsonl"
+    log = tmp_path / "agent.jsonl"
+    head = INIT + PROMPT + line(type="tool_call", subtype="started", call_id="c1", session_id="s1", timestamp_ms=1,
+                                tool_call={"shellToolCall": {"args": {"command": "npm test"}}})
+    log.write_bytes(head)
+    args = ["--plain", "--alert-on", "failed,ended", "--alert-cmd", f"cat >> {out}"]
+    follow = subprocess.Popen(CMD + args + ["-f", str(log)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              env=env(tmp_path), cwd=ROOT)
+    pipe = subprocess.Popen(CMD + args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env=env(tmp_path), cwd=ROOT)
+    pipe.stdin.write(head)
+    pipe.stdin.flush()
+    opened(follow.pid, log)
+    time.sleep(2.0)  # both have read it (checked below: their transcripts show the call)
+    for watch in (follow, pipe):
+        watch.send_signal(signum)
+    results = [watch.communicate(timeout=30) for watch in (follow, pipe)]
+    assert [follow.returncode, pipe.returncode] == [128 + signum] * 2, results
+    assert cmd_alerts(out) == []  # before: a `failed` alert "ended without a result" for each
+    for stdout, _ in results:
+        assert b"npm test" in stdout and b"ended without a result" in stdout  # the views still say where it was cut
+
+
+@needs_real
+def test_without_enforce_a_budget_breach_stops_nothing(tmp_path):
+    save = tmp_path / "saved.jsonl"
+    agent = [sys.executable, EMITTER, str(THREE_CALLS), "--delay", "0.01"]
+    quiet = subprocess.run(CMD + ["--plain", "--", *agent], capture_output=True, env=env(tmp_path), cwd=ROOT, timeout=60)
+    p = subprocess.run(CMD + ["--plain", "--max-tool-calls", "1", "--save", str(save), "--", *agent],
+                       capture_output=True, env=env(tmp_path), cwd=ROOT, timeout=60)
+    assert p.returncode == quiet.returncode == 0
+    assert save.read_bytes() == THREE_CALLS.read_bytes()  # every line: the command ran to its end
+    assert p.stdout.decode().count("! budget: 2 tool calls > 1") == 1
+    assert "stopping the command" not in p.stderr.decode()
+    assert [x for x in p.stdout.decode().splitlines() if not x.startswith("! budget")] == quiet.stdout.decode().splitlines()
+
+
+@needs_real
+def test_a_pipe_raises_ended_only_when_asked_and_failed_by_default(tmp_path):
+    out = tmp_path / "alerts.jsonl"
+    ok = REJECTED.read_bytes()  # ends with a successful result
+    cut = ok[: ok.rindex(b'{"type":"result"')]  # the same without its result
+    for data, kinds, want in ((ok, [], []), (ok, ["--alert-on", "ended"], ["ended"]), (cut, [], ["failed"]),
+                              (cut, ["--alert-on", "ended"], [])):
+        out.unlink(missing_ok=True)
+        p = subprocess.run(CMD + ["--plain", *kinds, "--alert-cmd", f"cat >> {out}"], input=data, capture_output=True,
+                           env=env(tmp_path), cwd=ROOT, timeout=60)
+        assert [a["kind"] for a in cmd_alerts(out)] == want, (kinds, p.stderr)

@@ -62,3 +62,36 @@ async def test_a_replayed_run_is_never_stalled(tmp_path):
         clock.t += 100
         await pilot.pause(0.3)
         assert "stalled" not in text_of(app.screen.query_one(SessionHeader)) and not app.attention_log
+
+
+async def test_without_stall_option_a_stall_shows_after_5_minutes_and_is_not_notified():
+    """--stall not given: the display default (5 m) shows the stall in the list and the header; no
+    notification, bell or desktop notification (--notify), as the README says: alerts only with it."""
+    clock = Clock()
+    a = QueueSource("agent-a")
+    app = make_app(a, monotonic=clock, notify_terminal=True)  # --notify, no --stall
+    async with app.run_test(size=SIZE) as pilot:
+        await a.push(start("a"))
+        await wait_until(pilot, lambda: isinstance(app.screen, RunScreen)
+                         and "npm test" in text_of(app.screen.query_one(SessionHeader)))
+        clock.t += 299
+        await pilot.pause(0.3)
+        assert "stalled" not in text_of(app.screen.query_one(SessionHeader))
+        clock.t += 2
+        await wait_until(pilot, lambda: "stalled 5m: shell npm test" in text_of(app.screen.query_one(SessionHeader)))
+        await pilot.pause(0.3)
+        assert app.attention_log == [] and app.terminal_notifications == []
+
+
+async def test_with_stall_option_a_stall_rings_with_notify():
+    clock = Clock()
+    a = QueueSource("agent-a")
+    app = make_app(a, monotonic=clock, notify_terminal=True, limits=Limits(stall_s=300))
+    async with app.run_test(size=SIZE) as pilot:
+        await a.push(start("a"))
+        await wait_until(pilot, lambda: isinstance(app.screen, RunScreen)
+                         and "npm test" in text_of(app.screen.query_one(SessionHeader)))
+        clock.t += 301
+        await wait_until(pilot, lambda: app.terminal_notifications)
+        assert app.attention_log == ["agent-a: stalled 5m: shell npm test"]
+        assert app.terminal_notifications[0] == "\a" and "stalled 5m" in app.terminal_notifications[1]

@@ -142,3 +142,39 @@ def test_the_end_line_and_summary_label_an_estimate(tmp_path):
     log.write_bytes(stream("Auto", USAGE))
     plain = subprocess.run(CMD + ["--plain", str(log)], capture_output=True, env=e, cwd=ROOT, timeout=60).stdout.decode()
     assert plain.rstrip().splitlines()[-1].endswith("cost unknown: Auto has no fixed price")
+
+
+def test_prices_path_prints_the_user_file_the_shipped_table_names(tmp_path):
+    p = subprocess.run(CMD + ["--prices-path"], capture_output=True, env=env(tmp_path), cwd=ROOT, timeout=60)
+    assert p.returncode == 0 and p.stderr == b""
+    path = p.stdout.decode().strip()
+    assert path == str(tmp_path / "config" / "cursor-watch" / "prices.toml")  # platformdirs, XDG_CONFIG_HOME on Linux
+    shipped = (ROOT / "cursor_watch" / "data" / "prices.toml").read_text()
+    assert "`cursor-watch --prices-path` prints it" in shipped  # the option the shipped table points to
+    # the file it prints is the one read: a price there changes the estimate
+    os.makedirs(os.path.dirname(path))
+    with open(path, "w") as f:
+        f.write('["GPT-5 Mini"]\ninput = 1\noutput = 1\ncache_read = 1\ncache_write = 1\n')
+    log = tmp_path / "a.jsonl"
+    log.write_bytes(stream("GPT-5 Mini", USAGE))
+    out = orjson.loads(subprocess.run(CMD + ["--summary", "--json", str(log)], capture_output=True, env=env(tmp_path),
+                                      cwd=ROOT, timeout=60).stdout)
+    assert out["result"]["price_source"] == path
+    assert out["result"]["cost_usd_estimate"] == pytest.approx((21994 + 261 + 22528 + 1234) / 1e6)
+
+
+@pytest.mark.parametrize("ext", ["md", "html"])
+def test_the_cost_estimate_is_in_the_markdown_and_html_exports(tmp_path, ext):
+    log = tmp_path / "a.jsonl"
+    log.write_bytes(stream("GPT-5 Mini", USAGE))
+    out = tmp_path / f"run.{ext}"
+    p = subprocess.run(CMD + ["--summary", "--export", str(out), str(log)], capture_output=True, env=env(tmp_path),
+                       cwd=ROOT, timeout=60)
+    assert p.returncode == 0, p.stderr
+    want = (21994 * Decimal("0.25") + 261 * Decimal("2.0") + 22528 * Decimal("0.025") + 1234 * Decimal("0.0")) / 1_000_000
+    doc = out.read_text()
+    assert f"≈ {usd(want)} est." in doc.replace("&#160;", " ").replace("\u00a0", " ")
+    log.write_bytes(stream("Auto", USAGE))
+    subprocess.run(CMD + ["--summary", "--export", str(out), str(log)], capture_output=True, env=env(tmp_path),
+                   cwd=ROOT, timeout=60)
+    assert "Auto has no fixed price" in out.read_text()

@@ -7,8 +7,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import shlex
+import shutil
+import signal
+import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -85,14 +91,24 @@ def by_name(spans, prefix: str):
 # -- ids -----------------------------------------------------------------------------------------
 
 def test_ids_are_the_documented_sha256_prefixes():
-    key = otlp.run_key(SID, 2, "/logs/x.jsonl")
-    assert key == f"{SID}/2"
+    opening = (1000, "do it", "c1\nfc")
+    digest = hashlib.sha256(b"cursor-watch opening\x00" + b"1000\x00do it\x00c1\nfc\x00").digest()[:8].hex()
+    assert otlp.opening_digest(opening) == digest
+    assert otlp.opening_digest((None, None, None)) == hashlib.sha256(b"cursor-watch opening\x00\x00\x00\x00").digest()[:8].hex()
+    key = otlp.run_key(SID, 2, "/logs/x.jsonl", opening)
+    assert key == f"{SID}/2/{digest}"
+    # a run's key: its session's opening, fixed when its first call ended
+    data = stream(shell("c1\nfc", "started", 1000, started=1000), shell("c1\nfc", "completed", 1500, completed=1400))
+    mon, _ = replay(data)
+    assert mon.runs[0].session.opening == (1000, "do it", "c1\nfc")
+    assert otlp.key_of(mon.runs[0]) == otlp.run_key(SID, 1, "/logs/x.jsonl", opening)
     assert otlp.trace_id_of(key) == int.from_bytes(hashlib.sha256(b"cursor-watch trace\x00" + key.encode() + b"\x00").digest()[:16], "big")
     assert otlp.run_span_id_of(key) == int.from_bytes(hashlib.sha256(b"cursor-watch run\x00" + key.encode() + b"\x00").digest()[:8], "big")
     cid = "call_1\nfc_2"
     want = hashlib.sha256(b"cursor-watch tool\x00" + key.encode() + b"\x00" + cid.encode() + b"\x00").digest()[:8]
     assert otlp.tool_span_id_of(key, cid) == int.from_bytes(want, "big")
     assert otlp.run_key(None, 1, "/logs/x.jsonl") == "source:/logs/x.jsonl/1"
+    assert otlp.run_key(None, 1, "/logs/x.jsonl", (None, None, None)).startswith("source:/logs/x.jsonl/1/")
 
 
 def test_same_log_twice_gives_the_same_ids_and_another_run_another_trace():
@@ -119,7 +135,7 @@ def test_real_capture_spans_follow_the_model(path: Path):
     assert len(runs) == len(mon.runs) and len(spans) == len(runs) + len(tools)
     for run in mon.runs:
         s = run.session
-        key = otlp.run_key(s.session_id, run.index, run.source)
+        key = otlp.key_of(run)
         trace_id = otlp.trace_id_of(key)
         root = [r for r in runs if r.context.trace_id == trace_id]
         assert len(root) == 1
@@ -170,7 +186,7 @@ def test_real_capture_content_is_the_reconstructed_text(path: Path):
     mon, spans = replay(path.read_bytes(), content=True)
     for run in mon.runs:
         s = run.session
-        trace_id = otlp.trace_id_of(otlp.run_key(s.session_id, run.index, run.source))
+        trace_id = otlp.trace_id_of(otlp.key_of(run))
         root = [r for r in by_name(spans, "invoke_agent") if r.context.trace_id == trace_id][0]
         out = json.loads(root.attributes["gen_ai.output.messages"])
         text = "".join(p["content"] for p in out[0]["parts"] if p["type"] == "text")
@@ -291,7 +307,7 @@ def test_hostile_stream_never_breaks_the_export():
             for key, value in texts:
                 assert "\x1b" not in value and "\x9b" not in value and "\x07" not in value, key
                 value.encode("utf-8")  # no lone surrogate left
-                limit = 4 * otlp.CONTENT_CAP + 200 if content else otlp.LINE_CAP * 4 + 1
+                limit = otlp.CONTENT_CAP if content else otlp.LINE_CAP * 4 + 1  # the documented cap
                 assert len(value) <= limit, (key, len(value))
             assert 0 <= span.start_time <= span.end_time < 2**64
             for value in span.attributes.values():
@@ -309,7 +325,12 @@ def test_text_cleaning_removes_escapes_and_shows_lone_surrogates():
         assert out.startswith("abc") and "\\ud800" in out and "\\x00" in out
     assert otlp.clean_id("call_1\nfc_2") == "call_1\nfc_2"  # the id as the stream wrote it
     assert otlp.clean_line("call_1\nfc_2") == "call_1\\nfc_2"
-    assert otlp.clean_content("y" * (otlp.CONTENT_CAP + 5)).endswith("… [5 more characters not sent]")
+    cut = otlp.clean_content("y" * (otlp.CONTENT_CAP + 5))
+    note = f"… [{otlp.CONTENT_CAP + 5 - cut.index('…')} more characters not sent]"
+    assert otlp.CONTENT_CAP - 8 <= len(cut) <= otlp.CONTENT_CAP and cut.endswith(note)  # the note within the cap
+    assert otlp.clean_content("y" * otlp.CONTENT_CAP) == "y" * otlp.CONTENT_CAP
+    escaped = otlp.clean_content("\x00" * otlp.CONTENT_CAP)  # escaping (\x00: 4 characters each) counts too
+    assert len(escaped) <= otlp.CONTENT_CAP and escaped.startswith("\\x00") and escaped.endswith("more characters not sent]")
 
 
 def test_otlp_json_file_is_the_same_spans_in_otlp_json(tmp_path):
@@ -322,7 +343,7 @@ def test_otlp_json_file_is_the_same_spans_in_otlp_json(tmp_path):
     got = doc["resourceSpans"][0]["scopeSpans"][0]["spans"]
     assert {(s["traceId"], s["spanId"]) for s in got} == {(f"{s.context.trace_id:032x}", f"{s.context.span_id:016x}") for s in spans}
     tool = [s for s in got if s["name"] == "execute_tool shell"][0]
-    assert tool["parentSpanId"] == f"{otlp.run_span_id_of(otlp.run_key(SID, 1, '/logs/x.jsonl')):016x}"
+    assert tool["parentSpanId"] == f"{otlp.run_span_id_of(otlp.key_of(mon.runs[0])):016x}"
     assert int(tool["startTimeUnixNano"]) == 1000 * 10**6 and int(tool["endTimeUnixNano"]) == 1400 * 10**6
     assert tool["kind"] == 1  # SPAN_KIND_INTERNAL as an integer (OTLP/JSON)
     attrs = {a["key"]: a["value"] for a in tool["attributes"]}
@@ -362,3 +383,372 @@ def test_an_empty_stream_sends_nothing_and_a_line_of_garbage_is_a_run():
     assert replay(b"")[1] == ()
     (root,) = replay(b"not json\n")[1]
     assert root.attributes["cursor_watch.invalid_lines"] == 1 and root.attributes["error.type"] == "no_result"
+
+
+# -- ids of runs of one session (issue 20, item 4) -----------------------------------------------
+
+DIRECT = ROOT.parent / "shared" / "streams" / "real" / "reifying__cursor-hack__experiments__direct-sleep.jsonl"
+FULL = ROOT.parent / "shared" / "streams" / "real" / "reifying__cursor-hack__internal__events__testdata__full_session.jsonl"
+
+
+def root_of(spans):
+    (root,) = by_name(spans, "invoke_agent")
+    return root
+
+
+@pytest.mark.skipif(not DIRECT.exists() or not FULL.exists(), reason="real captures not found")
+def test_two_logs_of_one_session_and_run_index_are_two_traces_and_each_log_is_one():
+    """Both captures are run 1 of session d43015b9 (the second is a trimmed copy of the first with
+    other call ids): the session id and run index alone gave them one trace id and one run span id."""
+    mon_a, direct = replay(DIRECT.read_bytes())
+    mon_b, full = replay(FULL.read_bytes())
+    a, b = root_of(direct), root_of(full)
+    assert a.attributes["gen_ai.conversation.id"] == b.attributes["gen_ai.conversation.id"]
+    assert mon_a.runs[0].index == mon_b.runs[0].index == 1
+    assert a.context.trace_id != b.context.trace_id and a.context.span_id != b.context.span_id
+    # each log is one trace however it is read (in other pieces: a live pipe's chunks)
+    for path, spans in ((DIRECT, direct), (FULL, full)):
+        _, again = replay(path.read_bytes(), chunk=97)
+        assert sorted((s.context.trace_id, s.context.span_id) for s in again) == sorted(
+            (s.context.trace_id, s.context.span_id) for s in spans)
+        assert len({s.context.trace_id for s in spans}) == 1
+
+
+def test_a_resumed_chat_in_a_new_log_is_a_new_trace():
+    """--resume keeps the session id; the resumed run is run 1 of its new log, with another prompt
+    and other times and call ids: another trace."""
+    first = stream(shell("c1", "started", 1000, started=1000), shell("c1", "completed", 1500, completed=1400))
+    resumed = first.replace(b'"do it"', b'"and now the docs"').replace(b'"c1"', b'"c9"').replace(b"1000", b"9000")
+    one, two = root_of(replay(first)[1]), root_of(replay(resumed)[1])
+    assert one.attributes["gen_ai.conversation.id"] == two.attributes["gen_ai.conversation.id"] == SID
+    assert one.context.trace_id != two.context.trace_id
+    # any one of the opening's parts tells them apart: the prompt alone
+    only_prompt = first.replace(b'"do it"', b'"and now the docs"')
+    assert root_of(replay(only_prompt)[1]).context.trace_id != one.context.trace_id
+
+
+def test_the_opening_is_fixed_when_the_first_call_ends_not_by_what_follows():
+    """A later prompt-like user message or call does not move the ids of a trace already begun
+    (live, the first tool span was sent then)."""
+    base = stream(shell("c1", "started", 1000, started=1000), shell("c1", "completed", 1500, completed=1400),
+                  result=False)
+    more = base + shell("c2", "started", 1600, started=1600) + ev(
+        type="user", message={"role": "user", "content": [{"type": "text", "text": "later"}]})
+    ids_base = {s.context.span_id for s in by_name(replay(base)[1], "execute_tool")}
+    ids_more = {s.context.span_id for s in by_name(replay(more)[1], "execute_tool")}
+    assert ids_base < ids_more
+
+
+# -- when the run span is sent (issue 20, item 3) ------------------------------------------------
+
+def live_outlet(ends_at_result):
+    exporter = InMemorySpanExporter()
+    outlet = otlp.OtlpOutlet(LocalSink(exporter), clock=lambda: 5_000.0, ends_at_result=ends_at_result)
+    mon = Monitor(clock=lambda: 5_000.0, source="/logs/x.jsonl", source_label="x.jsonl")
+    return exporter, outlet, mon
+
+
+def test_a_followed_or_piped_run_span_is_sent_at_its_result_a_replayed_one_at_its_end():
+    data = stream(shell("c1", "started", 1000, started=1000), shell("c1", "completed", 1500, completed=1400))
+    for ends_at_result, before_end in ((lambda run: True, ["execute_tool shell", "invoke_agent cursor"]),
+                                       (None, ["execute_tool shell"])):
+        exporter, outlet, mon = live_outlet(ends_at_result)
+        for run, batch in mon.split(mon.feed(data)):
+            outlet.observe(run, batch)
+        assert sorted(s.name for s in exporter.get_finished_spans()) == before_end  # the source goes on
+        for run, batch in mon.split(mon.finish()):
+            outlet.observe(run, batch)
+        spans = exporter.get_finished_spans()
+        assert sorted(s.name for s in spans) == ["execute_tool shell", "invoke_agent cursor"]  # once
+        assert root_of(spans).status.status_code == StatusCode.UNSET
+        assert root_of(spans).attributes["gen_ai.usage.input_tokens"] == 10
+
+
+def test_a_run_still_going_when_the_watch_stops_sends_no_run_span_and_a_replay_completes_its_trace():
+    """Stopping a followed file or a pipe is not the run's end: no ERROR no_result run span, no
+    'incomplete' span for the call still running; the finished log, replayed later, sends the rest
+    with the same ids (one trace)."""
+    head = stream(shell("c1", "started", 1000, started=1000), shell("c1", "completed", 1500, completed=1400),
+                  shell("c2", "started", 1600, started=1600), result=False)
+    exporter, outlet, mon = live_outlet(lambda run: True)
+    for run, batch in mon.split(mon.feed(head)):
+        outlet.observe(run, batch)
+    mon.run.observed_until_stop = True  # what Watch sets when it is stopped before the input ends
+    for run, batch in mon.split(mon.finish(reason="cursor-watch was stopped by signal 15 (SIGTERM)")):
+        outlet.observe(run, batch)
+    live = exporter.get_finished_spans()
+    assert [s.attributes["gen_ai.tool.call.id"] for s in live] == ["c1"]
+    assert all(s.status.status_code == StatusCode.UNSET for s in live)
+    # the agent went on and finished; its log replayed later: the same trace, the same span for c1
+    whole = head + shell("c2", "completed", 1700, completed=1690) + stream(result=True)[len(stream(result=False)):]
+    _, later = replay(whole)
+    assert {s.context.trace_id for s in later} == {live[0].context.trace_id}
+    c1 = [s for s in later if s.attributes.get("gen_ai.tool.call.id") == "c1"][0]
+    assert c1.context.span_id == live[0].context.span_id and live[0].parent.span_id == root_of(later).context.span_id
+    assert root_of(later).status.status_code == StatusCode.UNSET
+
+
+def test_a_rejected_call_span_carries_the_rejection_reason():
+    rejected = ev(type="tool_call", subtype="completed", call_id="r1", timestamp_ms=1200,
+                  tool_call={"shellToolCall": {"args": {"command": "rm -rf /"}, "result": {"rejected": {
+                      "command": "rm -rf /", "reason": "the user declined: too risky"}}},
+                             "startedAtMs": "1100", "completedAtMs": "1190"})
+    _, spans = replay(stream(shell("r1", "started", 1100, started=1100), rejected))
+    (tool,) = by_name(spans, "execute_tool")
+    assert tool.status.status_code == StatusCode.ERROR and tool.attributes["error.type"] == "rejected"
+    assert tool.status.description == "the user declined: too risky"  # sent without --otlp-content too
+
+
+# -- end to end: live sources to a local OTLP receiver --------------------------------------------
+
+pytest.importorskip("opentelemetry.exporter.otlp.proto.http", reason="the [otel] extra (OTLP exporter) is not installed")
+from otlp_receiver import Receiver  # noqa: E402
+
+CMD = [sys.executable, "-m", "cursor_watch"]
+
+
+def cw_env(tmp_path, **extra):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
+    return {**env, "NO_COLOR": "1", "PYTHONPATH": str(ROOT), "XDG_CONFIG_HOME": str(tmp_path / "config"), **extra}
+
+
+def opened(pid: int, path, timeout: float = 30.0) -> None:
+    """Wait until process ``pid`` has ``path`` open (a followed file: the watch is reading it)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            if any(os.readlink(f"/proc/{pid}/fd/{fd}") == str(path) for fd in os.listdir(f"/proc/{pid}/fd")):
+                return
+        except OSError:
+            pass
+        time.sleep(0.05)
+    raise AssertionError(f"the watch never opened {path}")
+
+
+def session_stream(sid: str, prompt: str, *parts: bytes, result: bool = True) -> bytes:
+    def e(**kw) -> bytes:
+        return orjson.dumps({**kw, "session_id": sid}) + b"\n"
+
+    out = e(type="system", subtype="init", model="Composer 2.5", cwd="/w") + e(
+        type="user", message={"role": "user", "content": [{"type": "text", "text": prompt}]})
+    out += b"".join(parts)
+    if result:
+        out += e(type="result", subtype="success", is_error=False, duration_ms=900, result="ok", request_id="r",
+                 usage={"inputTokens": 3, "outputTokens": 1})
+    return out
+
+
+def call(sid: str, call_id: str, sub: str, ts: int) -> bytes:
+    tc = {"shellToolCall": {"args": {"command": "ls"}}}
+    if sub == "completed":
+        tc["shellToolCall"]["result"] = {"success": {"exitCode": 0, "stdout": ""}}
+    return orjson.dumps({"type": "tool_call", "subtype": sub, "call_id": call_id, "tool_call": tc,
+                         "session_id": sid, "timestamp_ms": ts}) + b"\n"
+
+
+def test_follow_dir_sends_a_run_span_at_its_result_and_stopping_claims_no_end(tmp_path):
+    """-f DIR: a run whose result arrived has ended: its run span is sent then, while the watch
+    goes on. Stopping the watch (SIGTERM) while another followed run is in progress sends no run
+    span saying it ended without a result, no 'incomplete' span for its running call, and no
+    `failed` alert."""
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    done, going = logs / "done.jsonl", logs / "going.jsonl"
+    done.write_bytes(b"")
+    going.write_bytes(b"")
+    alerts = tmp_path / "alerts.jsonl"
+    with Receiver() as r:
+        watch = subprocess.Popen(CMD + ["--plain", "-f", str(logs), "--otlp-endpoint", r.url,
+                                        "--alert-cmd", f"cat >> {alerts}"],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT, env=cw_env(tmp_path))
+        try:
+            opened(watch.pid, done)
+            opened(watch.pid, going)
+            with open(going, "ab") as f:
+                f.write(session_stream("going-1", "still at it", call("going-1", "g1", "started", 1000),
+                                       call("going-1", "g1", "completed", 1100), call("going-1", "g2", "started", 1200),
+                                       result=False))
+            with open(done, "ab") as f:
+                f.write(session_stream("done-1", "quick one", call("done-1", "d1", "started", 2000),
+                                       call("done-1", "d1", "completed", 2100)))
+            spans = r.wait(lambda s: any(x.name.startswith("invoke_agent") for x in s)
+                           and any(x.attributes.get("gen_ai.tool.call.id") == "g1" for x in s), timeout=30)
+            assert watch.poll() is None  # the watch goes on: the run span came at the result
+            (root,) = [s for s in spans if s.name.startswith("invoke_agent")]
+            assert root.attributes["gen_ai.conversation.id"] == "done-1" and root.status_code == 0
+        finally:
+            watch.send_signal(signal.SIGTERM)
+            out, err = watch.communicate(timeout=60)
+    assert watch.returncode == 143, err
+    assert err == b"", err  # every span sent
+    by_id = {s.attributes.get("gen_ai.tool.call.id"): s for s in r.spans if s.parent_id}
+    assert sorted(by_id) == ["d1", "g1"]  # g2 was still running: no span claims it ended
+    assert [s.attributes["gen_ai.conversation.id"] for s in r.spans if s.name.startswith("invoke_agent")] == ["done-1"]
+    assert not any(s.status_code == 2 for s in r.spans)
+    sent = [orjson.loads(line) for line in alerts.read_bytes().splitlines()] if alerts.exists() else []
+    assert [a["kind"] for a in sent] == []  # no `failed` for the run we stopped watching (ended is off by default)
+    assert b"ended without a result" in out  # the transcript still says where it was cut
+
+
+def test_a_piped_run_live_is_the_same_trace_as_its_log_replayed(tmp_path):
+    """The run span of a pipe that stays open is sent at the result; its ids equal those of the
+    same log replayed from a file."""
+    path = DIRECT if DIRECT.exists() else ROOT / "sample_streams" / "plain-tools.jsonl"
+    data = path.read_bytes()
+    with Receiver() as live, Receiver() as replayed:
+        watch = subprocess.Popen(CMD + ["--plain", "--otlp-endpoint", live.url], stdin=subprocess.PIPE,
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT, env=cw_env(tmp_path))
+        try:
+            for line in data.splitlines(keepends=True):  # line by line, as an agent writes
+                watch.stdin.write(line)
+                watch.stdin.flush()
+            live.wait(lambda s: any(x.name.startswith("invoke_agent") for x in s), timeout=30)
+            assert watch.poll() is None  # the pipe is still open
+        finally:
+            watch.communicate(timeout=60)  # closes the pipe: the input ends
+        assert watch.returncode == 0
+        p = subprocess.run(CMD + ["--summary", "--otlp-endpoint", replayed.url, str(path)], capture_output=True,
+                           cwd=ROOT, env=cw_env(tmp_path), timeout=60)
+        assert p.stderr == b"", p.stderr
+        ids = lambda spans: sorted((s.trace_id, s.span_id, s.parent_id, s.name) for s in spans)  # noqa: E731
+        assert ids(live.spans) == ids(replayed.spans) and len(live.spans) >= 2
+
+
+def test_a_pipe_stopped_while_its_run_goes_on_sends_no_end_and_raises_no_failed_alert(tmp_path):
+    alerts = tmp_path / "alerts.jsonl"
+    with Receiver() as r:
+        watch = subprocess.Popen(CMD + ["--plain", "--otlp-endpoint", r.url, "--alert-cmd", f"cat >> {alerts}"],
+                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT,
+                                 env=cw_env(tmp_path))
+        watch.stdin.write(session_stream("pipe-1", "long task", call("pipe-1", "p1", "started", 1000),
+                                         call("pipe-1", "p1", "completed", 1100),
+                                         call("pipe-1", "p2", "started", 1200), result=False))
+        watch.stdin.flush()
+        r.wait(lambda s: len(s) == 1, timeout=30)  # p1's span: the watch has read it all
+        time.sleep(0.3)
+        watch.send_signal(signal.SIGINT)
+        out, err = watch.communicate(timeout=60)
+    assert watch.returncode == 130, err
+    assert [s.attributes["gen_ai.tool.call.id"] for s in r.spans] == ["p1"] and r.spans[0].status_code == 0
+    assert not alerts.exists() or alerts.read_bytes() == b""
+
+
+def test_content_switch_from_the_environment_and_the_resource(tmp_path):
+    """OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true adds content as --otlp-content does;
+    OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES reach the resource, with host.name."""
+    path = ROOT / "sample_streams" / "plain-tools.jsonl"
+    with Receiver() as plain, Receiver() as content:
+        p = subprocess.run(CMD + ["--summary", "--otlp-endpoint", plain.url, str(path)], capture_output=True,
+                           cwd=ROOT, env=cw_env(tmp_path), timeout=60)
+        assert p.stderr == b""
+        env = cw_env(tmp_path, OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT="true", OTEL_SERVICE_NAME="ci-agents",
+                     OTEL_RESOURCE_ATTRIBUTES="deployment.environment=ci,team=build")
+        p = subprocess.run(CMD + ["--summary", "--otlp-endpoint", content.url, str(path)], capture_output=True,
+                           cwd=ROOT, env=env, timeout=60)
+        assert p.stderr == b""
+    assert len(plain.spans) == len(content.spans) > 1
+    assert not any(set(CONTENT_ATTRS) & set(s.attributes) for s in plain.spans)
+    (root,) = [s for s in content.spans if s.name.startswith("invoke_agent")]
+    assert "gen_ai.input.messages" in root.attributes and "gen_ai.output.messages" in root.attributes
+    assert all("gen_ai.tool.call.arguments" in s.attributes for s in content.spans if s.parent_id)
+    assert plain.spans[0].resource["service.name"] == "cursor-watch"
+    res = content.spans[0].resource
+    assert res["service.name"] == "ci-agents" and res["deployment.environment"] == "ci" and res["team"] == "build"
+    assert res["host.name"] == socket.gethostname() == plain.spans[0].resource["host.name"]
+
+
+# -- the TUI -----------------------------------------------------------------------------------
+
+
+class FailingSink:
+    """Takes records and says, as the exporter process does when its backend refuses, that they
+    could not be sent."""
+
+    def __init__(self) -> None:
+        self.failed = 0
+        self.dropped = 0
+        self.error = ""
+
+    def put(self, record: dict) -> None:
+        self.failed += 1
+        self.error = "[Errno 111] Connection refused"
+
+    def close(self) -> dict:
+        return {"ok": 0, "failed": self.failed, "dropped": 0, "written": self.failed, "error": self.error, "done": True}
+
+
+async def test_the_tui_diagnostics_pane_counts_spans_not_sent():
+    from apphelpers import make_app, wait_until
+    from cursor_watch.screens.run import RunScreen
+    from cursor_watch.sources import QueueSource
+    from cursor_watch.widgets.diagnostics import DiagnosticsPane
+
+    class Clock:
+        t = 1000.0
+
+        def __call__(self) -> float:
+            return self.t
+
+    clock = Clock()
+    source = QueueSource("agent")
+    app = make_app(source, monotonic=clock)
+    outlet = otlp.OtlpOutlet(FailingSink())
+    app.otlp = outlet
+    app.watch.outlets.append(outlet)
+
+    def pane_lines() -> list[str]:
+        return [str(line) for line in app.screen.query_one(DiagnosticsPane).lines]
+
+    async with app.run_test(size=(160, 40)) as pilot:
+        await source.push(stream(shell("c1", "started", 1000, started=1000),
+                                 shell("c1", "completed", 1500, completed=1400), result=False))
+        await wait_until(pilot, lambda: isinstance(app.screen, RunScreen) and outlet.records == 1)
+        clock.t += 1.5
+        await wait_until(pilot, lambda: any("--otlp" in line for line in pane_lines()))
+        assert [line for line in pane_lines() if "--otlp" in line] == [
+            f"--otlp: 1 of 1 spans could not be sent to {otlp.describe_endpoint(None, otlp.protocol())} so far "
+            "([Errno 111] Connection refused)"]
+        await source.push(shell("c2", "started", 1600, started=1600) + shell("c2", "completed", 1700, completed=1690))
+        await wait_until(pilot, lambda: outlet.records == 2)
+        clock.t += 1.5
+        await wait_until(pilot, lambda: any(line.startswith("--otlp: 2 of 2") for line in pane_lines()))
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+@pytest.mark.parametrize("how", ["file", "pipe"])
+def test_otlp_from_the_tui(tmp_path, how):
+    """--otlp in the real TUI (run in tmux): a replayed file, and a pipe that stays open (its run
+    span is sent at the result, while the TUI still reads it)."""
+    from test_e2e_tmux import Tmux
+
+    path = ROOT / "sample_streams" / "plain-tools.jsonl"
+    py, sample = shlex.quote(sys.executable), shlex.quote(str(path))
+    mon = Monitor()
+    mon.feed(path.read_bytes())
+    mon.finish()
+    expected = sum(len(r.session.tool_calls) + 1 for r in mon.runs)
+    with Receiver() as r:
+        if how == "file":
+            command = f"{py} -m cursor_watch --otlp-endpoint {r.url} {sample}"
+        else:
+            feed = shlex.quote(f"cat {sample}; sleep 120")
+            command = f"sh -c {feed} | {py} -m cursor_watch --otlp-endpoint {r.url}"
+        t = Tmux(command)
+        try:
+            t.wait_for("success", timeout=60)
+            spans = r.wait(lambda s: len(s) == expected, timeout=60)
+            assert "EXIT=" not in t.screen() and t.alternate_screen()  # the TUI is still up
+            assert sum(s.name.startswith("invoke_agent") for s in spans) == len(mon.runs)
+            t.keys("q")
+            if how == "file":
+                t.wait_for("EXIT=0", timeout=30)
+            else:  # the shell waits for the writer's sleep: the TUI has quit when the screen is restored
+                deadline = time.monotonic() + 30
+                while t.alternate_screen() and time.monotonic() < deadline:
+                    time.sleep(0.2)
+                assert not t.alternate_screen()
+            time.sleep(0.5)
+            assert len(r.spans) == expected  # nothing more, nothing twice
+            assert "could not be sent" not in t.screen()
+        finally:
+            t.close()

@@ -5,6 +5,7 @@ stderr how many spans could not be sent."""
 from __future__ import annotations
 
 import http.server
+import os
 import re
 import socket
 import subprocess
@@ -21,9 +22,9 @@ from conftest import ROOT
 pytest.importorskip("opentelemetry.exporter.otlp.proto.http", reason="the [otel] extra (OTLP exporter) is not installed")
 
 SAMPLES = ROOT / "sample_streams"
-# start-up of the exporter process (imports the SDK: ~1 s, more on a loaded machine), then at most
-# FLUSH_STALL_S without progress, then a second to stop it
-LIMIT_S = otlp.FLUSH_STALL_S + 12.0
+# the watch's own start-up and replay (seconds on a loaded machine), then the exit wait: at most
+# EXIT_WAIT_S in all (the exporter's start included), then STOP_S to stop it
+LIMIT_S = otlp.EXIT_WAIT_S + otlp.STOP_S + 10.0
 
 
 def _free_port() -> int:
@@ -160,3 +161,54 @@ def test_dead_endpoint_with_a_backlog_still_ends_within_the_limit(tmp_path):
     subprocess.run([sys.executable, str(ROOT / "bench" / "gen_stream.py"), str(path), "--size", "4MB",
                     "--tool-calls", "5000", "--payload-max", "4KB"], check=True, capture_output=True)
     check_unchanged(["--summary", "--json", str(path)], f"http://127.0.0.1:{_free_port()}", 5001)
+
+
+# -- the exit wait is bounded, whatever the exporter and the backend do ----------------------------
+
+def _records(n: int) -> list[dict]:
+    return [{"n": "execute_tool shell", "t": f"{i + 1:032x}", "s": f"{i + 1:016x}", "p": None, "k": "internal",
+             "b": 1_000_000, "e": 2_000_000, "a": {"gen_ai.tool.name": "shell"}, "st": ["unset", ""], "ev": []}
+            for i in range(n)]
+
+
+def test_an_exporter_still_starting_at_exit_is_stopped_within_the_exit_wait(tmp_path):
+    """An exporter process that takes 30 s to start (a loaded machine, a slow disk): the exit waits
+    EXIT_WAIT_S, not the old 15 s allowed for the SDK's import, and reports every span unsent."""
+    slow = tmp_path / "slow"
+    slow.mkdir()
+    (slow / "sitecustomize.py").write_text("import time\ntime.sleep(30)\n")
+    sink = otlp.ProcessSink(f"http://127.0.0.1:{_free_port()}", env={**os.environ, "PYTHONPATH": str(slow)})
+    outlet = otlp.OtlpOutlet(sink)
+    for record in _records(3):
+        outlet._put(record)
+    start = time.monotonic()
+    report = outlet.close()
+    took = time.monotonic() - start
+    assert took < otlp.EXIT_WAIT_S + otlp.STOP_S + 1.5, took
+    assert report["ok"] == 0 and "still starting" in report["error"]
+    line = otlp.report_line(report, "http://x/v1/traces")
+    assert line.startswith("--otlp: 3 of 3 spans could not be sent to http://x/v1/traces (the exporter was still starting")
+
+
+def test_a_slow_backend_that_keeps_delivering_holds_the_exit_no_longer_than_the_exit_wait():
+    """A backend that answers every request after 1 s: the exporter delivers (progress every second,
+    under FLUSH_STALL_S), so before, the exit waited for all of it (up to 30 s); now EXIT_WAIT_S in
+    all, then what was not delivered is reported."""
+    from otlp_receiver import Receiver
+
+    with Receiver(delay_s=1.0) as r:
+        sink = otlp.ProcessSink(r.url)
+        deadline = time.monotonic() + 60
+        while not sink.ready and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert sink.ready
+        outlet = otlp.OtlpOutlet(sink)
+        n = 512 * 14  # 14 requests of 512 spans: 14 s at this backend's pace
+        for record in _records(n):
+            outlet._put(record)
+        start = time.monotonic()
+        report = outlet.close()
+        took = time.monotonic() - start
+    assert took < otlp.EXIT_WAIT_S + otlp.STOP_S + 1.5, took
+    assert 0 < report["ok"] < n  # it did deliver, and was cut
+    assert otlp.report_line(report, "x").startswith(f"--otlp: {n - report['ok']} of {n} spans could not be sent to x")

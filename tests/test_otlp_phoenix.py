@@ -60,8 +60,8 @@ class Phoenix:
             raise
 
     def delete(self, project: str) -> None:
-        """Drop a project and its spans (span ids are unique across a Phoenix: a capture that is a
-        trimmed copy of another run, same session and run, has the same ids, by design)."""
+        """Drop a project and its spans (span ids are unique across a Phoenix: each test starts
+        from an empty project, and the same log sent by two tests has the same ids, by design)."""
         request = urllib.request.Request(f"{self.url}/v1/projects/{project}", method="DELETE")
         try:
             urllib.request.urlopen(request, timeout=10).close()

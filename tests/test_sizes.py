@@ -65,6 +65,19 @@ def test_runs_table_names_differ_by_their_ends():
     assert sources[0] != sources[1] and all(s.endswith(".out #3") for s in sources), sources
 
 
+def test_an_estimated_cost_is_labelled_and_shown_whole_where_the_column_fits():
+    """Issue 21: every estimate says so (``≈ $0.0644 est.``), the runs list too; at 160 columns the
+    tokens · cost column holds the whole label, at 80 it is left out rather than cut."""
+    row = RunRow(key=("a", 1, 1), source="loop.jsonl #1", state="success", model="Composer 2.5", prompt="p",
+                 started_ms=None, time_ms=1000.0, counts={}, tokens=(61_800, 1_900), activity="", live=False,
+                 cost="≈ $0.0644 est.")
+    assert row.plain()[9] == "61.8k/1.9k ≈ $0.0644 est."
+    assert "61.8k/1.9k ≈ $0.0644 est." in layout(row.cells(), 160).plain
+    w80 = widths(80)
+    assert w80[9] == 0 and "≈" not in layout(row.cells(), 80).plain
+    assert widths(160)[9] >= len("61.8k/1.9k ≈ $0.0644 est.") and sum(widths(160)) + 10 <= 160
+
+
 def test_runs_table_at_80_columns_keeps_name_state_tools_time():
     w = widths(80)
     titles = [title or "mark" for title, _, _ in COLUMNS]

@@ -160,9 +160,15 @@ class RunScreen(Finder, Screen):
         diagnostics += [f"line {u.line}: unknown event {u.type}/{u.subtype} ({u.preview})" for u in s.unknown]
         diagnostics += [f"source: {n.text}" for n in s.notes if n.kind == "source"]
         diagnostics += [f"stderr: {line}" for line in self.run.stderr]
+        diagnostics += list(getattr(self.app, "export_problems", ()))  # --otlp: spans not sent (watch-wide)
         self.query_one(DiagnosticsPane).add(diagnostics)
         self._built = True
         self.refresh_view([], [], force=True)
+
+    def add_diagnostics(self, lines: list[str]) -> None:
+        """Append lines to the diagnostics pane (the app's watch-wide problems: ``--otlp``)."""
+        if self._built:
+            self.query_one(DiagnosticsPane).add(lines)
 
     def on_unmount(self) -> None:
         self._stop_search()  # a search's scan process ends with the view

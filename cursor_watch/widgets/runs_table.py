@@ -32,7 +32,7 @@ from ..safe import visible_line
 # (FLEX_SHARES) of what the fixed columns leave
 COLUMNS = (("", 1, "left"), ("source", 0, "left"), ("agent", 6, "left"), ("state", 11, "left"),
            ("model", 14, "left"), ("prompt", 0, "left"), ("started", 17, "left"), ("time", 7, "right"),
-           ("tools", 15, "left"), ("tokens · cost", 21, "right"), ("last activity", 0, "left"))
+           ("tools", 15, "left"), ("tokens · cost", 25, "right"), ("last activity", 0, "left"))
 FLEX_SHARES = {1: 4, 5: 2, 10: 3}
 FLEX_MIN = {1: 18, 5: 16, 10: 8}  # a flexible column that can't get this much is left out
 # the columns kept when the table is narrow, most wanted first (issue 18: at 80 columns a row
@@ -157,7 +157,7 @@ class RunRow:
     agent: str = ""  # the short agent label (formats.agent_short)
     started_is_file_time: bool = False  # started_ms is the file's modification time (no time recorded)
     has_events: bool = True  # with events and no time: the time column says it is unknown
-    cost: str = ""  # "$0.42" reported, "≈$0.0117" estimated, "" unknown
+    cost: str = ""  # "$0.42" reported, "≈ $0.0117 est." estimated, "" unknown
     serial: int = field(default_factory=itertools.count().__next__)  # a new row is a new serial: redrawn
 
     def cells(self) -> list[Text]:
