@@ -13,6 +13,8 @@ import re
 
 from rich.cells import cell_len
 
+from .tools import summary_path
+
 ELLIPSIS = "…"
 RUN_SUFFIX = re.compile(r" #\d+$")  # a run's number after its source name in lists
 
@@ -90,3 +92,37 @@ def short_path(path: str, width: int) -> str:
     if sep and cell_len(name) + 2 <= width:
         return middle(head, width - cell_len(name) - 1) + "/" + name
     return middle(path, width)
+
+
+PATTERN_MIN = 16  # cells a grep's or glob's pattern keeps before the path after it gives way
+PATH_MIN = 16  # ... and the path's cells before the pattern gives way (a narrow room)
+
+
+def call_summary(tool: str, summary: str, width: int, cwd: str | None = None) -> str:
+    """A tool call's one-line summary (:func:`cursor_watch.tools.summarize`) for a ``width``-cell
+    room: when it names a path (``read``, ``edit``, ``write``, ``delete``, ``ls``; ``grep`` and
+    ``glob`` ``PATTERN in PATH``), the path is shown relative to the run's ``cwd`` where that is
+    shorter and, when still too wide, cut in its directories (:func:`short_path`) so the file
+    name stays; a long pattern before it is cut in the middle first, down to
+    :data:`PATTERN_MIN` cells (fewer in a room where the path would keep under :data:`PATH_MIN`;
+    none, and no ``in``, when even that leaves no room). Other summaries are returned whole (the caller cuts them at the end).
+    """
+    split = summary_path(tool, summary)
+    if split is None:
+        return summary
+    before, path = split
+    if cwd and os.path.isabs(cwd):
+        path = relative_if_shorter(path, cwd)
+    text = before + path
+    if width <= 0 or cell_len(text) <= width:
+        return text
+    if before:
+        pattern, sep = before[: -len(" in ")], " in "
+        pattern_room = max(width - len(sep) - cell_len(path), min(cell_len(pattern), PATTERN_MIN))
+        path_room = width - len(sep) - pattern_room
+        if path_room < min(cell_len(path), PATH_MIN):  # a narrow room: the path first
+            pattern_room = width - len(sep) - min(cell_len(path), PATH_MIN)
+        if pattern_room < 2:
+            return short_path(path, width)
+        before = middle(pattern, pattern_room) + sep
+    return before + short_path(path, width - cell_len(before))

@@ -153,3 +153,67 @@ async def test_runs_list_at_80_columns():
             assert row.plain()[7] in line  # elapsed
             name = line[w[0] + 1: w[0] + 1 + w[1]].strip()
             assert name.endswith(os.path.basename(row.source)[-12:]), name  # the name's distinctive end
+
+
+# -- item 8: tool-call paths -------------------------------------------------------------------
+
+ACME = "/home/someone/projects/acme"
+DEEP = ACME + "/agent-tests/internal/cursor/very/deep/module/handlers/refuse_delete_handler.py"
+OUTSIDE = "/srv/shared/checkouts/other-project/src/components/widgets/settings_panel_view.tsx"
+
+
+def _ev(**kw) -> bytes:
+    import orjson
+
+    return orjson.dumps({"session_id": "s-paths", **kw}) + b"\n"
+
+
+def _call(cid: str, kind: str, args: dict, ts: int) -> bytes:
+    started = _ev(type="tool_call", subtype="started", call_id=cid, timestamp_ms=ts, tool_call={kind: {"args": args}})
+    done = _ev(type="tool_call", subtype="completed", call_id=cid, timestamp_ms=ts + 1200,
+               tool_call={kind: {"args": args, "result": {"success": {}}}})
+    return started + done
+
+
+def long_paths_stream() -> bytes:
+    """A run in ``ACME`` reading a deep file in it, grepping a deep directory, and reading a
+    long path outside it (each path longer than an 80-column screen leaves for it)."""
+    return (_ev(type="system", subtype="init", cwd=ACME, model="Auto", permissionMode="default", apiKeySource="login")
+            + _call("c1", "readToolCall", {"path": DEEP}, 1_790_000_000_000)
+            + _call("c2", "grepToolCall", {"pattern": "refuse_delete", "path": os.path.dirname(DEEP)}, 1_790_000_002_000)
+            + _call("c3", "readToolCall", {"path": OUTSIDE}, 1_790_000_004_000)
+            + _ev(type="result", subtype="success", duration_ms=6000, is_error=False, result="done"))
+
+
+def test_call_summary_keeps_the_file_name_relative_to_the_cwd():
+    from cursor_watch.names import call_summary
+
+    assert call_summary("read", DEEP, 200, ACME) == DEEP[len(ACME) + 1:]  # relative: shorter
+    out = call_summary("read", DEEP, 40, ACME)
+    assert out.startswith("agent") and "…" in out and out.endswith("/refuse_delete_handler.py") and len(out) == 40, out
+    assert call_summary("read", OUTSIDE, 200, ACME) == OUTSIDE  # ../../.. would be longer
+    out = call_summary("grep", f"refuse_delete in {os.path.dirname(DEEP)}", 40, ACME)
+    assert out.startswith("refuse_delete in agent") and out.endswith("/handlers") and len(out) == 40, out
+    out = call_summary("grep", "x" * 60 + f" in {DEEP}", 50, None)
+    assert "…" in out.split(" in ")[0] and out.endswith("refuse_delete_handler.py") and len(out) <= 50, out
+    assert call_summary("shell", "cat " + DEEP, 20, ACME) == "cat " + DEEP  # not a path: whole
+
+
+async def test_80x24_tool_paths_keep_the_file_name_in_the_table_and_the_transcript(tmp_path):
+    f = tmp_path / "long-paths.jsonl"
+    f.write_bytes(long_paths_stream())
+    app = make_app(FileSource(str(f)))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: app.ended)
+        await pilot.pause(0.3)
+        table = app.screen.query_one(ToolTable)
+        rows = ["".join(seg.text for seg in table.render_line(y)) for y in range(3)]
+        # relative to the run's cwd, cut in the middle: the file name (or the directory) stays
+        assert "read  agent" in rows[0] and "…" in rows[0] and "/refuse_delete_handler.py  " in rows[0], rows
+        assert "grep  refuse_delete in agent" in rows[1] and "/handlers  " in rows[1], rows
+        assert "read  /srv/" in rows[2] and "/settings_panel_view.tsx  " in rows[2], rows  # outside the cwd
+        transcript = app.screen.query_one("#transcript").rendered_text().splitlines()
+        markers = [line for line in transcript if "[1] read" in line or "[3] read" in line]
+        assert len(markers) == 2 and all(len(line.rstrip()) <= 80 for line in markers), markers
+        assert "refuse_delete_handler.py · success · 1.2 s" in markers[0], markers
+        assert "settings_panel_view.tsx · success · 1.2 s" in markers[1], markers
