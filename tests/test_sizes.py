@@ -65,6 +65,24 @@ def test_runs_table_names_differ_by_their_ends():
     assert sources[0] != sources[1] and all(s.endswith(".out #3") for s in sources), sources
 
 
+def test_names_sharing_long_starts_and_ends_are_cut_where_they_differ():
+    """Log names of one project share their start and often their end: the cut keeps a
+    character that tells each apart, at any width a source column gets (18 cells and up)."""
+    from cursor_watch.names import shared_ends
+
+    names = [f"acme__maestro__src-tauri__tests__fixtures__cursor__{n}.jsonl"
+             for n in ("01_simple_no_tool", "02_shell_tool_call", "03_edit_tool_call", "04_partial_output")]
+    names += [f"acme__cursor-hack__experiments__{n}.jsonl" for n in ("direct-sleep", "subagent-sleep", "subagent-sleep-v2")]
+    shared = shared_ends(names)
+    assert shared[names[1]] == (len("acme__maestro__src-tauri__tests__fixtures__cursor__0"), len("_tool_call.jsonl"))
+    for width in range(18, 60):
+        cut = [middle(n, width, shared[n]) for n in names]
+        assert len(set(cut)) == len(cut), (width, cut)
+        assert all(len(c) <= width and c.endswith(".jsonl") for c in cut), (width, cut)
+    assert [middle(n, 22) for n in names[1:3]] == ["acme__ma…ol_call.jsonl"] * 2  # the plain cut: the same
+    assert short_name(names[1] + " #2", 26, shared[names[1]]).endswith("_tool_call.jsonl #2")
+
+
 def test_runs_table_at_80_columns_keeps_name_state_tools_time():
     w = widths(80)
     titles = [title or "mark" for title, _, _ in COLUMNS]
@@ -137,22 +155,32 @@ async def test_60x20_shows_outcome_transcript_and_newest_calls():
         assert "stream ended without a result" in transcript.rendered_text()
 
 
-async def test_runs_list_at_80_columns():
-    paths = sorted(p for p in REAL_DIR.glob("*.jsonl"))[:4] if REAL_DIR.is_dir() else []
+@pytest.mark.parametrize("columns", [80, 160])
+async def test_runs_list_names_are_distinct_and_keep_their_ends(columns):
+    """Every real capture listed at once (as ``-f`` on their directory lists them): each row
+    shows state, tool counts and elapsed time, and a name that is its own (the captures share
+    long prefixes and suffixes: ``saurabh7481__…__02_shell_tool_call.jsonl`` and ``…03_edit_tool_call``)."""
+    from conftest import real_captures
+
+    paths = real_captures()
     if not paths:
         pytest.skip(f"real captures not found at {REAL_DIR} (a user's clone has none)")
     app = make_app([FileSource(str(p)) for p in paths])
-    async with app.run_test(size=(80, 24)) as pilot:
-        await wait_until(pilot, lambda: app.ended and len(app.screen.query_one(RunsTable).rows) == 4)
+    async with app.run_test(size=(columns, 24)) as pilot:
+        await wait_until(pilot, lambda: app.ended and len(app.screen.query_one(RunsTable).rows) == len(paths))
         await pilot.pause(0.3)
         table = app.screen.query_one(RunsTable)
         w = widths(table.scrollable_content_region.width)
+        assert table.scrollable_content_region.height >= len(paths)  # every row on screen
+        names = []
         for y, row in enumerate(table.rows):
             line = "".join(seg.text for seg in table.render_line(y))
             assert row.state.split()[0] in line and "▶0" in line
             assert row.plain()[7] in line  # elapsed
             name = line[w[0] + 1: w[0] + 1 + w[1]].strip()
-            assert name.endswith(os.path.basename(row.source)[-12:]), name  # the name's distinctive end
+            assert name.endswith(os.path.basename(row.source)[-6:]), name  # its end (the extension) kept
+            names.append(name)
+        assert len(set(names)) == len(names), sorted(names)
 
 
 # -- item 8: tool-call paths -------------------------------------------------------------------
