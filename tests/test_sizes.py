@@ -128,6 +128,32 @@ async def test_80x24_stacks_the_panes_and_s_swaps_them():
         assert transcript.size.height > tools.size.height
 
 
+async def test_80x24_live_run_keeps_the_newest_call_on_screen():
+    """A run arriving line by line (as in tmux): when the tool table's vertical scrollbar came,
+    its rows were left 2 cells wider than the pane, a horizontal scrollbar took the last line
+    and the newest call was hidden under it (the 80x24 README screenshot showed the band)."""
+    from cursor_watch.sources import QueueSource
+
+    from conftest import SAMPLES
+
+    src = QueueSource("cursor-agent -p …")
+    app = make_app(src)
+    async with app.run_test(size=(80, 24)) as pilot:
+        for line in (SAMPLES / "plain-tools.jsonl").read_bytes().splitlines(keepends=True):
+            await src.push(line)
+            await pilot.pause(0.02)
+        await src.end()
+        await wait_until(pilot, lambda: app.ended)
+        await pilot.pause(0.3)
+        table = app.run_view().query_one(ToolTable)
+        transcript = app.run_view().query_one("#transcript")
+        assert table.show_vertical_scrollbar and not table.show_horizontal_scrollbar
+        assert not transcript.show_horizontal_scrollbar
+        top, height = int(table.scroll_offset.y), table.scrollable_content_region.height
+        assert table.row_count == 6 and top + height == 6, (top, height)  # rows 2-6: the newest shown
+        assert "updateTodos" in "".join(seg.text for seg in table.render_line(height - 1))
+
+
 async def test_wide_terminals_keep_the_panes_side_by_side_and_no_swap_key():
     app = make_app(FileSource(str(real(CREW))))
     async with app.run_test(size=(160, 40)) as pilot:

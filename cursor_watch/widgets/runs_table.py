@@ -303,7 +303,7 @@ class RunsTable(ScrollView, can_focus=True):
                     break
         self.cursor_row = max(0, min(self.cursor_row, len(rows) - 1))
         if changed:
-            self.virtual_size = Size(self.size.width, len(rows))
+            self.virtual_size = Size(0, len(rows))  # rows are laid out to the pane: never sideways
         self.refresh()
 
     def move_to_key(self, key: tuple[str, int, int]) -> None:
@@ -342,7 +342,7 @@ class RunsTable(ScrollView, can_focus=True):
         return strip
 
     def on_resize(self, event: events.Resize) -> None:
-        self.virtual_size = Size(event.size.width, len(self.rows))
+        self.virtual_size = Size(0, len(self.rows))
         self._strips.clear()
 
     def move_cursor(self, row: int) -> None:

@@ -253,6 +253,18 @@ class ToolTable(ScrollView, can_focus=True):
             return index - 1 if self._session is not None and 1 <= index <= len(self._session.tool_calls) else None
         return self._filtered.row_of(index)
 
+    def _virtual_size(self) -> Size:
+        """The rows, and the width below which the table scrolls sideways: its columns at
+        their least (a summary of MIN_SUMMARY cells). Not the pane's width: a vertical
+        scrollbar appearing after it was set made the rows 2 cells too wide for the pane, and a
+        horizontal scrollbar took the last line, where the newest call is (issue 18, 80x24)."""
+        return Size(sum(column_widths(0, self._seen)) + GAP * len(COLUMNS), self._rows)
+
+    def watch_show_vertical_scrollbar(self, _old: bool, _new: bool) -> None:
+        """The rows narrow or widen with the scrollbar (they are laid out to the pane): the
+        column titles too."""
+        self._relayout_header()
+
     def _total_rows(self) -> int:
         if self._session is None:
             return 0
@@ -261,7 +273,7 @@ class ToolTable(ScrollView, can_focus=True):
     def _resize_rows(self) -> None:
         self._rows = self._total_rows()
         self._seen.rows = len(self._session.tool_calls) if self._session is not None else 0
-        self.virtual_size = Size(self.scrollable_content_region.width, self._rows)
+        self.virtual_size = self._virtual_size()
         if self._rows and self.cursor_row >= self._rows:
             self.cursor_row = self._rows - 1
 
@@ -300,7 +312,7 @@ class ToolTable(ScrollView, can_focus=True):
         if self._total_rows() != self._rows or seen.key() != before or seen.rows != len(session.tool_calls):
             self._rows = self._total_rows()
             seen.rows = len(session.tool_calls)
-            self.virtual_size = Size(self.scrollable_content_region.width, self._rows)
+            self.virtual_size = self._virtual_size()
             if seen.key() != before:
                 self._strips.clear()  # a column widens: every row moves
                 self._relayout_header()
@@ -369,7 +381,7 @@ class ToolTable(ScrollView, can_focus=True):
         self.refresh()
 
     def on_resize(self, event: events.Resize) -> None:
-        self.virtual_size = Size(self.scrollable_content_region.width, self._rows)
+        self.virtual_size = self._virtual_size()
         self._strips.clear()
         self._relayout_header()
         if self._rows:  # a smaller pane (stacked on a narrow terminal) keeps the cursor's row in view

@@ -628,7 +628,9 @@ class Transcript(ScrollView, can_focus=True):
                 y += entry.height
         self._offsets = offsets
         self._height = y
-        self.virtual_size = Size(self.scrollable_content_region.width, y)
+        # no width: lines are wrapped to the pane, never scrolled sideways (the pane's width
+        # here went stale when a vertical scrollbar came, and a horizontal one took a line)
+        self.virtual_size = Size(0, y)
         if refresh:
             self.refresh()
 
