@@ -51,11 +51,11 @@ def middle(text: str, width: int, shared: tuple[int, int] = (0, 0)) -> str:
     is ``acme__agent-tests…cursor__14-refuse-delete.out``.
 
     ``shared``: how many characters of its start and of its end the name shares with another
-    name listed beside it (:func:`shared_ends`). When that cut would show none of the
-    characters that tell it apart, the cut moves: the end grows to hold the first one from
-    the end (with :data:`CONTEXT` more), else the start grows to hold the first one from the
-    start, else the name is cut twice: its start, the part where it differs, its end
-    (``sau…02_shell…call.jsonl``).
+    name listed beside it (:func:`shared_ends`). When that cut would show fewer than
+    :data:`CONTEXT` + 1 of the characters that tell it apart, the cut moves: the end grows to hold the first one from
+    the end and :data:`CONTEXT` more, else the start grows to hold the first one from the
+    start and as many more, else the name is cut twice: its start, the part where it
+    differs, its end (``sau…02_shell_t….jsonl``).
     """
     if width <= 0:
         return ""
@@ -66,7 +66,7 @@ def middle(text: str, width: int, shared: tuple[int, int] = (0, 0)) -> str:
     room = width - 1
     head = (room * 3 + 4) // 8
     start, end = shared
-    if (start or end) and head <= start and room - head <= end and cell_len(text) == len(text):
+    if (start or end) and head <= start + CONTEXT and room - head <= end + CONTEXT and cell_len(text) == len(text):
         return _apart(text, room, start, end)  # (by characters: a name of one-cell characters)
     return _head(text, head) + ELLIPSIS + _tail(text, room - head)
 
@@ -74,11 +74,11 @@ def middle(text: str, width: int, shared: tuple[int, int] = (0, 0)) -> str:
 def _apart(text: str, room: int, start: int, end: int) -> str:
     """``text`` in ``room`` characters and its ellipses, keeping a character at ``text[start]``
     or ``text[-end - 1]`` (what tells it apart from the names it shares ``start`` and ``end`` with)."""
-    if end + 1 <= room - MIN_HEAD:
-        tail = min(room - MIN_HEAD, end + 1 + CONTEXT)
+    if end + 1 + CONTEXT <= room - MIN_HEAD:
+        tail = end + 1 + CONTEXT
         return text[: room - tail] + ELLIPSIS + text[-tail:]
-    if start + 1 <= room - MIN_TAIL:
-        head = min(room - MIN_TAIL, start + 1 + CONTEXT)
+    if start + 1 + CONTEXT <= room - MIN_TAIL:
+        head = start + 1 + CONTEXT
         return text[:head] + ELLIPSIS + text[len(text) - (room - head):]
     window = room - 1 - MIN_HEAD - MIN_TAIL  # a second ellipsis
     if window < 1:

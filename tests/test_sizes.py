@@ -79,8 +79,11 @@ def test_names_sharing_long_starts_and_ends_are_cut_where_they_differ():
         cut = [middle(n, width, shared[n]) for n in names]
         assert len(set(cut)) == len(cut), (width, cut)
         assert all(len(c) <= width and c.endswith(".jsonl") for c in cut), (width, cut)
+        # more than the one character where they differ: a word of it
+        assert ("02_s" in cut[1] or "shell" in cut[1]) and ("03_e" in cut[2] or "edit" in cut[2]), (width, cut)
     assert [middle(n, 22) for n in names[1:3]] == ["acme__ma…ol_call.jsonl"] * 2  # the plain cut: the same
-    assert short_name(names[1] + " #2", 26, shared[names[1]]).endswith("_tool_call.jsonl #2")
+    out = short_name(names[1] + " #2", 26, shared[names[1]])
+    assert out.endswith(".jsonl #2") and "02_shell" in out and len(out) <= 26, out  # where it differs, #N whole
 
 
 def test_runs_table_at_80_columns_keeps_name_state_tools_time():
