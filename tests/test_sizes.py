@@ -274,3 +274,26 @@ async def test_80x24_tool_paths_keep_the_file_name_in_the_table_and_the_transcri
         assert len(markers) == 2 and all(len(line.rstrip()) <= 80 for line in markers), markers
         assert "refuse_delete_handler.py · success · 1.2 s" in markers[0], markers
         assert "settings_panel_view.tsx · success · 1.2 s" in markers[1], markers
+
+
+async def test_80x24_detail_shows_the_whole_call_id():
+    """A real call_id (``call-…\\nfc_…``, 100 characters) was cut with "…" in the detail at 80 columns."""
+    from textual.widgets import Static
+
+    from cursor_watch.screens.detail import ToolDetailScreen
+
+    app = make_app(FileSource(str(real(CAGASE))))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: app.ended)
+        call_id = next(iter(app.session.tool_calls.values())).call_id.replace("\n", "\\n")  # as shown
+        app.run_view().query_one(ToolTable).focus()
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ToolDetailScreen))
+        lines = []
+        for w in app.screen.query(Static):
+            if w.region.width:
+                lines += [strip.text for strip in w.render_lines(w.region.reset_offset)]
+        at = next(i for i, line in enumerate(lines) if line.lstrip().startswith("call_id"))
+        assert len(lines[at].rstrip()) <= 80
+        shown = "".join(line.strip().removeprefix("call_id").strip() for line in lines[at:at + 3])
+        assert call_id in shown, lines[at:at + 3]
