@@ -86,8 +86,37 @@ def header_text(session: Session) -> Text:
     return rich_text(None, header_pieces(session))
 
 
+NO_TIMES = "no times recorded"  # where a run's duration would be, when its stream carried no times
+UNKNOWN_DURATION = "—"  # a tool call's duration that was not recorded (the TUI's tool table says the same)
+
+
+def run_duration_ms(session: Session) -> int | None:
+    """The run's duration in ms: its ``result``'s ``duration_ms``, else the span of its events'
+    ``timestamp_ms`` (first to last), else None (the stream recorded no times)."""
+    if session.result is not None and session.result.duration_ms is not None:
+        return session.result.duration_ms
+    if session.first_ts_ms is not None and session.last_ts_ms is not None:
+        return max(0, session.last_ts_ms - session.first_ts_ms)
+    return None
+
+
+def run_duration_text(session: Session) -> str:
+    """``26.2 s`` (see :func:`run_duration_ms`); ``no times recorded`` when a run with events
+    recorded none (never a time since cursor-watch started); ``""`` for a run without events."""
+    ms = run_duration_ms(session)
+    if ms is not None:
+        return format_ms(ms)
+    return NO_TIMES if session.events else ""
+
+
+def call_duration_text(call: ToolCall) -> str:
+    """A tool call's duration (``2.1 s``), or ``—`` when it is not known."""
+    return format_ms(call.duration_ms) or UNKNOWN_DURATION
+
+
 def tool_pieces(call: ToolCall, event: str) -> list[Piece]:
-    """``▶ [3] shell  pytest -q`` (start) or ``✖ [3] shell  pytest -q  failure, exit 1  2.1 s``."""
+    """``▶ [3] shell  pytest -q`` (start) or ``✖ [3] shell  pytest -q  failure, exit 1  2.1 s``
+    (``—`` in place of the duration when it was not recorded)."""
     symbol, style = STATUS_STYLE.get(call.status if event == "end" else STATUS_RUNNING, ("?", ""))
     p: list[Piece] = [(f"{symbol} [{call.index}] ", style), (visible_line(call.tool), "bold")]  # the tool name too is stream text
     if call.parent_call_id:  # ran inside a sub-agent: indented
@@ -100,8 +129,7 @@ def tool_pieces(call: ToolCall, event: str) -> list[Piece]:
             p.append((f" (exit {call.exit_code})", style))
         if call.detail and not said_in(call.detail, call.interaction):  # the note above said it
             p.append((" (" + visible_line(call.detail) + ")", style))
-        if call.duration_ms is not None:
-            p.append((f"  {format_ms(call.duration_ms)}", "dim"))
+        p.append((f"  {call_duration_text(call)}", "dim"))
     return p
 
 
@@ -111,7 +139,8 @@ def tool_line(call: ToolCall, event: str) -> Text:
 
 
 def outcome_pieces(session: Session) -> list[Piece]:
-    """The closing line: outcome, tool-call counts, duration, tokens, diagnostics."""
+    """The closing line: outcome, tool-call counts, duration (:func:`run_duration_text`: ``no
+    times recorded`` when the stream had none), tokens, diagnostics."""
     status = session.status
     parts = [tool_calls_phrase(len(session.tool_calls), session.tool_counts)]
     if session.subagent_calls:
@@ -120,8 +149,10 @@ def outcome_pieces(session: Session) -> list[Piece]:
     if r is not None:
         if r.subtype and r.subtype != status:
             parts.append(f"result {visible_line(r.subtype)}")
-        if r.duration_ms is not None:
-            parts.append(format_ms(r.duration_ms))
+    duration = run_duration_text(session)
+    if duration:
+        parts.append(duration)
+    if r is not None:
         if r.usage:
             parts.append(usage_text(r.usage))
     cost = cost_text(session)
@@ -392,7 +423,7 @@ def print_summary(session: Session, console: Console, stderr_tail: list[str] | N
                 summary += f"  ({visible_line(call.detail)})"
             table.add_row(str(call.index), tool_status_label(call),
                           ("└ " if call.parent_call_id else "") + visible_line(call.tool), summary,
-                          format_ms(call.duration_ms))
+                          call_duration_text(call))
         console.print()
         console.print(table)
     c = s.counts()

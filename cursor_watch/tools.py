@@ -192,6 +192,25 @@ def summarize(tool: str, args: Any, outcome_payload: Any = None) -> str:
     return _first_arg(tool, a)
 
 
+PATH_TOOLS = ("read", "edit", "write", "delete", "ls")  # their summary is a path
+PATH_IN_TOOLS = ("grep", "glob")  # theirs is ``PATTERN in PATH`` when a path was given
+
+
+def summary_path(tool: str, summary: str) -> tuple[str, str] | None:
+    """The path in a summary made by :func:`summarize`, as ``(text before it, path)``:
+    ``("", "/src/app.py")`` for a ``read``, ``("TODO in ", "/src")`` for a ``grep``; None when
+    the summary names no path (a shell command, a grep without a path, an empty summary)."""
+    if not summary:
+        return None
+    if tool in PATH_TOOLS:
+        return "", summary
+    if tool in PATH_IN_TOOLS:
+        before, sep, path = summary.rpartition(" in ")
+        if sep and before and path:
+            return before + sep, path
+    return None
+
+
 def _first_arg(tool: str, args: dict) -> str:
     for key, value in args.items():
         if key in ("toolCallId",):

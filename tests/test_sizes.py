@@ -78,6 +78,27 @@ def test_an_estimated_cost_is_labelled_and_shown_whole_where_the_column_fits():
     assert widths(160)[9] >= len("61.8k/1.9k ≈ $0.0644 est.") and sum(widths(160)) + 10 <= 160
 
 
+def test_names_sharing_long_starts_and_ends_are_cut_where_they_differ():
+    """Log names of one project share their start and often their end: the cut keeps a
+    character that tells each apart, at any width a source column gets (18 cells and up)."""
+    from cursor_watch.names import shared_ends
+
+    names = [f"acme__maestro__src-tauri__tests__fixtures__cursor__{n}.jsonl"
+             for n in ("01_simple_no_tool", "02_shell_tool_call", "03_edit_tool_call", "04_partial_output")]
+    names += [f"acme__cursor-hack__experiments__{n}.jsonl" for n in ("direct-sleep", "subagent-sleep", "subagent-sleep-v2")]
+    shared = shared_ends(names)
+    assert shared[names[1]] == (len("acme__maestro__src-tauri__tests__fixtures__cursor__0"), len("_tool_call.jsonl"))
+    for width in range(18, 60):
+        cut = [middle(n, width, shared[n]) for n in names]
+        assert len(set(cut)) == len(cut), (width, cut)
+        assert all(len(c) <= width and c.endswith(".jsonl") for c in cut), (width, cut)
+        # more than the one character where they differ: a word of it
+        assert ("02_s" in cut[1] or "shell" in cut[1]) and ("03_e" in cut[2] or "edit" in cut[2]), (width, cut)
+    assert [middle(n, 22) for n in names[1:3]] == ["acme__ma…ol_call.jsonl"] * 2  # the plain cut: the same
+    out = short_name(names[1] + " #2", 26, shared[names[1]])
+    assert out.endswith(".jsonl #2") and "02_shell" in out and len(out) <= 26, out  # where it differs, #N whole
+
+
 def test_runs_table_at_80_columns_keeps_name_state_tools_time():
     w = widths(80)
     titles = [title or "mark" for title, _, _ in COLUMNS]
@@ -123,6 +144,32 @@ async def test_80x24_stacks_the_panes_and_s_swaps_them():
         assert transcript.size.height > tools.size.height
 
 
+async def test_80x24_live_run_keeps_the_newest_call_on_screen():
+    """A run arriving line by line (as in tmux): when the tool table's vertical scrollbar came,
+    its rows were left 2 cells wider than the pane, a horizontal scrollbar took the last line
+    and the newest call was hidden under it (the 80x24 README screenshot showed the band)."""
+    from cursor_watch.sources import QueueSource
+
+    from conftest import SAMPLES
+
+    src = QueueSource("cursor-agent -p …")
+    app = make_app(src)
+    async with app.run_test(size=(80, 24)) as pilot:
+        for line in (SAMPLES / "plain-tools.jsonl").read_bytes().splitlines(keepends=True):
+            await src.push(line)
+            await pilot.pause(0.02)
+        await src.end()
+        await wait_until(pilot, lambda: app.ended)
+        await pilot.pause(0.3)
+        table = app.run_view().query_one(ToolTable)
+        transcript = app.run_view().query_one("#transcript")
+        assert table.show_vertical_scrollbar and not table.show_horizontal_scrollbar
+        assert not transcript.show_horizontal_scrollbar
+        top, height = int(table.scroll_offset.y), table.scrollable_content_region.height
+        assert table.row_count == 6 and top + height == 6, (top, height)  # rows 2-6: the newest shown
+        assert "updateTodos" in "".join(seg.text for seg in table.render_line(height - 1))
+
+
 async def test_wide_terminals_keep_the_panes_side_by_side_and_no_swap_key():
     app = make_app(FileSource(str(real(CREW))))
     async with app.run_test(size=(160, 40)) as pilot:
@@ -150,19 +197,116 @@ async def test_60x20_shows_outcome_transcript_and_newest_calls():
         assert "stream ended without a result" in transcript.rendered_text()
 
 
-async def test_runs_list_at_80_columns():
-    paths = sorted(p for p in REAL_DIR.glob("*.jsonl"))[:4] if REAL_DIR.is_dir() else []
+@pytest.mark.parametrize("columns", [80, 160])
+async def test_runs_list_names_are_distinct_and_keep_their_ends(columns):
+    """Every real capture listed at once (as ``-f`` on their directory lists them): each row
+    shows state, tool counts and elapsed time, and a name that is its own (the captures share
+    long prefixes and suffixes: ``saurabh7481__…__02_shell_tool_call.jsonl`` and ``…03_edit_tool_call``)."""
+    from conftest import real_captures
+
+    paths = real_captures()
     if not paths:
         pytest.skip(f"real captures not found at {REAL_DIR} (a user's clone has none)")
     app = make_app([FileSource(str(p)) for p in paths])
-    async with app.run_test(size=(80, 24)) as pilot:
-        await wait_until(pilot, lambda: app.ended and len(app.screen.query_one(RunsTable).rows) == 4)
+    async with app.run_test(size=(columns, 24)) as pilot:
+        await wait_until(pilot, lambda: app.ended and len(app.screen.query_one(RunsTable).rows) == len(paths))
         await pilot.pause(0.3)
         table = app.screen.query_one(RunsTable)
         w = widths(table.scrollable_content_region.width)
+        assert table.scrollable_content_region.height >= len(paths)  # every row on screen
+        names = []
         for y, row in enumerate(table.rows):
             line = "".join(seg.text for seg in table.render_line(y))
             assert row.state.split()[0] in line and "▶0" in line
             assert row.plain()[7] in line  # elapsed
             name = line[w[0] + 1: w[0] + 1 + w[1]].strip()
-            assert name.endswith(os.path.basename(row.source)[-12:]), name  # the name's distinctive end
+            assert name.endswith(os.path.basename(row.source)[-6:]), name  # its end (the extension) kept
+            names.append(name)
+        assert len(set(names)) == len(names), sorted(names)
+
+
+# -- item 8: tool-call paths -------------------------------------------------------------------
+
+ACME = "/home/someone/projects/acme"
+DEEP = ACME + "/agent-tests/internal/cursor/very/deep/module/handlers/refuse_delete_handler.py"
+OUTSIDE = "/srv/shared/checkouts/other-project/src/components/widgets/settings_panel_view.tsx"
+
+
+def _ev(**kw) -> bytes:
+    import orjson
+
+    return orjson.dumps({"session_id": "s-paths", **kw}) + b"\n"
+
+
+def _call(cid: str, kind: str, args: dict, ts: int) -> bytes:
+    started = _ev(type="tool_call", subtype="started", call_id=cid, timestamp_ms=ts, tool_call={kind: {"args": args}})
+    done = _ev(type="tool_call", subtype="completed", call_id=cid, timestamp_ms=ts + 1200,
+               tool_call={kind: {"args": args, "result": {"success": {}}}})
+    return started + done
+
+
+def long_paths_stream() -> bytes:
+    """A run in ``ACME`` reading a deep file in it, grepping a deep directory, and reading a
+    long path outside it (each path longer than an 80-column screen leaves for it)."""
+    return (_ev(type="system", subtype="init", cwd=ACME, model="Auto", permissionMode="default", apiKeySource="login")
+            + _call("c1", "readToolCall", {"path": DEEP}, 1_790_000_000_000)
+            + _call("c2", "grepToolCall", {"pattern": "refuse_delete", "path": os.path.dirname(DEEP)}, 1_790_000_002_000)
+            + _call("c3", "readToolCall", {"path": OUTSIDE}, 1_790_000_004_000)
+            + _ev(type="result", subtype="success", duration_ms=6000, is_error=False, result="done"))
+
+
+def test_call_summary_keeps_the_file_name_relative_to_the_cwd():
+    from cursor_watch.names import call_summary
+
+    assert call_summary("read", DEEP, 200, ACME) == DEEP[len(ACME) + 1:]  # relative: shorter
+    out = call_summary("read", DEEP, 40, ACME)
+    assert out.startswith("agent") and "…" in out and out.endswith("/refuse_delete_handler.py") and len(out) == 40, out
+    assert call_summary("read", OUTSIDE, 200, ACME) == OUTSIDE  # ../../.. would be longer
+    out = call_summary("grep", f"refuse_delete in {os.path.dirname(DEEP)}", 40, ACME)
+    assert out.startswith("refuse_delete in agent") and out.endswith("/handlers") and len(out) == 40, out
+    out = call_summary("grep", "x" * 60 + f" in {DEEP}", 50, None)
+    assert "…" in out.split(" in ")[0] and out.endswith("refuse_delete_handler.py") and len(out) <= 50, out
+    assert call_summary("shell", "cat " + DEEP, 20, ACME) == "cat " + DEEP  # not a path: whole
+
+
+async def test_80x24_tool_paths_keep_the_file_name_in_the_table_and_the_transcript(tmp_path):
+    f = tmp_path / "long-paths.jsonl"
+    f.write_bytes(long_paths_stream())
+    app = make_app(FileSource(str(f)))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: app.ended)
+        await pilot.pause(0.3)
+        table = app.screen.query_one(ToolTable)
+        rows = ["".join(seg.text for seg in table.render_line(y)) for y in range(3)]
+        # relative to the run's cwd, cut in the middle: the file name (or the directory) stays
+        assert "read  agent" in rows[0] and "…" in rows[0] and "/refuse_delete_handler.py  " in rows[0], rows
+        assert "grep  refuse_delete in agent" in rows[1] and "/handlers  " in rows[1], rows
+        assert "read  /srv/" in rows[2] and "/settings_panel_view.tsx  " in rows[2], rows  # outside the cwd
+        transcript = app.screen.query_one("#transcript").rendered_text().splitlines()
+        markers = [line for line in transcript if "[1] read" in line or "[3] read" in line]
+        assert len(markers) == 2 and all(len(line.rstrip()) <= 80 for line in markers), markers
+        assert "refuse_delete_handler.py · success · 1.2 s" in markers[0], markers
+        assert "settings_panel_view.tsx · success · 1.2 s" in markers[1], markers
+
+
+async def test_80x24_detail_shows_the_whole_call_id():
+    """A real call_id (``call-…\\nfc_…``, 100 characters) was cut with "…" in the detail at 80 columns."""
+    from textual.widgets import Static
+
+    from cursor_watch.screens.detail import ToolDetailScreen
+
+    app = make_app(FileSource(str(real(CAGASE))))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: app.ended)
+        call_id = next(iter(app.session.tool_calls.values())).call_id.replace("\n", "\\n")  # as shown
+        app.run_view().query_one(ToolTable).focus()
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ToolDetailScreen))
+        lines = []
+        for w in app.screen.query(Static):
+            if w.region.width:
+                lines += [strip.text for strip in w.render_lines(w.region.reset_offset)]
+        at = next(i for i, line in enumerate(lines) if line.lstrip().startswith("call_id"))
+        assert len(lines[at].rstrip()) <= 80
+        shown = "".join(line.strip().removeprefix("call_id").strip() for line in lines[at:at + 3])
+        assert call_id in shown, lines[at:at + 3]

@@ -12,7 +12,7 @@ from typing import Any
 
 from ..fmt import plural, tool_calls_phrase
 from ..model import Session, ToolCall
-from ..plain import cost_text, format_ms, usage_text
+from ..plain import cost_text, format_ms, run_duration_ms, run_duration_text, usage_text  # noqa: F401 - run_duration_ms: imported from here too
 from ..runs import Run
 from ..tools import without_reason
 
@@ -34,15 +34,6 @@ def format_when(ms: int | None) -> str:
 def run_title(run: Run, several: bool) -> str:
     """The source's short name (``a.jsonl``, ``stdin``), and ``· run 2`` with several runs."""
     return f"{run.source_label} · run {run.index}" if several else run.source_label
-
-
-def run_duration_ms(session: Session) -> int | None:
-    """The ``result``'s ``duration_ms``, else the span of the events' ``timestamp_ms``."""
-    if session.result is not None and session.result.duration_ms is not None:
-        return session.result.duration_ms
-    if session.first_ts_ms is not None and session.last_ts_ms is not None:
-        return max(0, session.last_ts_ms - session.first_ts_ms)
-    return None
 
 
 def outcome_line(session: Session) -> str:
@@ -68,7 +59,7 @@ def run_facts(run: Run) -> list[tuple[str, str]]:
     """The header of one run: ``(label, value)`` pairs, values as the stream gave them.
 
     Model, cwd, session, permission mode, API key source (``system/init``), outcome,
-    duration, tokens (``result.usage``), tool calls, started, source, counts. Empty values
+    duration (``no times recorded`` when the stream had none), tokens (``result.usage``), tool calls, started, source, counts. Empty values
     are left out.
     """
     s = run.session
@@ -80,7 +71,7 @@ def run_facts(run: Run) -> list[tuple[str, str]]:
         ("permission mode", s.permission_mode or ""),
         ("API key source", s.api_key_source or ""),
         ("outcome", outcome_line(s)),
-        ("duration", format_ms(run_duration_ms(s))),
+        ("duration", run_duration_text(s)),
         ("tokens", usage_text(s.result.usage).removeprefix("tokens ") if s.result and s.result.usage else ""),
         ("cost", cost_text(s)),
         ("tool calls", tool_counts_line(s)),

@@ -39,11 +39,12 @@ def _when(ms: int | None) -> str:
 
 
 def call_header(call: ToolCall) -> Table:
-    """Tool, status, times, full ``call_id`` and lines, as a grid."""
+    """Tool, status, times, full ``call_id`` and lines, as a grid (a value too long for the
+    width wraps, a word longer than it is folded: a call_id is never cut)."""
     symbol, style = STATUS_STYLE.get(call.status, ("?", ""))
     grid = Table.grid(padding=(0, 2))
     grid.add_column(style="bold", no_wrap=True)
-    grid.add_column()
+    grid.add_column(overflow="fold")
     grid.add_row("tool", Text(visible_line(call.tool), style="bold"))
     status = Text(f"{symbol} {call.status}", style=style)
     if call.outcome and call.outcome != call.status:

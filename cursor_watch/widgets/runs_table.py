@@ -24,7 +24,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widgets import Static
 
-from ..names import short_name
+from ..names import RUN_SUFFIX, shared_ends, short_name
 from ..plain import format_ms
 from ..safe import visible_line
 
@@ -33,11 +33,13 @@ from ..safe import visible_line
 COLUMNS = (("", 1, "left"), ("source", 0, "left"), ("agent", 6, "left"), ("state", 11, "left"),
            ("model", 14, "left"), ("prompt", 0, "left"), ("started", 17, "left"), ("time", 7, "right"),
            ("tools", 15, "left"), ("tokens · cost", 25, "right"), ("last activity", 0, "left"))
-FLEX_SHARES = {1: 4, 5: 2, 10: 3}
-FLEX_MIN = {1: 18, 5: 16, 10: 8}  # a flexible column that can't get this much is left out
+FLEX_SHARES = {1: 5, 5: 2, 10: 3}
+FLEX_MIN = {1: 18, 5: 16, 10: 14}  # a flexible column that can't get this much is left out
 # the columns kept when the table is narrow, most wanted first (issue 18: at 80 columns a row
 # still shows name, state, tool counts and elapsed time; then whose run it is, issue 19)
 PRIORITY = (0, 1, 3, 7, 8, 2, 10, 5, 4, 6, 9)
+ESSENTIAL = 6  # the first columns of PRIORITY; the others are kept only while the source keeps
+SOURCE_ROOM = 24  # cells (log names share long prefixes: a name needs room to be told apart)
 MIDDLE = frozenset({1})  # cut in the middle (the distinctive end of a log name, its #N kept)
 GAP = 1
 STATE_STYLE = {"success": "bold green", "error": "bold red", "incomplete": "bold magenta", "waiting": "bold yellow",
@@ -52,16 +54,23 @@ def widths(total: int) -> list[int]:
     """Column widths for a table ``total`` cells wide; 0 for a column left out.
 
     Columns are taken in :data:`PRIORITY` order until one does not fit (a flexible one at
-    its :data:`FLEX_MIN`); the flexible ones kept share what is left by :data:`FLEX_SHARES`.
+    its :data:`FLEX_MIN`; one after the first :data:`ESSENTIAL` only while the source column
+    keeps :data:`SOURCE_ROOM` cells); the flexible ones kept share what is left by
+    :data:`FLEX_SHARES`.
     """
     kept: set[int] = set()
     used = 0
-    for i in PRIORITY:
+    source_min = FLEX_MIN[1]
+    for n, i in enumerate(PRIORITY):
         need = (COLUMNS[i][1] or FLEX_MIN[i]) + (GAP if kept else 0)
-        if used + need > total:
+        room = max(0, SOURCE_ROOM - source_min) if n >= ESSENTIAL and 1 in kept else 0
+        if used + need + room > total:
             break  # the rest is less wanted: the room goes to the flexible columns kept
         kept.add(i)
-        used += need
+        used += need + room
+        if room:
+            source_min = SOURCE_ROOM
+    mins = {**FLEX_MIN, 1: source_min}
     flex = [i for i in FLEX_SHARES if i in kept]
     extra = max(0, total - used)
     shares = sum(FLEX_SHARES[i] for i in flex) or 1
@@ -73,22 +82,26 @@ def widths(total: int) -> list[int]:
         elif w:
             out.append(w)
         elif i == flex[-1]:
-            out.append(FLEX_MIN[i] + extra - given)
+            out.append(mins[i] + extra - given)
         else:
             n = extra * FLEX_SHARES[i] // shares
             given += n
-            out.append(FLEX_MIN[i] + n)
+            out.append(mins[i] + n)
     return out
 
 
-def layout(cells: list[Text], total: int) -> Text:
-    """The cells laid out in columns for a ``total``-wide table (left-out columns skipped)."""
+def layout(cells: list[Text], total: int, shared: tuple[int, int] = (0, 0)) -> Text:
+    """The cells laid out in columns for a ``total``-wide table (left-out columns skipped).
+
+    ``shared``: characters of its start and end the row's source name shares with another
+    listed name (:func:`cursor_watch.names.shared_ends`): its cut keeps what tells it apart.
+    """
     line = Text(no_wrap=True)
     for i, ((_, _, justify), width, cell) in enumerate(zip(COLUMNS, widths(total), cells, strict=True)):
         if not width:
             continue
         if i in MIDDLE and cell.cell_len > width:
-            cell = Text(short_name(cell.plain, width), style=cell.style)
+            cell = Text(short_name(cell.plain, width, shared), style=cell.style)
         else:
             cell = cell.copy()
             cell.truncate(width, overflow="ellipsis", pad=False)
@@ -211,6 +224,11 @@ def make_text(text: str | None, limit: int = 300) -> str:
     return visible_line(line[:limit])
 
 
+def _name(row: RunRow) -> str:
+    """The row's source name without its run number (what :func:`shared_ends` compares)."""
+    return RUN_SUFFIX.sub("", row.source)
+
+
 class RunsTableHeader(Static):
     """The column titles above :class:`RunsTable` (laid out for the table's width)."""
 
@@ -255,6 +273,7 @@ class RunsTable(ScrollView, can_focus=True):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.rows: list[RunRow] = []
+        self._shared: dict[str, tuple[int, int]] = {}  # source name (no run number) -> shared_ends
         self._strips: dict[int, tuple[Any, Strip]] = {}
         self.cursor_row = 0
 
@@ -274,6 +293,8 @@ class RunsTable(ScrollView, can_focus=True):
         keep = self.selected_key()
         rows = sorted(rows, key=RunRow.sort_key)
         changed = len(rows) != len(self.rows)
+        if changed or any(a.source != b.source for a, b in zip(rows, self.rows)):
+            self._shared = shared_ends(_name(row) for row in rows)
         self.rows = rows
         if keep is not None:
             for i, row in enumerate(rows):
@@ -282,7 +303,7 @@ class RunsTable(ScrollView, can_focus=True):
                     break
         self.cursor_row = max(0, min(self.cursor_row, len(rows) - 1))
         if changed:
-            self.virtual_size = Size(self.size.width, len(rows))
+            self.virtual_size = Size(0, len(rows))  # rows are laid out to the pane: never sideways
         self.refresh()
 
     def move_to_key(self, key: tuple[str, int, int]) -> None:
@@ -300,11 +321,12 @@ class RunsTable(ScrollView, can_focus=True):
             return Strip.blank(width, self.rich_style)
         row = self.rows[index]
         selected = index == self.cursor_row
-        key = (width, selected, selected and self.has_focus, row.serial)
+        shared = self._shared.get(_name(row), (0, 0))
+        key = (width, selected, selected and self.has_focus, row.serial, shared)
         cached = self._strips.get(index)
         if cached is not None and cached[0] == key:
             return cached[1]
-        line = layout(row.cells(), width)
+        line = layout(row.cells(), width, shared)
         if selected:
             base = self.get_component_rich_style("runs-table--cursor")
         elif index % 2:
@@ -320,7 +342,7 @@ class RunsTable(ScrollView, can_focus=True):
         return strip
 
     def on_resize(self, event: events.Resize) -> None:
-        self.virtual_size = Size(event.size.width, len(self.rows))
+        self.virtual_size = Size(0, len(self.rows))
         self._strips.clear()
 
     def move_cursor(self, row: int) -> None:

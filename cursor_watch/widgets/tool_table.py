@@ -28,6 +28,7 @@ from textual.widgets import Static
 
 from ..filters import FilteredCalls
 from ..model import Session, ToolCall
+from ..names import PATH_MIN, call_summary
 from ..plain import STATUS_STYLE, format_ms
 from ..safe import visible_line
 from ..tools import STATUS_RUNNING
@@ -86,14 +87,25 @@ def _layout(cells: list[Text], total: int = DEFAULT_WIDTH, seen: Widths | None =
     return line
 
 
-def _cell_specs(call: ToolCall, now_ms: float) -> tuple[tuple[str, str], ...]:
+def _cell_specs(call: ToolCall, now_ms: float, summary_width: int | None = None,
+                cwd: str | None = None) -> tuple[tuple[str, str], ...]:
     """``(text, style name)`` of the row's cells: index, status, tool, summary (with the
     failure detail), time (the duration when done; the live elapsed ``12.3 s…`` while it
-    runs). Stream text is escaped."""
+    runs). Stream text is escaped.
+
+    With ``summary_width`` (cells of the summary column), a summary that names a path is
+    fitted to it (:func:`cursor_watch.names.call_summary`: relative to the run's ``cwd`` where
+    shorter, cut in the middle so the file name stays), leaving room for the failure detail
+    when the path keeps :data:`~cursor_watch.names.PATH_MIN` cells; without, it is whole.
+    """
     symbol, status_style = STATUS_STYLE.get(call.status, ("?", ""))
     summary = visible_line(call.summary)
-    if call.detail and call.status != "success":
-        summary = f"{summary} ({visible_line(call.detail)})" if summary else visible_line(call.detail)
+    detail = f"({visible_line(call.detail)})" if call.detail and call.status != "success" else ""
+    if summary and summary_width is not None:
+        room = summary_width - (cell_len(detail) + 1 if detail else 0)
+        summary = call_summary(call.tool, summary, room if room >= PATH_MIN else summary_width, cwd)
+    if detail:
+        summary = f"{summary} {detail}" if summary else detail[1:-1]
     if call.status == STATUS_RUNNING:
         time_text = "" if call.started_ms is None else format_ms(max(0.0, now_ms - call.started_ms)) + "…"
         time_style = "cyan"
@@ -130,13 +142,16 @@ def _parsed(name: str) -> Style | None:
     return style
 
 
-def row_pieces(call: ToolCall, now_ms: float, widths: list[int]) -> list[tuple[str, Style | None]]:
-    """The row laid out in ``widths`` as ``(text, style)`` pieces: what :func:`_layout` of
-    :func:`row_cells` draws, cut and padded the same way, without building Rich ``Text``
-    objects (a page of new rows in a frame: about a third of the cost)."""
+def row_pieces(call: ToolCall, now_ms: float, widths: list[int],
+               cwd: str | None = None) -> list[tuple[str, Style | None]]:
+    """The row laid out in ``widths`` (cells per column) as ``(text, style)`` pieces: what
+    :func:`_layout` of :func:`row_cells` draws, cut and padded the same way, without building
+    Rich ``Text`` objects (a page of new rows in a frame: about a third of the cost); a path in
+    the summary fitted to its column (relative to the run's ``cwd``, cut in the middle)."""
     out: list[tuple[str, Style | None]] = []
     gap = " " * GAP
-    for (text, style), width, (_title, _min, justify) in zip(_cell_specs(call, now_ms), widths, COLUMNS, strict=True):
+    specs = _cell_specs(call, now_ms, widths[3], cwd)
+    for (text, style), width, (_title, _min, justify) in zip(specs, widths, COLUMNS, strict=True):
         length = cell_len(text)
         if length > width:
             text = set_cell_size(text, width - 1) + "…" if width > 0 else ""
@@ -238,6 +253,18 @@ class ToolTable(ScrollView, can_focus=True):
             return index - 1 if self._session is not None and 1 <= index <= len(self._session.tool_calls) else None
         return self._filtered.row_of(index)
 
+    def _virtual_size(self) -> Size:
+        """The rows, and the width below which the table scrolls sideways: its columns at
+        their least (a summary of MIN_SUMMARY cells). Not the pane's width: a vertical
+        scrollbar appearing after it was set made the rows 2 cells too wide for the pane, and a
+        horizontal scrollbar took the last line, where the newest call is (issue 18, 80x24)."""
+        return Size(sum(column_widths(0, self._seen)) + GAP * len(COLUMNS), self._rows)
+
+    def watch_show_vertical_scrollbar(self, _old: bool, _new: bool) -> None:
+        """The rows narrow or widen with the scrollbar (they are laid out to the pane): the
+        column titles too."""
+        self._relayout_header()
+
     def _total_rows(self) -> int:
         if self._session is None:
             return 0
@@ -246,7 +273,7 @@ class ToolTable(ScrollView, can_focus=True):
     def _resize_rows(self) -> None:
         self._rows = self._total_rows()
         self._seen.rows = len(self._session.tool_calls) if self._session is not None else 0
-        self.virtual_size = Size(self.scrollable_content_region.width, self._rows)
+        self.virtual_size = self._virtual_size()
         if self._rows and self.cursor_row >= self._rows:
             self.cursor_row = self._rows - 1
 
@@ -285,7 +312,7 @@ class ToolTable(ScrollView, can_focus=True):
         if self._total_rows() != self._rows or seen.key() != before or seen.rows != len(session.tool_calls):
             self._rows = self._total_rows()
             seen.rows = len(session.tool_calls)
-            self.virtual_size = Size(self.scrollable_content_region.width, self._rows)
+            self.virtual_size = self._virtual_size()
             if seen.key() != before:
                 self._strips.clear()  # a column widens: every row moves
                 self._relayout_header()
@@ -354,7 +381,7 @@ class ToolTable(ScrollView, can_focus=True):
         self.refresh()
 
     def on_resize(self, event: events.Resize) -> None:
-        self.virtual_size = Size(self.scrollable_content_region.width, self._rows)
+        self.virtual_size = self._virtual_size()
         self._strips.clear()
         self._relayout_header()
         if self._rows:  # a smaller pane (stacked on a narrow terminal) keeps the cursor's row in view
@@ -397,7 +424,8 @@ class ToolTable(ScrollView, can_focus=True):
             empty = Style()
             segments = [Segment(text, (style or empty) + base) if selected else
                         Segment(text, base + style if style else base)
-                        for text, style in row_pieces(call, self._now_ms, widths) if text]
+                        for text, style in row_pieces(call, self._now_ms, widths, self._session.cwd
+                                                      if self._session is not None else None) if text]
             strip = Strip(segments).adjust_cell_length(max(width, sum(widths) + GAP * len(widths)), base)
             self._strips[index] = (key, strip)
             if len(self._strips) > 2000:  # keep the cache about a few screens' worth

@@ -44,6 +44,7 @@ from textual.strip import Strip
 from .. import model as m
 from ..fmt import plural
 from ..model import Session, ToolCall
+from ..names import PATH_MIN, call_summary
 from ..plain import STATUS_STYLE, format_ms
 from ..safe import visible, visible_line
 from ..tools import said_in
@@ -90,11 +91,16 @@ def code_theme(dark: bool) -> str:
     return "monokai" if dark else "default"
 
 
-def marker_text(call: ToolCall, dimmed: bool = False, payload_matches: int = 0) -> Text:
+def marker_text(call: ToolCall, dimmed: bool = False, payload_matches: int = 0, width: int | None = None,
+                cwd: str | None = None) -> Text:
     """``▶ [3] shell  pytest -q`` ... ``✖ [3] shell  pytest -q · failure (exit 1) · 2.1 s``.
 
     ``dimmed``: the call is hidden by the tool-table filter. ``payload_matches``: search
     matches inside its arguments and result (not visible in the line itself), shown as ``⌕N``.
+    ``width``: the line's cells; a summary that names a path is then fitted to what the rest
+    of the line leaves (:func:`cursor_watch.names.call_summary`: relative to the run's ``cwd``
+    where shorter, cut in the middle so the file name stays; at least
+    :data:`~cursor_watch.names.PATH_MIN` cells, the line's end giving way below that).
     """
     symbol, style = STATUS_STYLE.get(call.status, ("?", ""))
     t = Text(no_wrap=True, overflow="ellipsis")
@@ -105,16 +111,22 @@ def marker_text(call: ToolCall, dimmed: bool = False, payload_matches: int = 0) 
         t.append(f"⌕{payload_matches}", style="bold reverse")
         t.append(" ")
     t.append(visible_line(call.tool), style="bold")
-    if call.summary:
-        t.append("  " + visible_line(call.summary))
+    tail = Text()
     if call.done:
-        t.append(f" · {call.status}", style=style)
+        tail.append(f" · {call.status}", style=style)
         if call.detail and not said_in(call.detail, call.interaction):  # its note said it already
-            t.append(f" ({visible_line(call.detail)[:80]})", style=style)
+            tail.append(f" ({visible_line(call.detail)[:80]})", style=style)
         elif call.exit_code:
-            t.append(f" (exit {call.exit_code})", style=style)
+            tail.append(f" (exit {call.exit_code})", style=style)
         if call.duration_ms is not None:
-            t.append(f" · {format_ms(call.duration_ms)}", style="dim")
+            tail.append(f" · {format_ms(call.duration_ms)}", style="dim")
+    if call.summary:
+        summary = visible_line(call.summary)
+        if width is not None:
+            room = width - t.cell_len - 2 - tail.cell_len
+            summary = call_summary(call.tool, summary, max(room, PATH_MIN), cwd)
+        t.append("  " + summary)
+    t.append_text(tail)
     if dimmed:
         t.stylize("dim")
     return t
@@ -530,7 +542,8 @@ class Transcript(ScrollView, can_focus=True):
                 if call is None:
                     return False
                 dimmed = bool(self._dimmed(call)) if self._dimmed is not None else False
-                lines = self._lines(marker_text(call, dimmed, self._payload_hits.get(key, 0)))
+                lines = self._lines(marker_text(call, dimmed, self._payload_hits.get(key, 0),
+                                                self._render_width(), session.cwd))
             elif kind == "note":
                 note = session.notes[key]
                 name = {"connection": "transcript--note-connection", "source": "transcript--note-source"}.get(
@@ -615,7 +628,9 @@ class Transcript(ScrollView, can_focus=True):
                 y += entry.height
         self._offsets = offsets
         self._height = y
-        self.virtual_size = Size(self.scrollable_content_region.width, y)
+        # no width: lines are wrapped to the pane, never scrolled sideways (the pane's width
+        # here went stale when a vertical scrollbar came, and a horizontal one took a line)
+        self.virtual_size = Size(0, y)
         if refresh:
             self.refresh()
 
