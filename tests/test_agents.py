@@ -628,3 +628,53 @@ def test_codex_usage_is_checked_by_budgets_after_each_turn():
         monitor.feed(line)
     assert [b.budget for b in breaches(monitor.session, limit)] == ["tokens"]
     assert monitor.session.result.usage["output_tokens"] == 2 * per_turn["output_tokens"]
+
+
+# -- audit of issue 19: partial messages, costs, usage, messages, denials, hooks ----------------
+
+SUBAGENT_CAPTURE = AGENTS_DIR / "claude" / "mlsys-io__lumid-identity__internal__handler__testdata__claude_stream_subagent.ndjson"
+A001_CAPTURE = AGENTS_DIR / "claude" / "dungle-scrubs__harness-cli-normalizer__test__fixtures__a001-raw.ndjson"
+
+
+def test_claude_partial_tool_call_runs_from_its_content_block_start_live():
+    """With --include-partial-messages a tool_use id comes first on content_block_start; the
+    call is shown running from that line (live: its input streams before the whole assistant
+    line), and the assistant line and the tool_result update the same call (real capture,
+    fed line by line as a spawned CLI writes it)."""
+    if not SUBAGENT_CAPTURE.exists():
+        pytest.skip(f"capture not found at {SUBAGENT_CAPTURE} (a user's clone has none)")
+    lines = SUBAGENT_CAPTURE.read_bytes().splitlines(keepends=True)
+    starts = {}  # tool_use id -> (its content_block_start line, name); read here from the capture
+    wholes = {}  # tool_use id -> its whole assistant line
+    for n, line in enumerate(lines, 1):
+        d = orjson.loads(line)
+        ev = d.get("event") if d.get("type") == "stream_event" else None
+        if isinstance(ev, dict) and ev.get("type") == "content_block_start" and ev["content_block"]["type"] == "tool_use":
+            starts[ev["content_block"]["id"]] = (n, ev["content_block"]["name"])
+        if d.get("type") == "assistant":
+            for b in d["message"]["content"]:
+                if b.get("type") == "tool_use":
+                    wholes[b["id"]] = n
+    assert starts and all(starts[cid][0] < wholes[cid] for cid in starts)  # the capture's order
+    now = [1_000_000.0]
+    mon = Monitor(clock=lambda: now[0], live=True)
+    for n, line in enumerate(lines, 1):
+        now[0] += 150.0  # 0.15 s a line
+        mon.feed(line)
+        for cid, (start, name) in starts.items():
+            call = mon.session.tool_calls.get(cid)
+            if n == start:
+                assert call is not None, f"{cid} not shown after its content_block_start (line {n})"
+                assert (call.tool, call.status, call.started_line) == (name, "running", start)
+                assert call.started_ms == now[0]  # live: the receive time of its start
+            if n == wholes[cid]:
+                assert call.status == "running" and call.args  # the whole line gives the arguments
+        if n in {start for start, _ in starts.values()}:
+            assert mon.session.running_calls()  # tools ▶1, not idle
+    mon.finish()
+    calls = list(mon.session.tool_calls.values())
+    assert [c.call_id for c in calls] == list(dict.fromkeys(c.call_id for c in calls))  # no duplicate
+    for cid, (start, _name) in starts.items():
+        call = mon.session.tool_calls[cid]
+        assert (call.status, call.started_line) == ("success", start)
+    assert mon.session.tool_calls["toolu_01VJSBR9G9SBvyVUQwsb9wzH"].summary == "Run echo command"  # from the whole line

@@ -362,7 +362,13 @@ class ClaudeAdapter(Adapter):
         if et == "content_block_start":
             cb = ev.get("content_block") if isinstance(ev.get("content_block"), dict) else {}
             key = (parent, index)
-            self._blocks[key] = [cb.get("type"), s(cb.get("id")), s(cb.get("name")), [], item]  # type: ignore[index]
+            btype, cid, name = cb.get("type"), s(cb.get("id")), s(cb.get("name"))
+            self._blocks[key] = [btype, cid, name, [], item]  # type: ignore[index]
+            if btype in ("tool_use", "server_tool_use") and cid and cid not in self._kinds:
+                # the call runs from here (live: its input streams for seconds before the whole
+                # assistant line); that line, or the input_json_delta pieces at message_stop,
+                # fill its arguments, and its tool_result completes it: one call, one id
+                return [self._started(item, cid, name or "unknown", cb.get("input"), parent, None)]
             return []
         if et == "content_block_stop":
             block = self._blocks.get((parent, index))
@@ -381,17 +387,23 @@ class ClaudeAdapter(Adapter):
         return []  # message_delta (usage so far), ping: nothing a view shows
 
     def _pending_tools(self, parent: str | None = None) -> list[Item]:
-        """Tool calls announced by ``content_block_start`` whose ``assistant`` line never came."""
+        """Tool calls started by ``content_block_start`` whose ``assistant`` line never came (a
+        cut stream): their arguments from the ``input_json_delta`` pieces, when those parse.
+        A call already completed (or rejected) is left as it is."""
         out: list[Item] = []
         for key in [k for k in self._blocks if parent is None or k[0] == parent]:
             btype, cid, name, parts, start = self._blocks.pop(key)
-            if btype not in ("tool_use", "server_tool_use") or not cid or cid in self._kinds:
+            if btype not in ("tool_use", "server_tool_use") or not cid:
                 continue
+            if cid in self._kinds and cid not in self._calls:
+                continue  # completed already
             try:
-                inp = orjson.loads("".join(parts)) if parts else {}
+                inp = orjson.loads("".join(parts)) if parts else None
             except orjson.JSONDecodeError:
-                inp = {}
-            out.append(self._started(start, cid, name, inp, key[0], None))
+                inp = None
+            if cid in self._calls and not isinstance(inp, dict):
+                continue  # started at content_block_start; nothing more is known
+            out.append(self._started(start, cid, name or "unknown", inp if isinstance(inp, dict) else {}, key[0], None))
         return out
 
     def _started(self, item: Event, cid: str, name: str, inp: Any, parent: str, ts: int | None) -> Event:
