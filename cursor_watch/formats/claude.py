@@ -53,12 +53,23 @@ def kind_of(name: str) -> str:
 
 
 def _usage(u: Any) -> dict | None:
+    """The canonical usage keys of a Claude Code usage object, or None when it isn't one.
+
+    ``usage`` (a message's or the result's, snake_case) or a ``modelUsage`` entry (camelCase):
+    ``input_tokens`` (cache reads and writes excluded), ``output_tokens``, ``cache_read_tokens``,
+    ``cache_write_tokens``; plus ``reasoning_tokens`` where given: the result's
+    ``usage.output_tokens_details.thinking_tokens`` (part of ``output_tokens``; real captures
+    a001-raw, 2.1.233, and untether's 2.1.285 ones) or a ``modelUsage`` entry's
+    ``thinkingTokens`` (2.1.285). Values are the stream's own (a non-number stays as written
+    and is read as unknown by the model).
+    """
     if not isinstance(u, dict):
         return None
-    return {"input_tokens": u.get("input_tokens", u.get("inputTokens")),
-            "output_tokens": u.get("output_tokens", u.get("outputTokens")),
-            "cache_read_tokens": u.get("cache_read_input_tokens", u.get("cacheReadInputTokens")),
-            "cache_write_tokens": u.get("cache_creation_input_tokens", u.get("cacheCreationInputTokens"))}
+    out = {"input_tokens": u.get("input_tokens", u.get("inputTokens")),
+           "output_tokens": u.get("output_tokens", u.get("outputTokens")),
+           "cache_read_tokens": u.get("cache_read_input_tokens", u.get("cacheReadInputTokens")),
+           "cache_write_tokens": u.get("cache_creation_input_tokens", u.get("cacheCreationInputTokens"))}
+    return out
 
 
 def tool_body(kind: str, name: str, inp: Any) -> dict:
@@ -203,6 +214,9 @@ class ClaudeAdapter(Adapter):
         # message id -> its usage (the last assistant line of a message has the final figures; a
         # message's blocks come as several lines with the same id): the run's usage so far
         self._usage: dict[str, dict] = {}
+        # session id -> the last run's total_cost_usd and modelUsage as reported (running totals
+        # of the session: each later run's own share is the difference, see _run_cost)
+        self._totals: dict[str, tuple[Any, dict]] = {}
 
     # -- events ------------------------------------------------------------------------------
 
@@ -463,8 +477,8 @@ class ClaudeAdapter(Adapter):
             # tokens used so far, for live --max-tokens / --max-cost (issue 21): each message's
             # latest usage once (sub-agents' messages too: they are spent), summed per kind
             self._usage[mid or f"(line {item.line})"] = usage
-            running = {key: sum(u[key] for u in self._usage.values() if isinstance(u[key], int)
-                                and not isinstance(u[key], bool)) for key in usage}
+            running = {key: sum(u.get(key) for u in self._usage.values() if isinstance(u.get(key), int)
+                                and not isinstance(u.get(key), bool)) for key in usage}
             for ev in out:
                 if ev.__class__ is Event:
                     ev.data["running_usage"] = running
@@ -527,7 +541,7 @@ class ClaudeAdapter(Adapter):
             "duration_ms": data.get("duration_ms"), "duration_api_ms": data.get("duration_api_ms"),
             "request_id": data.get("request_id"),
             "result": data.get("result"), "usage": _usage(data.get("usage")),
-            "cost_usd": data.get("total_cost_usd"), "model_usage": _model_usage(data.get("modelUsage")),
+            **self._run_cost(data),
             "session_id": data.get("session_id"),
         }, item))
         errors = data.get("errors")
@@ -535,6 +549,29 @@ class ClaudeAdapter(Adapter):
             out.insert(0, note(item, "errors", "errors: " + one_line("; ".join(s(e) for e in errors), 300), "error"))
         self._kinds.clear()  # the run is over: memory stays flat over a file of many runs
         return out
+
+    def _run_cost(self, data: dict) -> dict:
+        """``cost_usd`` and ``model_usage`` of one run (canonical keys of its ``result``).
+
+        Claude Code's ``total_cost_usd`` and ``modelUsage`` are the session's so far, not the
+        run's: in real captures (a001-raw, 2.1.233: three runs of one session reporting 0.0160,
+        0.0310, 0.0454; untether's 2.1.285 ones, ``modelUsage`` tokens too) each later run of the
+        same ``session_id`` in one stream reports the sum, while its ``usage`` is its own. So a
+        run after another of the same session in this source gets the difference from that run's
+        figures when they grew (a figure that shrank is kept as reported: not a running total
+        then, and its ``modelUsage`` too); the first run of a session here keeps its figures as
+        reported (what came before this source is unknown). Each ``modelUsage`` number (tokens,
+        ``costUSD``) that grew likewise.
+        """
+        total = data.get("total_cost_usd")
+        mu = data.get("modelUsage")
+        sid = data.get("session_id")
+        prev = self._totals.get(sid) if sid.__class__ is str and sid else None
+        if sid.__class__ is str and sid:
+            self._totals[sid] = (total, mu if isinstance(mu, dict) else {})
+        if prev is None or not _grew(total, prev[0]):
+            return {"cost_usd": total, "model_usage": _model_usage(mu)}
+        return {"cost_usd": total - prev[0], "model_usage": _model_usage(mu, prev[1])}
 
     def finish(self) -> list[Item]:
         return self._pending_tools()
@@ -558,12 +595,29 @@ def _denied(denial: dict) -> dict:
     return {"rejected": {"reason": "permission denied (the run's permission_denials)"}}
 
 
-def _model_usage(mu: Any) -> dict | None:
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _grew(now: Any, before: Any) -> bool:
+    """Both are numbers and ``now`` is not below ``before`` (a running total that went on)."""
+    return _number(now) and _number(before) and now >= before
+
+
+def _model_usage(mu: Any, before: Any = None) -> dict | None:
+    """``modelUsage`` as ``{model: {the usage keys, "cost_usd"}}`` (None when absent or empty).
+
+    ``before``: the previous run's ``modelUsage`` of the same session in this source (see
+    :meth:`ClaudeAdapter._run_cost`): each number that grew since is its difference.
+    """
     if not isinstance(mu, dict) or not mu:
         return None
     out = {}
     for model, u in mu.items():
         if isinstance(u, dict):
+            prev = before.get(model) if isinstance(before, dict) else None
+            if isinstance(prev, dict):
+                u = {k: v - prev[k] if k in prev and _grew(v, prev[k]) else v for k, v in u.items()}
             entry = _usage(u) or {}
             entry["cost_usd"] = u.get("costUSD")
             out[s(model)] = entry
