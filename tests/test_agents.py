@@ -116,6 +116,11 @@ def test_capture_facts_hold(path: Path):
             if "usage" in result:
                 assert run["result"]["usage"]["input_tokens"] == result["usage"]["input_tokens"]
                 assert run["result"]["usage"]["cache_read_tokens"] == result["usage"]["cache_read_input_tokens"]
+                details = result["usage"].get("output_tokens_details")
+                if isinstance(details, dict) and "thinking_tokens" in details:
+                    assert run["result"]["usage"]["reasoning_tokens"] == details["thinking_tokens"]
+                else:
+                    assert "reasoning_tokens" not in run["result"]["usage"]
             else:  # never invented
                 assert run["result"]["usage"] is None
             assert run["status"] == ("error" if result["is_error"] else "success")

@@ -69,6 +69,11 @@ def _usage(u: Any) -> dict | None:
            "output_tokens": u.get("output_tokens", u.get("outputTokens")),
            "cache_read_tokens": u.get("cache_read_input_tokens", u.get("cacheReadInputTokens")),
            "cache_write_tokens": u.get("cache_creation_input_tokens", u.get("cacheCreationInputTokens"))}
+    details = u.get("output_tokens_details")
+    if isinstance(details, dict) and "thinking_tokens" in details:
+        out["reasoning_tokens"] = details["thinking_tokens"]
+    elif "thinkingTokens" in u:
+        out["reasoning_tokens"] = u["thinkingTokens"]
     return out
 
 
