@@ -724,3 +724,41 @@ def test_claude_cost_of_another_session_or_a_shrinking_total_is_as_reported():
     mon = _decode(run("a", 0.5) + run("b", 0.75) + run("a", 0.625) + run("a", 0.25))
     assert [r.session.result.cost_usd for r in mon.runs] == [0.5, 0.75, 0.125, 0.25]
     assert [r.session.result.model_usage["m"]["input_tokens"] for r in mon.runs] == [5, 5, 0, 5]
+
+
+SPLIT_TEXT = ROOT / "tests" / "streams" / "agents" / "claude-split-text-blocks.ndjson"
+
+
+def test_claude_text_blocks_of_one_message_are_one_segment():
+    """Several assistant lines sharing one message.id, each with a text block, are one message:
+    one segment with the blocks' text concatenated (as Claude Code's result joins them;
+    anthropics/claude-code#78686). A tool_use of the message or another message begins the next.
+    ``tests/streams/agents/claude-split-text-blocks.ndjson`` is built from the real captures'
+    line shapes (mlsys-io sub-agent capture, 2.1.220): not a capture itself."""
+    lines = SPLIT_TEXT.read_bytes().splitlines(keepends=True)
+    mon = Monitor(clock=lambda: 1.0, live=True)
+    mon.feed(b"".join(lines[:2]))
+    [seg] = mon.session.segments
+    assert (seg.text, seg.closed) == ("Checking ", False)  # live: the message may go on
+    mon.feed(lines[2])
+    [seg] = mon.session.segments
+    assert seg.text == "Checking the files."
+    mon.feed(b"".join(lines[3:]))
+    mon.finish()
+    s = mon.session
+    assert [g.text for g in s.segments] == ["Checking the files.", "Two files: a.py and b.py."]
+    assert all(g.closed for g in s.segments)
+    assert s.result.text == "Two files: a.py and b.py." and s.assistant_text.endswith(s.result.text)
+    assert [kind for kind, _key in s.timeline] == ["segment", "tool", "segment"]
+    # the same message with partial messages: the deltas and the whole lines give one segment
+    # too, and a new message's deltas never join the last one's open segment
+    def delta(text: str) -> bytes:
+        return orjson.dumps({"type": "stream_event", "event": {"type": "content_block_delta", "index": 0,
+                             "delta": {"type": "text_delta", "text": text}}, "parent_tool_use_id": None})
+    start = [orjson.dumps({"type": "stream_event", "event": {"type": "message_start", "message": {"id": mid}},
+                           "parent_tool_use_id": None}) for mid in ("msg_01A", "msg_01C")]
+    partial = [lines[0].rstrip(), start[0], delta("Checking "), lines[1].rstrip(), delta("the "), delta("files."),
+               lines[2].rstrip(), start[1], delta("Again."),
+               b'{"type":"result","subtype":"success","is_error":false,"result":"Again.","session_id":"s"}']
+    s = _decode(partial, "claude").session
+    assert [g.text for g in s.segments] == ["Checking the files.", "Again."]

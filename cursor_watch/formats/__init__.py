@@ -8,7 +8,9 @@ keys any adapter may set:
 * ``system/init``: ``agent`` (the label) and ``agent_version`` (the CLI's version);
 * ``system`` (any other subtype): ``note`` (a worded status line), ``note_kind``, ``note_call_id``;
 * ``assistant``: ``delta`` (a text delta without a time of its own; a ``model_call_id`` makes it
-  a flush, the text of a whole message);
+  a flush, the text of a whole message), ``message_open`` (on a flush: the message's text so
+  far, more of it may follow; the segment stays open until a tool call, a result or the next
+  flush without it closes it);
 * ``tool_call``: ``tool_name`` (the agent's own name, shown) beside the ``<kind>ToolCall`` variant
   (the canonical kind, deciding the summary line and detail view), ``parent_call_id`` (the
   sub-agent call it ran in);

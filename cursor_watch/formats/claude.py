@@ -219,6 +219,9 @@ class ClaudeAdapter(Adapter):
         # message id -> its usage (the last assistant line of a message has the final figures; a
         # message's blocks come as several lines with the same id): the run's usage so far
         self._usage: dict[str, dict] = {}
+        # the message whose text segment is open (its id, its text blocks so far): see _assistant
+        self._text_mid: str | None = None
+        self._text = ""
         # session id -> the last run's total_cost_usd and modelUsage as reported (running totals
         # of the session: each later run's own share is the difference, see _run_cost)
         self._totals: dict[str, tuple[Any, dict]] = {}
@@ -290,6 +293,31 @@ class ClaudeAdapter(Adapter):
         return out
 
     def convert(self, item: Event) -> list[Item]:
+        out = self._convert(item)
+        if self._text_mid is not None:
+            # the model closes the open segment at a tool call, a result or an init: the next
+            # text block (of the same message after a tool_use) then begins a new segment
+            for ev in reversed(out):
+                if ev.__class__ is Event:
+                    t = ev.type
+                    if t == "assistant" and "message_open" in ev.data:
+                        break
+                    if t == "tool_call" or t == "result" or (t == "system" and ev.subtype == "init"):
+                        self._text_mid = None
+                        break
+        return out
+
+    def _close_text(self, item: Event) -> list[Item]:
+        """The whole text of the message whose segment is still open, as a closing flush
+        (the model closes the segment, its text unchanged): a new message begins."""
+        if self._text_mid is None:
+            return []
+        mid, text = self._text_mid, self._text
+        self._text_mid = None
+        return [event({"type": "assistant", "model_call_id": mid,
+                       "message": {"role": "assistant", "content": [{"type": "text", "text": text}]}}, item)]
+
+    def _convert(self, item: Event) -> list[Item]:
         t = item.type
         data = item.data
         if t == "stream_event":
@@ -400,6 +428,8 @@ class ClaudeAdapter(Adapter):
                 self._streamed.add(msg["id"])
             for key in [k for k in self._blocks if k[0] == parent]:
                 del self._blocks[key]
+            if not parent and self._text_mid is not None and self._text_mid != msg.get("id"):
+                return self._close_text(item)  # its text deltas must not join the last message's
             return []
         if et == "message_stop":
             return self._pending_tools(parent)
@@ -453,8 +483,18 @@ class ClaudeAdapter(Adapter):
                     if text:
                         out.append(note(item, "subagent_text", f"sub-agent: {one_line(text, 300)}", "subagent", parent))
                     continue
-                flush: dict[str, Any] = {"type": "assistant", "model_call_id": mid,
-                                         "message": {"role": "assistant", "content": [{"type": "text", "text": text}]}}
+                # one message's text blocks (several lines sharing message.id) are one segment:
+                # each line's flush gives the message's text so far (the blocks concatenated, as
+                # Claude Code's result joins them: anthropics/claude-code#78686) and leaves the
+                # segment open; a tool call, the result or another message closes it
+                if self._text_mid is not None and self._text_mid == mid and mid:
+                    self._text += text
+                else:
+                    out.extend(self._close_text(item))
+                    self._text_mid, self._text = mid, text
+                flush: dict[str, Any] = {"type": "assistant", "model_call_id": mid, "message_open": True,
+                                         "message": {"role": "assistant",
+                                                     "content": [{"type": "text", "text": self._text}]}}
                 if ts is not None:
                     flush["timestamp_ms"] = ts
                 out.append(event(flush, item))
