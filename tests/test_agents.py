@@ -321,6 +321,30 @@ def test_claude_permission_denial_rejects_the_call():
     assert (call.tool, call.kind, call.status, call.summary) == ("Write", "write", "rejected", "/etc/x")
 
 
+def test_claude_permission_denial_keeps_the_tool_results_message_as_the_reason():
+    """The rejected call's reason is its tool_result's own message, said once in its detail;
+    a denial without a tool_result says where the rejection comes from (built from Claude Code's
+    documented permission_denials and the tool_result message it writes)."""
+    message = "Claude requested permissions to write to /etc/x, but you haven't granted it yet."
+    data = b"".join(line + b"\n" for line in [
+        b'{"type":"system","subtype":"init","session_id":"s","claude_code_version":"2.1.9"}',
+        b'{"type":"assistant","message":{"id":"m1","content":[{"type":"tool_use","id":"toolu_9","name":"Write","input":{"file_path":"/etc/x","content":"y"}},{"type":"tool_use","id":"toolu_8","name":"Bash","input":{"command":"rm x"}}]},"parent_tool_use_id":null,"session_id":"s"}',
+        b'{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"toolu_9","content":"' + message.encode() + b'","is_error":true}]},"parent_tool_use_id":null,"session_id":"s"}',
+        b'{"type":"result","subtype":"success","is_error":false,"result":"ok","permission_denials":[{"tool_name":"Write","tool_use_id":"toolu_9","tool_input":{"file_path":"/etc/x"}},{"tool_name":"Bash","tool_use_id":"toolu_8","tool_input":{"command":"rm x"}}],"session_id":"s"}',
+    ])
+    mon = Monitor(clock=lambda: 1.0, reread=lambda off, size: data[off:off + size], live=False)
+    mon.feed(data)
+    mon.finish()
+    write, bash = mon.session.tool_calls.values()
+    assert (write.status, write.detail) == ("rejected", message)
+    assert (bash.status, bash.detail) == ("rejected", "permission denied (the run's permission_denials)")
+    sections, note = call_detail(write, mon.run.reread)
+    assert note == "" and not any(sec.title.startswith("outcome") for sec in sections)  # the detail above says it
+    [j] = summaries(cw(["--summary", "--json"], stdin=data).stdout)
+    assert [(c["status"], c["detail"]) for c in j["tool_calls"]] == [("rejected", message),
+                                                                     ("rejected", bash.detail)]
+
+
 def test_claude_edit_detail_has_a_diff():
     """Built from Claude Code's documented Edit input (old_string/new_string; no real capture has one)."""
     data = b"".join(line + b"\n" for line in [

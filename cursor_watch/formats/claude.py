@@ -216,6 +216,7 @@ class ClaudeAdapter(Adapter):
         self._blocks: dict[tuple[str, int], list] = {}  # (parent, index) -> [type, id, name, json parts, item]
         self._calls: dict[str, tuple[str, str, str, Any]] = {}  # running: id -> (kind, name, parent, input)
         self._kinds: dict[str, str] = {}  # every call id seen -> kind (for permission denials)
+        self._errors: dict[str, str] = {}  # failed call id -> its tool_result's message (a denial's reason)
         # message id -> its usage (the last assistant line of a message has the final figures; a
         # message's blocks come as several lines with the same id): the run's usage so far
         self._usage: dict[str, dict] = {}
@@ -341,6 +342,7 @@ class ClaudeAdapter(Adapter):
         if st == "init":
             self._kinds.clear()
             self._calls.clear()
+            self._errors.clear()
             self._usage.clear()
             out = {"type": "system", "subtype": "init", "agent": self.agent}
             for key in ("session_id", "model", "cwd", "permissionMode", "apiKeySource"):
@@ -533,6 +535,9 @@ class ClaudeAdapter(Adapter):
         cid = s(block.get("tool_use_id"))
         kind, name, parent, inp = self._calls.pop(cid, None) or (self._kinds.get(cid, "unknown"), "", "", None)
         body: dict[str, Any] = {"result": tool_result(kind, block, tur, inp)}
+        failure = body["result"].get("failure")
+        if failure is not None and cid:
+            self._errors[cid] = one_line(failure["error"], 500)  # the reason, if the result denies it
         return tool_event(item, "completed", cid, kind, name or kind, body, parent, ts, self.live)
 
     def _user(self, item: Event, data: dict) -> list[Item]:
@@ -578,7 +583,7 @@ class ClaudeAdapter(Adapter):
             kind = self._kinds.get(cid) or kind_of(name)
             self._calls.pop(cid, None)
             out.append(tool_event(item, "completed", cid, kind, name or kind,
-                                  {"result": _denied(denial)}, live=self.live))
+                                  {"result": _denied(self._errors.pop(cid, ""))}, live=self.live))
         subtype = s(data.get("subtype"))
         out.append(event({
             "type": "result", "subtype": subtype,
@@ -593,6 +598,7 @@ class ClaudeAdapter(Adapter):
         if isinstance(errors, list) and errors:
             out.insert(0, note(item, "errors", "errors: " + one_line("; ".join(s(e) for e in errors), 300), "error"))
         self._kinds.clear()  # the run is over: memory stays flat over a file of many runs
+        self._errors.clear()
         return out
 
     def _run_cost(self, data: dict) -> dict:
@@ -636,8 +642,11 @@ def _merge(kind: str, data: dict, texts: list[str]) -> None:
             data["text"] = "".join(texts)
 
 
-def _denied(denial: dict) -> dict:
-    return {"rejected": {"reason": "permission denied (the run's permission_denials)"}}
+def _denied(reason: str) -> dict:
+    """The canonical ``rejected`` result of a call in the run's ``permission_denials``: the
+    reason is its ``tool_result``'s own message ("Claude requested permissions to write to ...,
+    but you haven't granted it yet."), or says where the rejection comes from when none came."""
+    return {"rejected": {"reason": reason or "permission denied (the run's permission_denials)"}}
 
 
 def _number(value: Any) -> bool:
@@ -688,7 +697,9 @@ def tool_call_of(data: dict, call_id: str, kind: str, args: Any) -> Any:
                 name = s(denial.get("tool_name"))
                 k = kind or kind_of(name)
                 return {k + "ToolCall": {"args": tool_body(k, name, denial.get("tool_input"))["args"],
-                                         "result": _denied(denial)}}
+                                         # the reason is on the tool_result's line, not this
+                                         # one: the model's detail keeps it (shown above)
+                                         "result": {"rejected": {}}}}
         return None
     msg = data.get("message")
     content = msg.get("content") if isinstance(msg, dict) else None
