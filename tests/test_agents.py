@@ -786,3 +786,37 @@ def test_claude_text_blocks_of_one_message_are_one_segment():
                b'{"type":"result","subtype":"success","is_error":false,"result":"Again.","session_id":"s"}']
     s = _decode(partial, "claude").session
     assert [g.text for g in s.segments] == ["Checking the files.", "Again."]
+
+
+def test_claude_hook_events_between_a_result_and_the_next_init_begin_the_next_run():
+    """SessionStart hooks fire before their run's init (Claude Code's docs; the hook line shapes
+    of the test above): after run 1's result they are run 2's start, whatever the batches; hooks
+    after the last result (nothing follows) stay in the run they follow. Counts stay whole."""
+    def hook(st: str, n: int) -> bytes:
+        extra = b',"outcome":"success","exit_code":0' if st == "hook_response" else b""
+        return (b'{"type":"system","subtype":"%s","hook_name":"SessionStart:resume","hook_event":"SessionStart",'
+                b'"uuid":"h%d","session_id":"s"%s}' % (st.encode(), n, extra))
+
+    def run(n: int) -> list[bytes]:
+        return [b'{"type":"system","subtype":"init","session_id":"s","model":"m","claude_code_version":"2.1.9","tools":[]}',
+                b'{"type":"assistant","message":{"id":"m%d","content":[{"type":"text","text":"hi %d"}]},"parent_tool_use_id":null,"session_id":"s"}' % (n, n),
+                b'{"type":"result","subtype":"success","is_error":false,"result":"hi %d","session_id":"s"}' % n]
+    lines = run(1) + [hook("hook_started", 1), hook("hook_response", 2)] + run(2) + [hook("hook_started", 3)]
+    data = b"".join(line + b"\n" for line in lines)
+    for chunks in ([data], [line + b"\n" for line in lines]):  # one batch; a line at a time (live)
+        mon = Monitor(clock=lambda: 1.0, live=False)
+        for chunk in chunks:
+            mon.feed(chunk)
+        mon.finish()
+        one, two = mon.runs
+        assert [n.line for n in one.session.notes] == []
+        assert [(n.line, n.text) for n in two.session.notes] == [
+            (4, "hook SessionStart SessionStart:resume started"), (5, "hook SessionStart SessionStart:resume success"),
+            (9, "hook SessionStart SessionStart:resume started")]
+        assert (one.first_line, one.last_line, two.first_line) == (1, 3, 4)
+        assert one.end_offset == two.first_offset == data.index(lines[3])
+        assert one.session.counts()["events"] == one.session.lines == 3
+        assert two.session.counts()["events"] == two.session.lines == 6
+    [j1, j2] = summaries(cw(["--summary", "--json"], stdin=data).stdout)
+    assert (j1["counts"]["lines"], j1["counts"]["events"], j2["counts"]["lines"], j2["counts"]["events"]) == (3, 3, 6, 6)
+    assert [n["line"] for n in j2["notes"]] == [4, 5, 9] and j1["notes"] == []

@@ -220,6 +220,10 @@ class ClaudeAdapter(Adapter):
         # message id -> its usage (the last assistant line of a message has the final figures; a
         # message's blocks come as several lines with the same id): the run's usage so far
         self._usage: dict[str, dict] = {}
+        # hook events held back after a result (see convert), and how many the last convert gave
+        self._held: list[Item] = []
+        self._released = 0
+        self._after_result = False
         # the message whose text segment is open (its id, its text blocks so far): see _assistant
         self._text_mid: str | None = None
         self._text = ""
@@ -244,11 +248,13 @@ class ClaudeAdapter(Adapter):
         texts: list[str] = []
         for item in items:
             if item.__class__ is not Event:
+                if item.__class__ is not Invalid:
+                    item = as_event(item)  # a typed Cursor event (formats.cursor_typed): read as its line's dict
                 if item.__class__ is Invalid:
-                    append(item)
-                    continue
-                item = as_event(item)  # a typed Cursor event (formats.cursor_typed): read as its line's dict
-                if item.__class__ is Invalid:
+                    if self._held:  # hook events, then not the next init: they stay in the run they follow
+                        held = self._release()
+                        natives += len(held)
+                        out.extend(held)
                     append(item)
                     continue
             natives += 1
@@ -265,9 +271,21 @@ class ClaudeAdapter(Adapter):
             if mtype:
                 _merge(mtype, mdata, texts)
                 mtype = ""
+            held = len(self._held)
             got = convert(item)
+            if len(self._held) > held:
+                natives -= 1  # held back (a hook event after a result): counted where it is released
+                continue
+            released, self._released = self._released, 0
+            natives += released
             if got and got[0].__class__ is not Event:  # a diagnostic: an invalid line, not an event
                 natives -= 1
+                out.extend(got)
+                continue
+            if released and got[-1 - released].__class__ is Event and got[-1 - released].type == "system" \
+                    and got[-1 - released].subtype == "init":
+                # an init with the hook events before it: they begin its run (counted in it)
+                cuts.append((natives - 1 - released, len(out) + len(got) - 1 - released))
                 out.extend(got)
                 continue
             if len(got) == 1:
@@ -293,8 +311,35 @@ class ClaudeAdapter(Adapter):
             self.corrections = [(n2 - n1) - _events(out, c1, c2) for (n1, c1), (n2, c2) in zip(bounds, bounds[1:])]
         return out
 
+    def _release(self) -> list[Item]:
+        """The hook events held back (see :meth:`convert`), in their order; none held after."""
+        held, self._held = self._held, []
+        return held
+
     def convert(self, item: Event) -> list[Item]:
+        """The canonical events of one native event (see :meth:`_convert`).
+
+        Hook events (``system/hook_started``/``hook_response``) after a run's ``result`` are
+        the next run's start (its SessionStart hooks fire before its ``init``): they are held
+        back and given after that ``init``, which carries ``run_first_line``/``run_first_offset``
+        (the first hook's line and byte offset: the run begins there). Anything else after them
+        (or the end of input) releases them first, in the run they follow.
+        :attr:`_released` tells :meth:`adapt` how many held events were given.
+        """
+        if self._after_result and item.type == "system" and item.subtype in ("hook_started", "hook_response"):
+            self._held.append(self._system(item, item.data))
+            return []
         out = self._convert(item)
+        self._after_result = item.type == "result"
+        if self._held:
+            held = self._release()
+            self._released = len(held)
+            if out and out[0].__class__ is Event and out[0].type == "system" and out[0].subtype == "init":
+                out[0].data["run_first_line"] = held[0].line
+                out[0].data["run_first_offset"] = held[0].offset
+                out = [out[0], *held, *out[1:]]
+            else:
+                out = held + out
         if self._text_mid is not None:
             # the model closes the open segment at a tool call, a result or an init: the next
             # text block (of the same message after a tool_use) then begins a new segment
@@ -625,7 +670,12 @@ class ClaudeAdapter(Adapter):
         return {"cost_usd": total - prev[0], "model_usage": _model_usage(mu, prev[1])}
 
     def finish(self) -> list[Item]:
-        return self._pending_tools()
+        """Hook events still held (the input ended after them: they stay in the last run, their
+        native events counted here), then tool calls whose message never completed."""
+        held = self._release()
+        if held:
+            self.corrections = [*self.corrections[:-1], self.corrections[-1] + len(held)]
+        return held + self._pending_tools()
 
 
 def _events(out: list, start: int, end: int) -> int:
