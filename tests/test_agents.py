@@ -820,3 +820,23 @@ def test_claude_hook_events_between_a_result_and_the_next_init_begin_the_next_ru
     [j1, j2] = summaries(cw(["--summary", "--json"], stdin=data).stdout)
     assert (j1["counts"]["lines"], j1["counts"]["events"], j2["counts"]["lines"], j2["counts"]["events"]) == (3, 3, 6, 6)
     assert [n["line"] for n in j2["notes"]] == [4, 5, 9] and j1["notes"] == []
+
+
+def test_codex_todo_list_shows_its_final_state():
+    """A todo_list item changes over item.updated events; its item.completed holds the final list
+    (built from the documented Codex item shapes: items of {text, completed})."""
+    def todo(kind: str, done: tuple[bool, bool]) -> bytes:
+        return orjson.dumps({"type": kind, "item": {"id": "item_1", "type": "todo_list", "items": [
+            {"text": "write the test", "completed": done[0]}, {"text": "fix the bug", "completed": done[1]}]}})
+    data = b"".join(line + b"\n" for line in [
+        b'{"type":"thread.started","thread_id":"t"}', b'{"type":"turn.started"}',
+        todo("item.started", (False, False)), todo("item.updated", (True, False)), todo("item.completed", (True, True)),
+        b'{"type":"turn.completed","usage":{"input_tokens":1,"cached_input_tokens":0,"output_tokens":1}}'])
+    mon = Monitor(clock=lambda: 1.0, reread=lambda off, size: data[off:off + size], live=False)
+    mon.feed(data)
+    mon.finish()
+    [call] = mon.session.tool_calls.values()
+    assert (call.tool, call.status, call.summary) == ("todo_list", "success", "2 todos: 2 completed")
+    assert mon.session.counts()["events"] == 6
+    sections, _note = call_detail(call, mon.run.reread)
+    assert sections[0].body == [("completed", "write the test"), ("completed", "fix the bug")]
