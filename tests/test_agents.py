@@ -840,3 +840,74 @@ def test_codex_todo_list_shows_its_final_state():
     assert mon.session.counts()["events"] == 6
     sections, _note = call_detail(call, mon.run.reread)
     assert sections[0].body == [("completed", "write the test"), ("completed", "fix the bug")]
+
+
+# -- behaviours that worked untested (issue 19 audit, item 8) -----------------------------------
+
+def test_claude_thinking_tokens_and_compact_boundary_are_status_lines():
+    """system/thinking_tokens (shape of untether's real 2.1.285 captures) and
+    system/compact_boundary (compact_metadata trigger, pre_tokens: Claude Code's documented
+    shape) are status lines of the run: not a new run, not unknown events."""
+    mon = _decode([
+        b'{"type":"system","subtype":"init","session_id":"s","claude_code_version":"2.1.285"}',
+        b'{"type":"system","subtype":"thinking_tokens","estimated_tokens":157,"estimated_tokens_delta":107,"session_id":"s","uuid":"7f"}',
+        b'{"type":"system","subtype":"compact_boundary","compact_metadata":{"trigger":"auto","pre_tokens":101873},"session_id":"s","uuid":"c1"}',
+        b'{"type":"result","subtype":"success","is_error":false,"result":"ok","session_id":"s"}',
+    ])
+    [run] = mon.runs
+    s = run.session
+    assert [(n.subtype, n.text) for n in s.notes] == [
+        ("thinking_tokens", "thinking_tokens estimated_tokens=157, estimated_tokens_delta=107"),
+        ("compact_boundary", "context compacted (trigger auto, pre_tokens 101873)")]
+    assert not s.unknown and s.status == "success" and s.counts()["events"] == 4
+
+
+@pytest.mark.parametrize("subtype", ["error_max_turns", "error_during_execution"])
+def test_claude_error_result_subtypes_are_errors_and_exit_1(subtype: str):
+    """A result whose subtype is error_* is an error run (exit 1), even with is_error false
+    (Claude Code's documented result subtypes; no real capture has one)."""
+    data = b"".join(line + b"\n" for line in [
+        b'{"type":"system","subtype":"init","session_id":"s","claude_code_version":"2.1.9"}',
+        b'{"type":"assistant","message":{"id":"m1","content":[{"type":"text","text":"working"}]},"parent_tool_use_id":null,"session_id":"s"}',
+        b'{"type":"result","subtype":"%s","is_error":false,"num_turns":15,"duration_ms":900,"session_id":"s","total_cost_usd":0.5,"errors":["stopped"]}' % subtype.encode(),
+    ])
+    p = cw(["--summary", "--json"], stdin=data)
+    [run] = summaries(p.stdout)
+    assert (run["status"], run["result"]["subtype"], run["result"]["is_error"]) == ("error", subtype, True)
+    assert "errors: stopped" in [n["text"] for n in run["notes"]]
+    assert p.returncode == 1
+
+
+def test_codex_retry_notice_then_turn_completed_is_a_success():
+    """A top-level error (a retry notice, as in the pagehub capture) is a status line; the turn
+    that completes after it makes the run a success (exit 0)."""
+    data = b"".join(line + b"\n" for line in [
+        b'{"type":"thread.started","thread_id":"t"}', b'{"type":"turn.started"}',
+        b'{"type":"error","message":"Reconnecting... 2/5 (stream disconnected before completion)"}',
+        b'{"type":"item.completed","item":{"id":"item_0","type":"agent_message","text":"done"}}',
+        b'{"type":"turn.completed","usage":{"input_tokens":10,"cached_input_tokens":0,"output_tokens":2}}',
+    ])
+    p = cw(["--summary", "--json"], stdin=data)
+    [run] = summaries(p.stdout)
+    assert (run["status"], run["result"]["text"]) == ("success", "done")
+    assert [(n["kind"], n["text"]) for n in run["notes"] if n["subtype"] == "error"] == [
+        ("error", "error: Reconnecting... 2/5 (stream disconnected before completion)")]
+    assert p.returncode == 0
+
+
+def test_codex_file_change_detail_says_there_is_no_diff_and_lists_the_files():
+    """Codex's file_change item has changes of {path, kind} and no diff (documented item shape)."""
+    data = b"".join(line + b"\n" for line in [
+        b'{"type":"thread.started","thread_id":"t"}', b'{"type":"turn.started"}',
+        b'{"type":"item.completed","item":{"id":"item_1","type":"file_change","changes":[{"path":"a.py","kind":"update"},{"path":"b.py","kind":"add"}],"status":"completed"}}',
+        b'{"type":"turn.completed","usage":{"input_tokens":1,"cached_input_tokens":0,"output_tokens":1}}',
+    ])
+    mon = Monitor(clock=lambda: 1.0, reread=lambda off, size: data[off:off + size], live=False)
+    mon.feed(data)
+    mon.finish()
+    [call] = mon.session.tool_calls.values()
+    assert (call.tool, call.kind, call.status, call.summary) == ("file_change", "edit", "success", "a.py, b.py")
+    sections, note = call_detail(call, mon.run.reread)
+    text = "\n".join(str(sec.body) for sec in sections)
+    assert note == "" and "Codex's stream gives no diff; files: update a.py, add b.py" in text
+    assert not any(sec.kind == "diff" for sec in sections)
