@@ -501,7 +501,8 @@ def test_spawn_mode_with_a_fake_cli_replaying_a_real_capture(agent: str, argv: l
 
 
 # Built from Gemini CLI's documentation and its event types (headless mode reference;
-# packages/core/src/output/types.ts): no real capture exists yet (shared/streams/agents/gemini/).
+# packages/core/src/output/types.ts, with stats.models of v0.34.0+): no real capture exists yet
+# (shared/streams/agents/gemini/).
 GEMINI_FROM_DOCS = [
     b'{"type":"init","timestamp":"2026-03-01T10:00:00.000Z","session_id":"c3f1","model":"gemini-2.5-pro"}',
     b'{"type":"message","timestamp":"2026-03-01T10:00:00.010Z","role":"user","content":"List the files"}',
@@ -514,7 +515,7 @@ GEMINI_FROM_DOCS = [
     b'{"type":"error","timestamp":"2026-03-01T10:00:02.200Z","severity":"warning","message":"Loop detected"}',
     b'{"type":"message","timestamp":"2026-03-01T10:00:03.000Z","role":"assistant","content":"Two files: ","delta":true}',
     b'{"type":"message","timestamp":"2026-03-01T10:00:03.100Z","role":"assistant","content":"a.py and b.py.","delta":true}',
-    b'{"type":"result","timestamp":"2026-03-01T10:00:03.200Z","status":"success","stats":{"total_tokens":120,"input_tokens":100,"output_tokens":20,"cached":40,"input":60,"duration_ms":3200,"tool_calls":2}}',
+    b'{"type":"result","timestamp":"2026-03-01T10:00:03.200Z","status":"success","stats":{"total_tokens":120,"input_tokens":100,"output_tokens":20,"cached":40,"input":60,"duration_ms":3200,"tool_calls":2,"models":{"gemini-2.5-pro":{"total_tokens":120,"input_tokens":100,"output_tokens":20,"cached":40,"input":60}}}}',
 ]
 
 
@@ -531,6 +532,9 @@ def test_gemini_stream_from_the_docs(tmp_path: Path):
     assert s.result.text == "Two files: a.py and b.py." and s.assistant_text.endswith(s.result.text)
     assert s.result.usage == {"input_tokens": 100, "output_tokens": 20, "cache_read_tokens": 40,
                               "cache_write_tokens": None}
+    assert s.result.model_usage == {"gemini-2.5-pro": {"input_tokens": 100, "output_tokens": 20, "cache_read_tokens": 40,
+                                                       "cache_write_tokens": None, "cost_usd": None}}
+    assert s.result.cost_usd is None  # Gemini CLI reports no cost: none invented
     shell, read = s.tool_calls.values()
     assert (shell.tool, shell.kind, shell.status, shell.summary, shell.duration_ms) == (
         "run_shell_command", "shell", "success", "ls", 500)
