@@ -915,3 +915,24 @@ def test_codex_file_change_detail_says_there_is_no_diff_and_lists_the_files():
     text = "\n".join(str(sec.body) for sec in sections)
     assert note == "" and "Codex's stream gives no diff; files: update a.py, add b.py" in text
     assert not any(sec.kind == "diff" for sec in sections)
+
+
+def test_cursor_task_call_is_one_call_with_what_the_sub_agent_said():
+    """Cursor's taskToolCall (the one real one: rogazth/crew cursor-tools.jsonl) carries the
+    sub-agent's messages in result.success.conversationSteps and no inner events: one call, no
+    parent links, its detail shows the sub-agent's text (docs/formats.md, Cursor)."""
+    path = ROOT.parent / "shared" / "streams" / "real" / "rogazth__crew__crates__crew-core__tests__fixtures__protocols__cursor-tools.jsonl"
+    if not path.exists():
+        pytest.skip(f"capture not found at {path} (a user's clone has none)")
+    data = path.read_bytes()
+    steps = [orjson.loads(line)["tool_call"]["taskToolCall"]["result"]["success"]["conversationSteps"]
+             for line in data.splitlines() if b"taskToolCall" in line]
+    mon = Monitor(clock=lambda: 1.0, reread=lambda off, size: data[off:off + size], live=False)
+    mon.feed(data)
+    mon.finish()
+    s = mon.session
+    [task] = [c for c in s.tool_calls.values() if c.kind == "task"]
+    assert not any(c.parent_call_id for c in s.tool_calls.values()) and s.subagent_calls == 0
+    sections, _note = call_detail(task, mon.run.reread)
+    said = next(sec for sec in sections if sec.title == "sub-agent said")
+    assert said.body == steps[0][0]["assistantMessage"]["text"]
