@@ -849,21 +849,23 @@ def test_codex_todo_list_shows_its_final_state():
 # -- behaviours that worked untested (issue 19 audit, item 8) -----------------------------------
 
 def test_claude_thinking_tokens_and_compact_boundary_are_status_lines():
-    """system/thinking_tokens (shape of untether's real 2.1.285 captures) and
-    system/compact_boundary (compact_metadata trigger, pre_tokens: Claude Code's documented
-    shape) are status lines of the run: not a new run, not unknown events."""
+    """system/thinking_tokens, system/compact_boundary and the status line after a compaction
+    (shapes of untether's real 2.1.285 captures) are worded status lines of the run: not a new
+    run, not unknown events."""
     mon = _decode([
         b'{"type":"system","subtype":"init","session_id":"s","claude_code_version":"2.1.285"}',
         b'{"type":"system","subtype":"thinking_tokens","estimated_tokens":157,"estimated_tokens_delta":107,"session_id":"s","uuid":"7f"}',
         b'{"type":"system","subtype":"compact_boundary","compact_metadata":{"trigger":"auto","pre_tokens":101873},"session_id":"s","uuid":"c1"}',
+        b'{"type":"system","subtype":"status","status":null,"compact_result":"success","session_id":"s","uuid":"c2"}',
         b'{"type":"result","subtype":"success","is_error":false,"result":"ok","session_id":"s"}',
     ])
     [run] = mon.runs
     s = run.session
     assert [(n.subtype, n.text) for n in s.notes] == [
-        ("thinking_tokens", "thinking_tokens estimated_tokens=157, estimated_tokens_delta=107"),
-        ("compact_boundary", "context compacted (trigger auto, pre_tokens 101873)")]
-    assert not s.unknown and s.status == "success" and s.counts()["events"] == 4
+        ("thinking_tokens", "thinking: ~157 tokens so far (estimated)"),
+        ("compact_boundary", "context compacted (trigger auto, pre_tokens 101873)"),
+        ("status", "status: compaction success")]
+    assert not s.unknown and s.status == "success" and s.counts()["events"] == 5
 
 
 @pytest.mark.parametrize("subtype", ["error_max_turns", "error_during_execution"])

@@ -403,7 +403,19 @@ class ClaudeAdapter(Adapter):
                 text += f" (exit {data.get('exit_code')})"
             return note(item, st, text, "hook")
         if st == "status":
-            return note(item, st, f"status: {s(data.get('status')) or 'none'}", "status")
+            # status (requesting, compacting, or null), and what else the line says (2.1.285,
+            # untether's captures: compact_result after a compaction; permissionMode on a change)
+            bits = [s(data.get("status"))] if data.get("status") else []
+            if data.get("compact_result"):
+                bits.append(f"compaction {s(data.get('compact_result'))}")
+            if data.get("compact_error"):
+                bits.append(f"compaction error: {one_line(s(data.get('compact_error')), 200)}")
+            if data.get("permissionMode"):
+                bits.append(f"permission mode {s(data.get('permissionMode'))}")
+            return note(item, st, "status: " + (", ".join(bits) or "none"), "status")
+        if st == "thinking_tokens":  # the thinking so far, as an estimate (2.1.270+: ailang, untether captures)
+            est = data.get("estimated_tokens")
+            return note(item, st, f"thinking: ~{s(est) or '?'} tokens so far (estimated)", "status")
         if st == "compact_boundary":
             meta = data.get("compact_metadata") if isinstance(data.get("compact_metadata"), dict) else {}
             bits = [f"{k} {v}" for k, v in meta.items() if k in ("trigger", "pre_tokens")]
