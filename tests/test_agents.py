@@ -938,3 +938,17 @@ def test_cursor_task_call_is_one_call_with_what_the_sub_agent_said():
     sections, _note = call_detail(task, mon.run.reread)
     said = next(sec for sec in sections if sec.title == "sub-agent said")
     assert said.body == steps[0][0]["assistantMessage"]["text"]
+
+
+def test_claude_synthetic_user_message_is_a_status_line_not_the_prompt():
+    """After an auto-compaction Claude Code writes the summary as a user line with isSynthetic
+    (untether's real 2.1.285 capture): it is not the run's prompt."""
+    mon = _decode([
+        b'{"type":"system","subtype":"init","session_id":"s","claude_code_version":"2.1.285"}',
+        b'{"type":"user","message":{"role":"user","content":[{"type":"text","text":"This session is being continued from a previous conversation"}]},"parent_tool_use_id":null,"session_id":"s","uuid":"b9","isSynthetic":true}',
+        b'{"type":"result","subtype":"success","is_error":false,"result":"901","session_id":"s"}',
+    ])
+    s = mon.session
+    assert s.prompt is None
+    assert [(n.subtype, n.text) for n in s.notes] == [
+        ("synthetic_user", "synthetic user message: This session is being continued from a previous conversation")]

@@ -11,7 +11,8 @@ Facts (Claude Code's headless and Agent SDK docs; the real captures in
   sharing ``message.id``: ``text``, ``thinking``, ``tool_use`` (``id``, ``name``, ``input``).
   Lines of a sub-agent carry ``parent_tool_use_id`` = the ``Task``/``Agent`` call's id.
 * ``user`` lines carry ``tool_result`` blocks (``tool_use_id``, ``content``, ``is_error``) and a
-  top-level ``tool_use_result`` (the tool's structured output: ``structuredPatch`` of an edit...).
+  top-level ``tool_use_result`` (the tool's structured output: ``structuredPatch`` of an edit...);
+  one with ``isSynthetic`` (a compaction's summary, 2.1.285) is Claude Code's, not the user's.
 * with partial messages, ``stream_event`` wraps the API's stream: ``message_start`` (``message.id``),
   ``content_block_start`` (a ``tool_use`` id only here), ``content_block_delta`` (``text_delta``,
   ``thinking_delta``, ``input_json_delta`` by ``index``, which restarts per message),
@@ -622,6 +623,10 @@ class ClaudeAdapter(Adapter):
             text = "\n".join(texts)
             if parent:
                 out.append(note(item, "subagent_prompt", f"sub-agent prompt: {one_line(text, 300)}", "subagent", parent))
+            elif data.get("isSynthetic") is True:
+                # written by Claude Code, not the user: the summary a compaction leaves (2.1.285,
+                # untether's captures): a status line, never the run's prompt
+                out.append(note(item, "synthetic_user", f"synthetic user message: {one_line(text, 300)}", "status"))
             else:
                 user: dict[str, Any] = {"type": "user", "message": {"role": "user",
                                                                       "content": [{"type": "text", "text": text}]}}
