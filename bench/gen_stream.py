@@ -4,7 +4,7 @@
     python bench/gen_stream.py OUT --size 100MB [--partial] [--tool-calls N]
                                [--payload-min 1KB --payload-max 1MB] [--seed 1]
     python bench/gen_stream.py OUT N [--content-kb K] [--seed 1]
-    python bench/gen_stream.py OUT --agent claude|codex --size 200MB [--partial] [--seed 1]
+    python bench/gen_stream.py OUT --agent claude|codex|gemini --size 200MB [--partial] [--seed 1]
 
 The second form is the event-dense stream of issue 10: N tool calls with partial output and
 about K KB of stream per tool call (its events and payloads, plus the thinking and text
@@ -660,8 +660,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--answer-chars", type=parse_size, default=0, metavar="SIZE",
                    help="make the final answer about SIZE characters (with --partial: that many in deltas)")
     p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--agent", choices=("cursor", "claude", "codex"), default="cursor",
-                   help="whose stream: Cursor's (default), Claude Code's or Codex's (--size, --partial, --payload-*)")
+    p.add_argument("--agent", choices=("cursor", "claude", "codex", "gemini"), default="cursor",
+                   help="whose stream: Cursor's (default), Claude Code's, Codex's or Gemini CLI's "
+                        "(--size, --partial for Claude, --payload-*)")
     return p
 
 
@@ -691,14 +692,15 @@ def resolve_args(p: argparse.ArgumentParser, a: argparse.Namespace) -> dict:
 # --------------------------------------------------------------------------- other agents
 # Claude Code (``claude -p --output-format stream-json --verbose [--include-partial-messages]``)
 # and Codex (``codex exec --json``) streams in the shapes of the real captures in
-# ../shared/streams/agents/ (docs/formats.md): key order, compact JSON, raw UTF-8.
+# ../shared/streams/agents/ (docs/formats.md): key order, compact JSON, raw UTF-8; Gemini CLI's
+# (``gemini -p --output-format stream-json``) in the shapes of its source (no real capture).
 
 def _iso(ms: int) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(ms // 1000)) + f".{ms % 1000:03d}Z"
 
 
 class AgentGenerator:
-    """Writes one Claude Code or Codex run of about ``size`` bytes: per step some thinking or
+    """Writes one Claude Code, Codex or Gemini CLI run of about ``size`` bytes: per step some thinking or
     reasoning, a sentence of text, one tool call (shell, read, grep, MCP) with a payload from
     the text pool, its result (1 in 12 failing); then the final answer and the result."""
 
@@ -744,6 +746,8 @@ class AgentGenerator:
     def run(self) -> None:
         if self.agent == "claude":
             self.claude()
+        elif self.agent == "gemini":
+            self.gemini()
         else:
             self.codex()
 
@@ -872,6 +876,66 @@ class AgentGenerator:
         self.emit({"type": "item.completed", "item": {"id": f"item_{item}", "type": "agent_message", "text": self.final}})
         self.emit({"type": "turn.completed", "usage": usage})
 
+    # Gemini CLI ------------------------------------------------------------------------------
+    # ``gemini -p PROMPT --output-format stream-json``: the event shapes and key order of
+    # gemini-cli's packages/cli/src/nonInteractiveCli.ts and packages/core/src/output/types.ts
+    # (v0.34.0 onward: ``stats.models``); no real capture exists (docs/formats.md, Gemini CLI).
+    # An ISO ``timestamp`` on every event; assistant text comes as ``delta`` chunks; a tool id is
+    # ``<name>-<epoch ms>-<hex>``; a failed tool's result has ``error`` and no ``output``.
+
+    def gemini(self) -> None:
+        names = {"shell": "run_shell_command", "read": "read_file", "grep": "search_file_content", "mcp": "glob"}
+        self.emit({"type": "init", "timestamp": _iso(self.ms), "session_id": self.session, "model": "gemini-2.5-pro"})
+        self.emit({"type": "message", "timestamp": _iso(self.ms), "role": "user",
+                   "content": "Find why the parser tests fail and fix them."})
+        tokens = {"input_tokens": 0, "output_tokens": 0, "cached": 0}
+        while self.bytes < self.size:
+            self.gemini_text(self.words(6, 30))
+            kind, inp, output, failed = self.tool()
+            name = names[kind]
+            if kind == "read":
+                inp = {"file_path": inp["path"]}
+            elif kind == "grep":
+                inp = {"pattern": inp["pattern"], "dir_path": "src"}
+            elif kind == "mcp":
+                inp = {"pattern": "src/**/*.py"}
+            else:
+                inp = {"command": inp["command"], "description": self.words(3, 8)}
+            tid = f"{name}-{self.ms}-{self.rng.getrandbits(16):04x}"
+            self.ms += self.rng.randrange(5, 400)
+            self.emit({"type": "tool_use", "timestamp": _iso(self.ms), "tool_name": name, "tool_id": tid,
+                       "parameters": inp})
+            self.ms += self.rng.randrange(20, 4000)
+            done: dict = {"type": "tool_result", "timestamp": _iso(self.ms), "tool_id": tid,
+                          "status": "error" if failed else "success"}
+            if failed:
+                done["error"] = {"type": "TOOL_EXECUTION_ERROR", "message": output[:200]}
+                self.failed += 1
+            else:
+                done["output"] = output
+            self.emit(done)
+            self.tool_calls += 1
+            tokens["input_tokens"] += 1000
+            tokens["cached"] += 600
+            tokens["output_tokens"] += 50
+        self.final = self.words(20, 60)
+        self.gemini_text(self.final)
+        model = {"total_tokens": tokens["input_tokens"] + tokens["output_tokens"], **tokens,
+                 "input": tokens["input_tokens"] - tokens["cached"]}
+        model = {k: model[k] for k in ("total_tokens", "input_tokens", "output_tokens", "cached", "input")}
+        self.emit({"type": "result", "timestamp": _iso(self.ms), "status": "success",
+                   "stats": {**model, "duration_ms": self.ms - 1_790_000_000_000, "tool_calls": self.tool_calls,
+                             "models": {"gemini-2.5-pro": model}}})
+
+    def gemini_text(self, text: str) -> None:
+        """``text`` as the assistant's delta chunks (a few words each)."""
+        words = text.split(" ")
+        for i in range(0, len(words), 4):
+            self.ms += self.rng.randrange(5, 120)
+            piece = " ".join(words[i:i + 4]) + (" " if i + 4 < len(words) else "")
+            self.emit({"type": "message", "timestamp": _iso(self.ms), "role": "assistant", "content": piece,
+                       "delta": True})
+
     def meta(self) -> dict:
         return {"generator_version": GENERATOR_VERSION, "agent": self.agent, "bytes": self.bytes, "lines": self.lines,
                 "events": self.lines, "tool_calls": self.tool_calls, "failed": self.failed, "partial": self.partial,
@@ -880,7 +944,9 @@ class AgentGenerator:
 
 def generate_agent(out_path: str | os.PathLike, agent: str, size: int, partial: bool = False, seed: int = 1,
                    payload_min: int = 1024, payload_max: int = 64 << 10) -> dict:
-    """Write a Claude Code or Codex stream to ``out_path`` (and its ``.meta.json``); return the meta."""
+    """Write a Claude Code, Codex or Gemini CLI stream (``agent``: ``claude``, ``codex``,
+    ``gemini``) of about ``size`` bytes to ``out_path`` (and its ``.meta.json``); return the meta
+    (bytes, lines, events, tool_calls, failed, final_text)."""
     out_path = Path(out_path)
     tmp = out_path.with_name(out_path.name + ".tmp")
     with open(tmp, "wb", buffering=8 << 20) as f:
@@ -897,7 +963,7 @@ def main(argv: list[str] | None = None) -> int:
     a = p.parse_args(argv)
     if a.agent != "cursor":
         if a.calls is not None or a.tool_calls is not None:
-            p.error("--agent claude|codex takes --size (and --partial for Claude), not N or --tool-calls")
+            p.error("--agent claude|codex|gemini takes --size (and --partial for Claude), not N or --tool-calls")
         meta = generate_agent(a.out, a.agent, a.size or (10 << 20), a.partial, a.seed, a.payload_min,
                               min(a.payload_max, 64 << 10) if a.payload_max == 1 << 20 else a.payload_max)
         sys.stdout.buffer.write(orjson.dumps(meta, option=_NL))

@@ -830,12 +830,16 @@ class Session:
     def _assistant(self, item: Event, data: dict, ts: int | None) -> list[tuple[str, Any]]:
         # an adapter's deltas carry "delta" (Claude Code's text_delta has no time of its own)
         return self._assistant_text(item, _text_of(data.get("message")),
-                                    "model_call_id" in data or ("timestamp_ms" not in data and "delta" not in data), ts)
+                                    "model_call_id" in data or ("timestamp_ms" not in data and "delta" not in data), ts,
+                                    "message_open" in data)
 
-    def _assistant_text(self, item: Any, text: str, is_flush: bool, ts: int | None) -> list[tuple[str, Any]]:
+    def _assistant_text(self, item: Any, text: str, is_flush: bool, ts: int | None,
+                        keep_open: bool = False) -> list[tuple[str, Any]]:
         """The ``assistant`` rules on its text; ``is_flush``: it has ``model_call_id`` or no
         ``timestamp_ms`` and no ``delta`` (the CLI's consolidation of the deltas, reference 2.3;
-        an adapter marks its untimed deltas with ``delta``)."""
+        an adapter marks its untimed deltas with ``delta``). ``keep_open``: an adapter's flush
+        with ``message_open`` (the message's text so far, more may follow): it sets the open
+        segment's text, or begins one, and leaves it open."""
         changes: list[tuple[str, Any]] = []
         if self._tentative is not None:
             tent = self._tentative
@@ -860,7 +864,7 @@ class Session:
                 # partial output: the flush is the CLI's own consolidation of the deltas
                 seg.replace(text)
                 changes.append((CHANGE_SEGMENT, seg.index))
-            return changes + self._close_segment()
+            return changes if keep_open else changes + self._close_segment()
         # shape A: a delta, or a re-send of the whole pending text
         self._resent = None
         if not text:

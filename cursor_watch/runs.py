@@ -44,8 +44,8 @@ class Run:
             :data:`STDERR_TAIL`).
         reread: ``(offset, size) -> bytes`` re-reading the source (payloads, by byte offset).
         exit_status: the spawned command's exit status when this is its last run, else None.
-        first_offset: stream byte offset where the run begins (its ``init`` line; 0 for the
-            first run of a source).
+        first_offset: stream byte offset where the run begins (its ``init`` line, or an adapter's
+            ``run_first_offset``; 0 for the first run of a source).
         end_offset: where the next run begins, or None while it is its source's last run.
         last_event: ``(type, subtype, line, timestamp_ms or None)`` of the newest event read
             into the run (set by :class:`~cursor_watch.runner.Monitor`), or None.
@@ -147,11 +147,17 @@ class RunSplitter:
         Returns the old run's end changes followed by ``(CHANGE_RUN, new run)``.
         """
         old = self.current
-        old.session.lines = item.line - old.first_line
-        old.last_line = item.line - 1
-        changes = finish_run(old, reason=f"a new run began on line {item.line} (a new system/init)")
-        run = self._new_run(item.line)
-        run.first_offset = old.end_offset = item.offset
+        # an adapter's init may say its run began on an earlier line (events it gives after the
+        # init, from before it: formats.__init__'s run_first_line / run_first_offset)
+        first, offset = item.data.get("run_first_line"), item.data.get("run_first_offset")
+        if not (first.__class__ is int and offset.__class__ is int and old.first_line < first <= item.line
+                and old.first_offset <= offset <= item.offset):
+            first, offset = item.line, item.offset
+        old.session.lines = first - old.first_line
+        old.last_line = first - 1
+        changes = finish_run(old, reason=f"a new run began on line {first} (a new system/init)")
+        run = self._new_run(first)
+        run.first_offset = old.end_offset = offset
         self.current = run
         self.switches += 1
         changes.append((CHANGE_RUN, run))

@@ -103,15 +103,24 @@ def test_capture_facts_hold(path: Path):
         inits = [e for e in events if e.get("type") == "system" and e.get("subtype") == "init"]
         results = [e for e in events if e.get("type") == "result"]
         assert len(runs) == len(inits) == len(results)
+        totals: dict[str, float] = {}  # session id -> the last run's total_cost_usd (a running total)
         for run, init, result in zip(runs, inits, results, strict=True):
             assert run["session"]["agent_version"] == init["claude_code_version"]
             assert run["session"]["session_id"] == init["session_id"]
             assert run["result"]["text"] == result["result"]
             assert run["assistant_text"].endswith(result["result"])
-            assert run["result"]["cost_usd"] == result["total_cost_usd"]
+            total, before = result["total_cost_usd"], totals.get(result["session_id"])
+            share = total - before if before is not None and total >= before else total  # this run's own
+            assert run["result"]["cost_usd"] == pytest.approx(share, rel=1e-12)
+            totals[result["session_id"]] = total
             if "usage" in result:
                 assert run["result"]["usage"]["input_tokens"] == result["usage"]["input_tokens"]
                 assert run["result"]["usage"]["cache_read_tokens"] == result["usage"]["cache_read_input_tokens"]
+                details = result["usage"].get("output_tokens_details")
+                if isinstance(details, dict) and "thinking_tokens" in details:
+                    assert run["result"]["usage"]["reasoning_tokens"] == details["thinking_tokens"]
+                else:
+                    assert "reasoning_tokens" not in run["result"]["usage"]
             else:  # never invented
                 assert run["result"]["usage"] is None
             assert run["status"] == ("error" if result["is_error"] else "success")
@@ -312,6 +321,30 @@ def test_claude_permission_denial_rejects_the_call():
     assert (call.tool, call.kind, call.status, call.summary) == ("Write", "write", "rejected", "/etc/x")
 
 
+def test_claude_permission_denial_keeps_the_tool_results_message_as_the_reason():
+    """The rejected call's reason is its tool_result's own message, said once in its detail;
+    a denial without a tool_result says where the rejection comes from (built from Claude Code's
+    documented permission_denials and the tool_result message it writes)."""
+    message = "Claude requested permissions to write to /etc/x, but you haven't granted it yet."
+    data = b"".join(line + b"\n" for line in [
+        b'{"type":"system","subtype":"init","session_id":"s","claude_code_version":"2.1.9"}',
+        b'{"type":"assistant","message":{"id":"m1","content":[{"type":"tool_use","id":"toolu_9","name":"Write","input":{"file_path":"/etc/x","content":"y"}},{"type":"tool_use","id":"toolu_8","name":"Bash","input":{"command":"rm x"}}]},"parent_tool_use_id":null,"session_id":"s"}',
+        b'{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"toolu_9","content":"' + message.encode() + b'","is_error":true}]},"parent_tool_use_id":null,"session_id":"s"}',
+        b'{"type":"result","subtype":"success","is_error":false,"result":"ok","permission_denials":[{"tool_name":"Write","tool_use_id":"toolu_9","tool_input":{"file_path":"/etc/x"}},{"tool_name":"Bash","tool_use_id":"toolu_8","tool_input":{"command":"rm x"}}],"session_id":"s"}',
+    ])
+    mon = Monitor(clock=lambda: 1.0, reread=lambda off, size: data[off:off + size], live=False)
+    mon.feed(data)
+    mon.finish()
+    write, bash = mon.session.tool_calls.values()
+    assert (write.status, write.detail) == ("rejected", message)
+    assert (bash.status, bash.detail) == ("rejected", "permission denied (the run's permission_denials)")
+    sections, note = call_detail(write, mon.run.reread)
+    assert note == "" and not any(sec.title.startswith("outcome") for sec in sections)  # the detail above says it
+    [j] = summaries(cw(["--summary", "--json"], stdin=data).stdout)
+    assert [(c["status"], c["detail"]) for c in j["tool_calls"]] == [("rejected", message),
+                                                                     ("rejected", bash.detail)]
+
+
 def test_claude_edit_detail_has_a_diff():
     """Built from Claude Code's documented Edit input (old_string/new_string; no real capture has one)."""
     data = b"".join(line + b"\n" for line in [
@@ -468,7 +501,8 @@ def test_spawn_mode_with_a_fake_cli_replaying_a_real_capture(agent: str, argv: l
 
 
 # Built from Gemini CLI's documentation and its event types (headless mode reference;
-# packages/core/src/output/types.ts): no real capture exists yet (shared/streams/agents/gemini/).
+# packages/core/src/output/types.ts, with stats.models of v0.34.0+): no real capture exists yet
+# (shared/streams/agents/gemini/).
 GEMINI_FROM_DOCS = [
     b'{"type":"init","timestamp":"2026-03-01T10:00:00.000Z","session_id":"c3f1","model":"gemini-2.5-pro"}',
     b'{"type":"message","timestamp":"2026-03-01T10:00:00.010Z","role":"user","content":"List the files"}',
@@ -481,7 +515,7 @@ GEMINI_FROM_DOCS = [
     b'{"type":"error","timestamp":"2026-03-01T10:00:02.200Z","severity":"warning","message":"Loop detected"}',
     b'{"type":"message","timestamp":"2026-03-01T10:00:03.000Z","role":"assistant","content":"Two files: ","delta":true}',
     b'{"type":"message","timestamp":"2026-03-01T10:00:03.100Z","role":"assistant","content":"a.py and b.py.","delta":true}',
-    b'{"type":"result","timestamp":"2026-03-01T10:00:03.200Z","status":"success","stats":{"total_tokens":120,"input_tokens":100,"output_tokens":20,"cached":40,"input":60,"duration_ms":3200,"tool_calls":2}}',
+    b'{"type":"result","timestamp":"2026-03-01T10:00:03.200Z","status":"success","stats":{"total_tokens":120,"input_tokens":100,"output_tokens":20,"cached":40,"input":60,"duration_ms":3200,"tool_calls":2,"models":{"gemini-2.5-pro":{"total_tokens":120,"input_tokens":100,"output_tokens":20,"cached":40,"input":60}}}}',
 ]
 
 
@@ -498,6 +532,9 @@ def test_gemini_stream_from_the_docs(tmp_path: Path):
     assert s.result.text == "Two files: a.py and b.py." and s.assistant_text.endswith(s.result.text)
     assert s.result.usage == {"input_tokens": 100, "output_tokens": 20, "cache_read_tokens": 40,
                               "cache_write_tokens": None}
+    assert s.result.model_usage == {"gemini-2.5-pro": {"input_tokens": 100, "output_tokens": 20, "cache_read_tokens": 40,
+                                                       "cache_write_tokens": None, "cost_usd": None}}
+    assert s.result.cost_usd is None  # Gemini CLI reports no cost: none invented
     shell, read = s.tool_calls.values()
     assert (shell.tool, shell.kind, shell.status, shell.summary, shell.duration_ms) == (
         "run_shell_command", "shell", "success", "ls", 500)
@@ -628,3 +665,290 @@ def test_codex_usage_is_checked_by_budgets_after_each_turn():
         monitor.feed(line)
     assert [b.budget for b in breaches(monitor.session, limit)] == ["tokens"]
     assert monitor.session.result.usage["output_tokens"] == 2 * per_turn["output_tokens"]
+
+
+# -- audit of issue 19: partial messages, costs, usage, messages, denials, hooks ----------------
+
+SUBAGENT_CAPTURE = AGENTS_DIR / "claude" / "mlsys-io__lumid-identity__internal__handler__testdata__claude_stream_subagent.ndjson"
+A001_CAPTURE = AGENTS_DIR / "claude" / "dungle-scrubs__harness-cli-normalizer__test__fixtures__a001-raw.ndjson"
+
+
+def test_claude_partial_tool_call_runs_from_its_content_block_start_live():
+    """With --include-partial-messages a tool_use id comes first on content_block_start; the
+    call is shown running from that line (live: its input streams before the whole assistant
+    line), and the assistant line and the tool_result update the same call (real capture,
+    fed line by line as a spawned CLI writes it)."""
+    if not SUBAGENT_CAPTURE.exists():
+        pytest.skip(f"capture not found at {SUBAGENT_CAPTURE} (a user's clone has none)")
+    lines = SUBAGENT_CAPTURE.read_bytes().splitlines(keepends=True)
+    starts = {}  # tool_use id -> (its content_block_start line, name); read here from the capture
+    wholes = {}  # tool_use id -> its whole assistant line
+    for n, line in enumerate(lines, 1):
+        d = orjson.loads(line)
+        ev = d.get("event") if d.get("type") == "stream_event" else None
+        if isinstance(ev, dict) and ev.get("type") == "content_block_start" and ev["content_block"]["type"] == "tool_use":
+            starts[ev["content_block"]["id"]] = (n, ev["content_block"]["name"])
+        if d.get("type") == "assistant":
+            for b in d["message"]["content"]:
+                if b.get("type") == "tool_use":
+                    wholes[b["id"]] = n
+    assert starts and all(starts[cid][0] < wholes[cid] for cid in starts)  # the capture's order
+    now = [1_000_000.0]
+    mon = Monitor(clock=lambda: now[0], live=True)
+    for n, line in enumerate(lines, 1):
+        now[0] += 150.0  # 0.15 s a line
+        mon.feed(line)
+        for cid, (start, name) in starts.items():
+            call = mon.session.tool_calls.get(cid)
+            if n == start:
+                assert call is not None, f"{cid} not shown after its content_block_start (line {n})"
+                assert (call.tool, call.status, call.started_line) == (name, "running", start)
+                assert call.started_ms == now[0]  # live: the receive time of its start
+            if n == wholes[cid]:
+                assert call.status == "running" and call.args  # the whole line gives the arguments
+        if n in {start for start, _ in starts.values()}:
+            assert mon.session.running_calls()  # tools ▶1, not idle
+    mon.finish()
+    calls = list(mon.session.tool_calls.values())
+    assert [c.call_id for c in calls] == list(dict.fromkeys(c.call_id for c in calls))  # no duplicate
+    for cid, (start, _name) in starts.items():
+        call = mon.session.tool_calls[cid]
+        assert (call.status, call.started_line) == ("success", start)
+    assert mon.session.tool_calls["toolu_01VJSBR9G9SBvyVUQwsb9wzH"].summary == "Run echo command"  # from the whole line
+
+
+def test_claude_cost_is_each_runs_share_of_the_sessions_running_total():
+    """total_cost_usd and modelUsage are the session's so far (a001: three runs of one session
+    report 0.0160, 0.0310, 0.0454, while each run's usage is its own): each run gets its share,
+    the first run its figures as reported, and --report sums to what the session spent."""
+    from cursor_watch.report import build_report
+
+    if not A001_CAPTURE.exists():
+        pytest.skip(f"capture not found at {A001_CAPTURE} (a user's clone has none)")
+    results = [e for e in native(A001_CAPTURE) if e.get("type") == "result"]
+    totals = [r["total_cost_usd"] for r in results]
+    assert len({r["session_id"] for r in results}) == 1 and totals == sorted(totals)  # the capture's facts
+    runs = summaries(cw(["--summary", "--json", str(A001_CAPTURE)]).stdout)
+    shares = [totals[0]] + [b - a for a, b in zip(totals, totals[1:])]
+    assert [r["result"]["cost_usd"] for r in runs] == pytest.approx(shares)
+    assert sum(r["result"]["cost_usd"] for r in runs) == pytest.approx(totals[-1], rel=1e-12)
+    for run, result in zip(runs[1:], results[1:]):  # per model: the share, which matches the run's usage
+        opus = run["result"]["model_usage"]["claude-opus-5[1m]"]
+        assert opus["input_tokens"] == result["usage"]["input_tokens"]
+        assert opus["cache_read_tokens"] == result["usage"]["cache_read_input_tokens"]
+        assert run["result"]["model_usage"]["claude-haiku-4-5-20251001"]["cost_usd"] == 0.0  # not used again
+    assert runs[0]["result"]["model_usage"]["claude-haiku-4-5-20251001"]["input_tokens"] == 530  # as reported
+    report = build_report([str(A001_CAPTURE)])
+    assert report.total.cost_reported == pytest.approx(0.0454345, rel=1e-12)
+    assert report.total.cost_reported == pytest.approx(totals[-1], rel=1e-12)
+
+
+def test_claude_cost_of_another_session_or_a_shrinking_total_is_as_reported():
+    """Only a running total of the same session that grew is split (built from a001's shapes)."""
+    def run(sid: str, cost: float) -> list[bytes]:
+        return [b'{"type":"system","subtype":"init","session_id":"%s","claude_code_version":"2.1.233"}' % sid.encode(),
+                b'{"is_error":false,"result":"ok","session_id":"%s","total_cost_usd":%r,"type":"result","subtype":"success",'
+                b'"modelUsage":{"m":{"inputTokens":5,"costUSD":%r}}}' % (sid.encode(), cost, cost)]
+    mon = _decode(run("a", 0.5) + run("b", 0.75) + run("a", 0.625) + run("a", 0.25))
+    assert [r.session.result.cost_usd for r in mon.runs] == [0.5, 0.75, 0.125, 0.25]
+    assert [r.session.result.model_usage["m"]["input_tokens"] for r in mon.runs] == [5, 5, 0, 5]
+
+
+SPLIT_TEXT = ROOT / "tests" / "streams" / "agents" / "claude-split-text-blocks.ndjson"
+
+
+def test_claude_text_blocks_of_one_message_are_one_segment():
+    """Several assistant lines sharing one message.id, each with a text block, are one message:
+    one segment with the blocks' text concatenated (as Claude Code's result joins them;
+    anthropics/claude-code#78686). A tool_use of the message or another message begins the next.
+    ``tests/streams/agents/claude-split-text-blocks.ndjson`` is built from the real captures'
+    line shapes (mlsys-io sub-agent capture, 2.1.220): not a capture itself."""
+    lines = SPLIT_TEXT.read_bytes().splitlines(keepends=True)
+    mon = Monitor(clock=lambda: 1.0, live=True)
+    mon.feed(b"".join(lines[:2]))
+    [seg] = mon.session.segments
+    assert (seg.text, seg.closed) == ("Checking ", False)  # live: the message may go on
+    mon.feed(lines[2])
+    [seg] = mon.session.segments
+    assert seg.text == "Checking the files."
+    mon.feed(b"".join(lines[3:]))
+    mon.finish()
+    s = mon.session
+    assert [g.text for g in s.segments] == ["Checking the files.", "Two files: a.py and b.py."]
+    assert all(g.closed for g in s.segments)
+    assert s.result.text == "Two files: a.py and b.py." and s.assistant_text.endswith(s.result.text)
+    assert [kind for kind, _key in s.timeline] == ["segment", "tool", "segment"]
+    # the same message with partial messages: the deltas and the whole lines give one segment
+    # too, and a new message's deltas never join the last one's open segment
+    def delta(text: str) -> bytes:
+        return orjson.dumps({"type": "stream_event", "event": {"type": "content_block_delta", "index": 0,
+                             "delta": {"type": "text_delta", "text": text}}, "parent_tool_use_id": None})
+    start = [orjson.dumps({"type": "stream_event", "event": {"type": "message_start", "message": {"id": mid}},
+                           "parent_tool_use_id": None}) for mid in ("msg_01A", "msg_01C")]
+    partial = [lines[0].rstrip(), start[0], delta("Checking "), lines[1].rstrip(), delta("the "), delta("files."),
+               lines[2].rstrip(), start[1], delta("Again."),
+               b'{"type":"result","subtype":"success","is_error":false,"result":"Again.","session_id":"s"}']
+    s = _decode(partial, "claude").session
+    assert [g.text for g in s.segments] == ["Checking the files.", "Again."]
+
+
+def test_claude_hook_events_between_a_result_and_the_next_init_begin_the_next_run():
+    """SessionStart hooks fire before their run's init (Claude Code's docs; the hook line shapes
+    of the test above): after run 1's result they are run 2's start, whatever the batches; hooks
+    after the last result (nothing follows) stay in the run they follow. Counts stay whole."""
+    def hook(st: str, n: int) -> bytes:
+        extra = b',"outcome":"success","exit_code":0' if st == "hook_response" else b""
+        return (b'{"type":"system","subtype":"%s","hook_name":"SessionStart:resume","hook_event":"SessionStart",'
+                b'"uuid":"h%d","session_id":"s"%s}' % (st.encode(), n, extra))
+
+    def run(n: int) -> list[bytes]:
+        return [b'{"type":"system","subtype":"init","session_id":"s","model":"m","claude_code_version":"2.1.9","tools":[]}',
+                b'{"type":"assistant","message":{"id":"m%d","content":[{"type":"text","text":"hi %d"}]},"parent_tool_use_id":null,"session_id":"s"}' % (n, n),
+                b'{"type":"result","subtype":"success","is_error":false,"result":"hi %d","session_id":"s"}' % n]
+    lines = run(1) + [hook("hook_started", 1), hook("hook_response", 2)] + run(2) + [hook("hook_started", 3)]
+    data = b"".join(line + b"\n" for line in lines)
+    for chunks in ([data], [line + b"\n" for line in lines]):  # one batch; a line at a time (live)
+        mon = Monitor(clock=lambda: 1.0, live=False)
+        for chunk in chunks:
+            mon.feed(chunk)
+        mon.finish()
+        one, two = mon.runs
+        assert [n.line for n in one.session.notes] == []
+        assert [(n.line, n.text) for n in two.session.notes] == [
+            (4, "hook SessionStart SessionStart:resume started"), (5, "hook SessionStart SessionStart:resume success"),
+            (9, "hook SessionStart SessionStart:resume started")]
+        assert (one.first_line, one.last_line, two.first_line) == (1, 3, 4)
+        assert one.end_offset == two.first_offset == data.index(lines[3])
+        assert one.session.counts()["events"] == one.session.lines == 3
+        assert two.session.counts()["events"] == two.session.lines == 6
+    [j1, j2] = summaries(cw(["--summary", "--json"], stdin=data).stdout)
+    assert (j1["counts"]["lines"], j1["counts"]["events"], j2["counts"]["lines"], j2["counts"]["events"]) == (3, 3, 6, 6)
+    assert [n["line"] for n in j2["notes"]] == [4, 5, 9] and j1["notes"] == []
+
+
+def test_codex_todo_list_shows_its_final_state():
+    """A todo_list item changes over item.updated events; its item.completed holds the final list
+    (built from the documented Codex item shapes: items of {text, completed})."""
+    def todo(kind: str, done: tuple[bool, bool]) -> bytes:
+        return orjson.dumps({"type": kind, "item": {"id": "item_1", "type": "todo_list", "items": [
+            {"text": "write the test", "completed": done[0]}, {"text": "fix the bug", "completed": done[1]}]}})
+    data = b"".join(line + b"\n" for line in [
+        b'{"type":"thread.started","thread_id":"t"}', b'{"type":"turn.started"}',
+        todo("item.started", (False, False)), todo("item.updated", (True, False)), todo("item.completed", (True, True)),
+        b'{"type":"turn.completed","usage":{"input_tokens":1,"cached_input_tokens":0,"output_tokens":1}}'])
+    mon = Monitor(clock=lambda: 1.0, reread=lambda off, size: data[off:off + size], live=False)
+    mon.feed(data)
+    mon.finish()
+    [call] = mon.session.tool_calls.values()
+    assert (call.tool, call.status, call.summary) == ("todo_list", "success", "2 todos: 2 completed")
+    assert mon.session.counts()["events"] == 6
+    sections, _note = call_detail(call, mon.run.reread)
+    assert sections[0].body == [("completed", "write the test"), ("completed", "fix the bug")]
+
+
+# -- behaviours that worked untested (issue 19 audit, item 8) -----------------------------------
+
+def test_claude_thinking_tokens_and_compact_boundary_are_status_lines():
+    """system/thinking_tokens, system/compact_boundary and the status line after a compaction
+    (shapes of untether's real 2.1.285 captures) are worded status lines of the run: not a new
+    run, not unknown events."""
+    mon = _decode([
+        b'{"type":"system","subtype":"init","session_id":"s","claude_code_version":"2.1.285"}',
+        b'{"type":"system","subtype":"thinking_tokens","estimated_tokens":157,"estimated_tokens_delta":107,"session_id":"s","uuid":"7f"}',
+        b'{"type":"system","subtype":"compact_boundary","compact_metadata":{"trigger":"auto","pre_tokens":101873},"session_id":"s","uuid":"c1"}',
+        b'{"type":"system","subtype":"status","status":null,"compact_result":"success","session_id":"s","uuid":"c2"}',
+        b'{"type":"result","subtype":"success","is_error":false,"result":"ok","session_id":"s"}',
+    ])
+    [run] = mon.runs
+    s = run.session
+    assert [(n.subtype, n.text) for n in s.notes] == [
+        ("thinking_tokens", "thinking: ~157 tokens so far (estimated)"),
+        ("compact_boundary", "context compacted (trigger auto, pre_tokens 101873)"),
+        ("status", "status: compaction success")]
+    assert not s.unknown and s.status == "success" and s.counts()["events"] == 5
+
+
+@pytest.mark.parametrize("subtype", ["error_max_turns", "error_during_execution"])
+def test_claude_error_result_subtypes_are_errors_and_exit_1(subtype: str):
+    """A result whose subtype is error_* is an error run (exit 1), even with is_error false
+    (Claude Code's documented result subtypes; no real capture has one)."""
+    data = b"".join(line + b"\n" for line in [
+        b'{"type":"system","subtype":"init","session_id":"s","claude_code_version":"2.1.9"}',
+        b'{"type":"assistant","message":{"id":"m1","content":[{"type":"text","text":"working"}]},"parent_tool_use_id":null,"session_id":"s"}',
+        b'{"type":"result","subtype":"%s","is_error":false,"num_turns":15,"duration_ms":900,"session_id":"s","total_cost_usd":0.5,"errors":["stopped"]}' % subtype.encode(),
+    ])
+    p = cw(["--summary", "--json"], stdin=data)
+    [run] = summaries(p.stdout)
+    assert (run["status"], run["result"]["subtype"], run["result"]["is_error"]) == ("error", subtype, True)
+    assert "errors: stopped" in [n["text"] for n in run["notes"]]
+    assert p.returncode == 1
+
+
+def test_codex_retry_notice_then_turn_completed_is_a_success():
+    """A top-level error (a retry notice, as in the pagehub capture) is a status line; the turn
+    that completes after it makes the run a success (exit 0)."""
+    data = b"".join(line + b"\n" for line in [
+        b'{"type":"thread.started","thread_id":"t"}', b'{"type":"turn.started"}',
+        b'{"type":"error","message":"Reconnecting... 2/5 (stream disconnected before completion)"}',
+        b'{"type":"item.completed","item":{"id":"item_0","type":"agent_message","text":"done"}}',
+        b'{"type":"turn.completed","usage":{"input_tokens":10,"cached_input_tokens":0,"output_tokens":2}}',
+    ])
+    p = cw(["--summary", "--json"], stdin=data)
+    [run] = summaries(p.stdout)
+    assert (run["status"], run["result"]["text"]) == ("success", "done")
+    assert [(n["kind"], n["text"]) for n in run["notes"] if n["subtype"] == "error"] == [
+        ("error", "error: Reconnecting... 2/5 (stream disconnected before completion)")]
+    assert p.returncode == 0
+
+
+def test_codex_file_change_detail_says_there_is_no_diff_and_lists_the_files():
+    """Codex's file_change item has changes of {path, kind} and no diff (documented item shape)."""
+    data = b"".join(line + b"\n" for line in [
+        b'{"type":"thread.started","thread_id":"t"}', b'{"type":"turn.started"}',
+        b'{"type":"item.completed","item":{"id":"item_1","type":"file_change","changes":[{"path":"a.py","kind":"update"},{"path":"b.py","kind":"add"}],"status":"completed"}}',
+        b'{"type":"turn.completed","usage":{"input_tokens":1,"cached_input_tokens":0,"output_tokens":1}}',
+    ])
+    mon = Monitor(clock=lambda: 1.0, reread=lambda off, size: data[off:off + size], live=False)
+    mon.feed(data)
+    mon.finish()
+    [call] = mon.session.tool_calls.values()
+    assert (call.tool, call.kind, call.status, call.summary) == ("file_change", "edit", "success", "a.py, b.py")
+    sections, note = call_detail(call, mon.run.reread)
+    text = "\n".join(str(sec.body) for sec in sections)
+    assert note == "" and "Codex's stream gives no diff; files: update a.py, add b.py" in text
+    assert not any(sec.kind == "diff" for sec in sections)
+
+
+def test_cursor_task_call_is_one_call_with_what_the_sub_agent_said():
+    """Cursor's taskToolCall (the one real one: rogazth/crew cursor-tools.jsonl) carries the
+    sub-agent's messages in result.success.conversationSteps and no inner events: one call, no
+    parent links, its detail shows the sub-agent's text (docs/formats.md, Cursor)."""
+    path = ROOT.parent / "shared" / "streams" / "real" / "rogazth__crew__crates__crew-core__tests__fixtures__protocols__cursor-tools.jsonl"
+    if not path.exists():
+        pytest.skip(f"capture not found at {path} (a user's clone has none)")
+    data = path.read_bytes()
+    steps = [orjson.loads(line)["tool_call"]["taskToolCall"]["result"]["success"]["conversationSteps"]
+             for line in data.splitlines() if b"taskToolCall" in line]
+    mon = Monitor(clock=lambda: 1.0, reread=lambda off, size: data[off:off + size], live=False)
+    mon.feed(data)
+    mon.finish()
+    s = mon.session
+    [task] = [c for c in s.tool_calls.values() if c.kind == "task"]
+    assert not any(c.parent_call_id for c in s.tool_calls.values()) and s.subagent_calls == 0
+    sections, _note = call_detail(task, mon.run.reread)
+    said = next(sec for sec in sections if sec.title == "sub-agent said")
+    assert said.body == steps[0][0]["assistantMessage"]["text"]
+
+
+def test_claude_synthetic_user_message_is_a_status_line_not_the_prompt():
+    """After an auto-compaction Claude Code writes the summary as a user line with isSynthetic
+    (untether's real 2.1.285 capture): it is not the run's prompt."""
+    mon = _decode([
+        b'{"type":"system","subtype":"init","session_id":"s","claude_code_version":"2.1.285"}',
+        b'{"type":"user","message":{"role":"user","content":[{"type":"text","text":"This session is being continued from a previous conversation"}]},"parent_tool_use_id":null,"session_id":"s","uuid":"b9","isSynthetic":true}',
+        b'{"type":"result","subtype":"success","is_error":false,"result":"901","session_id":"s"}',
+    ])
+    s = mon.session
+    assert s.prompt is None
+    assert [(n.subtype, n.text) for n in s.notes] == [
+        ("synthetic_user", "synthetic user message: This session is being continued from a previous conversation")]

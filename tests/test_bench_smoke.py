@@ -110,3 +110,18 @@ def test_bench_tui_quick_prints_its_table(tmp_path):
     replays = [line for line in out.splitlines() if line.startswith("| 2MB")]
     assert len(replays) == 2 and all(line.rstrip().endswith("| ok |") for line in replays), out
     assert report.read_text() == out
+
+
+@pytest.mark.parametrize("agent,label", [("claude", "claude-code"), ("codex", "codex"), ("gemini", "gemini-cli")])
+def test_generated_agent_stream_summarizes_to_what_was_written(tmp_path, agent, label):
+    """``gen_stream.py --agent`` (issue 19): each agent's stream is read as that agent's, with
+    the final text, tool calls, failures and events the generator wrote."""
+    path = tmp_path / f"{agent}.jsonl"
+    meta = _generate(path, "--agent", agent, "--size", "512KB", "--seed", "7", "--payload-max", "8KB")
+    assert meta["agent"] == agent and meta["tool_calls"] > 10 and meta["failed"] > 0
+    summary = _summary(path)
+    assert summary["session"]["agent"] == label and summary["status"] == "success"
+    assert summary["result"]["text"] == meta["final_text"] and summary["assistant_text"].endswith(meta["final_text"])
+    assert summary["counts"]["tool_calls"] == meta["tool_calls"]
+    assert sum(1 for c in summary["tool_calls"] if c["status"] == "failure") == meta["failed"]
+    assert (summary["counts"]["events"], summary["counts"]["invalid_lines"]) == (meta["events"], 0)

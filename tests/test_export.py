@@ -130,6 +130,48 @@ def test_real_capture_markdown_has_every_payload_in_its_own_code_block(path, tmp
     assert text.count("\n<details>\n<summary>") >= sum(len(r.session.tool_calls) for r in runs)
 
 
+AGENTS_DIR = ROOT.parent / "shared" / "streams" / "agents"
+AGENT_CAPTURES = [AGENTS_DIR / "claude" / "mlsys-io__lumid-identity__internal__handler__testdata__claude_stream_subagent.ndjson",
+                  AGENTS_DIR / "claude" / "mccorvie__TauCetiWorker__tests__fixtures__claude_stream_mcp_2_1.jsonl",
+                  AGENTS_DIR / "codex" / "Davedat-110105__adk-harness__tests__fixtures__codex_exec_real.jsonl",
+                  AGENTS_DIR / "codex" / "mccorvie__TauCetiWorker__tests__fixtures__codex_exec_mcp_0_160.jsonl"]
+
+
+def agent_params():
+    """Claude Code and Codex captures (issue 19), or one skipped case saying why."""
+    if not all(p.exists() for p in AGENT_CAPTURES):
+        return [pytest.param(None, marks=pytest.mark.skip(reason=f"agent captures not found at {AGENTS_DIR} (a user's clone has none)"))]
+    return [pytest.param(p, id=f"{p.parent.name}-{p.name[:40]}") for p in AGENT_CAPTURES]
+
+
+@pytest.mark.parametrize("path", agent_params())
+def test_agent_capture_exports_to_html_and_markdown_with_every_call_and_payload(path, tmp_path):
+    """Another agent's run exports as a Cursor run does: one details element per call (its
+    own tool name shown), every segment, every payload fenced in the Markdown."""
+    runs = watch_runs(path)
+    calls = [c for run in runs for c in run.session.tool_calls.values()]
+    assert calls and all(run.session.agent in ("claude-code", "codex") for run in runs)
+    html = tmp_path / "run.html"
+    export_runs(str(html), runs)
+    doc = parse_html(html.read_bytes())
+    details = doc.findall(".//details[@data-call-id]")
+    assert [d.get("data-call-id") for d in details] == [c.call_id for c in calls]
+    for d, call in zip(details, calls):
+        assert call.tool in text_of(d.find("summary"))
+    page = text_of(doc)
+    for run in runs:
+        for seg in run.session.segments:
+            if seg.text.strip():
+                rendered = html5lib.parseFragment(render_markdown(seg.text), namespaceHTMLElements=False)
+                assert text_of(rendered) in page
+    md = tmp_path / "run.md"
+    export_runs(str(md), runs)
+    text = md.read_text()
+    assert_every_payload_fenced(text, [p for run in runs for p in payloads_of(run)])
+    assert_fences_closed(text)
+    assert text.count("\n<details>\n<summary>") >= len(calls)
+
+
 # -- hostile input -----------------------------------------------------------------------------
 
 EVIL = ("<script>alert(1)</script> <img src=x onerror=alert(2)> [click](javascript:alert(3)) "

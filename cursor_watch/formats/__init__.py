@@ -6,9 +6,13 @@ The model (:mod:`cursor_watch.model`) consumes one event shape, the Cursor Agent
 keys any adapter may set:
 
 * ``system/init``: ``agent`` (the label) and ``agent_version`` (the CLI's version);
+  ``run_first_line``, ``run_first_offset`` when the run began before its init (events the
+  adapter gives after it, from those earlier lines: Claude Code's hook events);
 * ``system`` (any other subtype): ``note`` (a worded status line), ``note_kind``, ``note_call_id``;
 * ``assistant``: ``delta`` (a text delta without a time of its own; a ``model_call_id`` makes it
-  a flush, the text of a whole message);
+  a flush, the text of a whole message), ``message_open`` (on a flush: the message's text so
+  far, more of it may follow; the segment stays open until a tool call, a result or the next
+  flush without it closes it);
 * ``tool_call``: ``tool_name`` (the agent's own name, shown) beside the ``<kind>ToolCall`` variant
   (the canonical kind, deciding the summary line and detail view), ``parent_call_id`` (the
   sub-agent call it ran in);
@@ -239,8 +243,8 @@ class Reader:
         out = self.adapter.adapt(held)  # type: ignore[union-attr]
         if out is not held:
             self.native = held
-        corr = self.adapter.corrections  # type: ignore[union-attr]
         end = self.adapter.finish()  # type: ignore[union-attr]
+        corr = list(self.adapter.corrections)  # type: ignore[union-attr]  # (finish may count held events)
         corr[-1] -= sum(1 for ev in end if ev.__class__ is Event)
         self.corrections = corr
         return out + end

@@ -11,7 +11,8 @@ Facts (Claude Code's headless and Agent SDK docs; the real captures in
   sharing ``message.id``: ``text``, ``thinking``, ``tool_use`` (``id``, ``name``, ``input``).
   Lines of a sub-agent carry ``parent_tool_use_id`` = the ``Task``/``Agent`` call's id.
 * ``user`` lines carry ``tool_result`` blocks (``tool_use_id``, ``content``, ``is_error``) and a
-  top-level ``tool_use_result`` (the tool's structured output: ``structuredPatch`` of an edit...).
+  top-level ``tool_use_result`` (the tool's structured output: ``structuredPatch`` of an edit...);
+  one with ``isSynthetic`` (a compaction's summary, 2.1.285) is Claude Code's, not the user's.
 * with partial messages, ``stream_event`` wraps the API's stream: ``message_start`` (``message.id``),
   ``content_block_start`` (a ``tool_use`` id only here), ``content_block_delta`` (``text_delta``,
   ``thinking_delta``, ``input_json_delta`` by ``index``, which restarts per message),
@@ -53,12 +54,28 @@ def kind_of(name: str) -> str:
 
 
 def _usage(u: Any) -> dict | None:
+    """The canonical usage keys of a Claude Code usage object, or None when it isn't one.
+
+    ``usage`` (a message's or the result's, snake_case) or a ``modelUsage`` entry (camelCase):
+    ``input_tokens`` (cache reads and writes excluded), ``output_tokens``, ``cache_read_tokens``,
+    ``cache_write_tokens``; plus ``reasoning_tokens`` where given: the result's
+    ``usage.output_tokens_details.thinking_tokens`` (part of ``output_tokens``; real captures
+    a001-raw, 2.1.233, and untether's 2.1.285 ones) or a ``modelUsage`` entry's
+    ``thinkingTokens`` (2.1.285). Values are the stream's own (a non-number stays as written
+    and is read as unknown by the model).
+    """
     if not isinstance(u, dict):
         return None
-    return {"input_tokens": u.get("input_tokens", u.get("inputTokens")),
-            "output_tokens": u.get("output_tokens", u.get("outputTokens")),
-            "cache_read_tokens": u.get("cache_read_input_tokens", u.get("cacheReadInputTokens")),
-            "cache_write_tokens": u.get("cache_creation_input_tokens", u.get("cacheCreationInputTokens"))}
+    out = {"input_tokens": u.get("input_tokens", u.get("inputTokens")),
+           "output_tokens": u.get("output_tokens", u.get("outputTokens")),
+           "cache_read_tokens": u.get("cache_read_input_tokens", u.get("cacheReadInputTokens")),
+           "cache_write_tokens": u.get("cache_creation_input_tokens", u.get("cacheCreationInputTokens"))}
+    details = u.get("output_tokens_details")
+    if isinstance(details, dict) and "thinking_tokens" in details:
+        out["reasoning_tokens"] = details["thinking_tokens"]
+    elif "thinkingTokens" in u:
+        out["reasoning_tokens"] = u["thinkingTokens"]
+    return out
 
 
 def tool_body(kind: str, name: str, inp: Any) -> dict:
@@ -200,9 +217,20 @@ class ClaudeAdapter(Adapter):
         self._blocks: dict[tuple[str, int], list] = {}  # (parent, index) -> [type, id, name, json parts, item]
         self._calls: dict[str, tuple[str, str, str, Any]] = {}  # running: id -> (kind, name, parent, input)
         self._kinds: dict[str, str] = {}  # every call id seen -> kind (for permission denials)
+        self._errors: dict[str, str] = {}  # failed call id -> its tool_result's message (a denial's reason)
         # message id -> its usage (the last assistant line of a message has the final figures; a
         # message's blocks come as several lines with the same id): the run's usage so far
         self._usage: dict[str, dict] = {}
+        # hook events held back after a result (see convert), and how many the last convert gave
+        self._held: list[Item] = []
+        self._released = 0
+        self._after_result = False
+        # the message whose text segment is open (its id, its text blocks so far): see _assistant
+        self._text_mid: str | None = None
+        self._text = ""
+        # session id -> the last run's total_cost_usd and modelUsage as reported (running totals
+        # of the session: each later run's own share is the difference, see _run_cost)
+        self._totals: dict[str, tuple[Any, dict]] = {}
 
     # -- events ------------------------------------------------------------------------------
 
@@ -221,11 +249,13 @@ class ClaudeAdapter(Adapter):
         texts: list[str] = []
         for item in items:
             if item.__class__ is not Event:
+                if item.__class__ is not Invalid:
+                    item = as_event(item)  # a typed Cursor event (formats.cursor_typed): read as its line's dict
                 if item.__class__ is Invalid:
-                    append(item)
-                    continue
-                item = as_event(item)  # a typed Cursor event (formats.cursor_typed): read as its line's dict
-                if item.__class__ is Invalid:
+                    if self._held:  # hook events, then not the next init: they stay in the run they follow
+                        held = self._release()
+                        natives += len(held)
+                        out.extend(held)
                     append(item)
                     continue
             natives += 1
@@ -242,9 +272,21 @@ class ClaudeAdapter(Adapter):
             if mtype:
                 _merge(mtype, mdata, texts)
                 mtype = ""
+            held = len(self._held)
             got = convert(item)
+            if len(self._held) > held:
+                natives -= 1  # held back (a hook event after a result): counted where it is released
+                continue
+            released, self._released = self._released, 0
+            natives += released
             if got and got[0].__class__ is not Event:  # a diagnostic: an invalid line, not an event
                 natives -= 1
+                out.extend(got)
+                continue
+            if released and got[-1 - released].__class__ is Event and got[-1 - released].type == "system" \
+                    and got[-1 - released].subtype == "init":
+                # an init with the hook events before it: they begin its run (counted in it)
+                cuts.append((natives - 1 - released, len(out) + len(got) - 1 - released))
                 out.extend(got)
                 continue
             if len(got) == 1:
@@ -270,7 +312,59 @@ class ClaudeAdapter(Adapter):
             self.corrections = [(n2 - n1) - _events(out, c1, c2) for (n1, c1), (n2, c2) in zip(bounds, bounds[1:])]
         return out
 
+    def _release(self) -> list[Item]:
+        """The hook events held back (see :meth:`convert`), in their order; none held after."""
+        held, self._held = self._held, []
+        return held
+
     def convert(self, item: Event) -> list[Item]:
+        """The canonical events of one native event (see :meth:`_convert`).
+
+        Hook events (``system/hook_started``/``hook_response``) after a run's ``result`` are
+        the next run's start (its SessionStart hooks fire before its ``init``): they are held
+        back and given after that ``init``, which carries ``run_first_line``/``run_first_offset``
+        (the first hook's line and byte offset: the run begins there). Anything else after them
+        (or the end of input) releases them first, in the run they follow.
+        :attr:`_released` tells :meth:`adapt` how many held events were given.
+        """
+        if self._after_result and item.type == "system" and item.subtype in ("hook_started", "hook_response"):
+            self._held.append(self._system(item, item.data))
+            return []
+        out = self._convert(item)
+        self._after_result = item.type == "result"
+        if self._held:
+            held = self._release()
+            self._released = len(held)
+            if out and out[0].__class__ is Event and out[0].type == "system" and out[0].subtype == "init":
+                out[0].data["run_first_line"] = held[0].line
+                out[0].data["run_first_offset"] = held[0].offset
+                out = [out[0], *held, *out[1:]]
+            else:
+                out = held + out
+        if self._text_mid is not None:
+            # the model closes the open segment at a tool call, a result or an init: the next
+            # text block (of the same message after a tool_use) then begins a new segment
+            for ev in reversed(out):
+                if ev.__class__ is Event:
+                    t = ev.type
+                    if t == "assistant" and "message_open" in ev.data:
+                        break
+                    if t == "tool_call" or t == "result" or (t == "system" and ev.subtype == "init"):
+                        self._text_mid = None
+                        break
+        return out
+
+    def _close_text(self, item: Event) -> list[Item]:
+        """The whole text of the message whose segment is still open, as a closing flush
+        (the model closes the segment, its text unchanged): a new message begins."""
+        if self._text_mid is None:
+            return []
+        mid, text = self._text_mid, self._text
+        self._text_mid = None
+        return [event({"type": "assistant", "model_call_id": mid,
+                       "message": {"role": "assistant", "content": [{"type": "text", "text": text}]}}, item)]
+
+    def _convert(self, item: Event) -> list[Item]:
         t = item.type
         data = item.data
         if t == "stream_event":
@@ -294,6 +388,7 @@ class ClaudeAdapter(Adapter):
         if st == "init":
             self._kinds.clear()
             self._calls.clear()
+            self._errors.clear()
             self._usage.clear()
             out = {"type": "system", "subtype": "init", "agent": self.agent}
             for key in ("session_id", "model", "cwd", "permissionMode", "apiKeySource"):
@@ -309,7 +404,19 @@ class ClaudeAdapter(Adapter):
                 text += f" (exit {data.get('exit_code')})"
             return note(item, st, text, "hook")
         if st == "status":
-            return note(item, st, f"status: {s(data.get('status')) or 'none'}", "status")
+            # status (requesting, compacting, or null), and what else the line says (2.1.285,
+            # untether's captures: compact_result after a compaction; permissionMode on a change)
+            bits = [s(data.get("status"))] if data.get("status") else []
+            if data.get("compact_result"):
+                bits.append(f"compaction {s(data.get('compact_result'))}")
+            if data.get("compact_error"):
+                bits.append(f"compaction error: {one_line(s(data.get('compact_error')), 200)}")
+            if data.get("permissionMode"):
+                bits.append(f"permission mode {s(data.get('permissionMode'))}")
+            return note(item, st, "status: " + (", ".join(bits) or "none"), "status")
+        if st == "thinking_tokens":  # the thinking so far, as an estimate (2.1.270+: ailang, untether captures)
+            est = data.get("estimated_tokens")
+            return note(item, st, f"thinking: ~{s(est) or '?'} tokens so far (estimated)", "status")
         if st == "compact_boundary":
             meta = data.get("compact_metadata") if isinstance(data.get("compact_metadata"), dict) else {}
             bits = [f"{k} {v}" for k, v in meta.items() if k in ("trigger", "pre_tokens")]
@@ -362,7 +469,13 @@ class ClaudeAdapter(Adapter):
         if et == "content_block_start":
             cb = ev.get("content_block") if isinstance(ev.get("content_block"), dict) else {}
             key = (parent, index)
-            self._blocks[key] = [cb.get("type"), s(cb.get("id")), s(cb.get("name")), [], item]  # type: ignore[index]
+            btype, cid, name = cb.get("type"), s(cb.get("id")), s(cb.get("name"))
+            self._blocks[key] = [btype, cid, name, [], item]  # type: ignore[index]
+            if btype in ("tool_use", "server_tool_use") and cid and cid not in self._kinds:
+                # the call runs from here (live: its input streams for seconds before the whole
+                # assistant line); that line, or the input_json_delta pieces at message_stop,
+                # fill its arguments, and its tool_result completes it: one call, one id
+                return [self._started(item, cid, name or "unknown", cb.get("input"), parent, None)]
             return []
         if et == "content_block_stop":
             block = self._blocks.get((parent, index))
@@ -375,23 +488,31 @@ class ClaudeAdapter(Adapter):
                 self._streamed.add(msg["id"])
             for key in [k for k in self._blocks if k[0] == parent]:
                 del self._blocks[key]
+            if not parent and self._text_mid is not None and self._text_mid != msg.get("id"):
+                return self._close_text(item)  # its text deltas must not join the last message's
             return []
         if et == "message_stop":
             return self._pending_tools(parent)
         return []  # message_delta (usage so far), ping: nothing a view shows
 
     def _pending_tools(self, parent: str | None = None) -> list[Item]:
-        """Tool calls announced by ``content_block_start`` whose ``assistant`` line never came."""
+        """Tool calls started by ``content_block_start`` whose ``assistant`` line never came (a
+        cut stream): their arguments from the ``input_json_delta`` pieces, when those parse.
+        A call already completed (or rejected) is left as it is."""
         out: list[Item] = []
         for key in [k for k in self._blocks if parent is None or k[0] == parent]:
             btype, cid, name, parts, start = self._blocks.pop(key)
-            if btype not in ("tool_use", "server_tool_use") or not cid or cid in self._kinds:
+            if btype not in ("tool_use", "server_tool_use") or not cid:
                 continue
+            if cid in self._kinds and cid not in self._calls:
+                continue  # completed already
             try:
-                inp = orjson.loads("".join(parts)) if parts else {}
+                inp = orjson.loads("".join(parts)) if parts else None
             except orjson.JSONDecodeError:
-                inp = {}
-            out.append(self._started(start, cid, name, inp, key[0], None))
+                inp = None
+            if cid in self._calls and not isinstance(inp, dict):
+                continue  # started at content_block_start; nothing more is known
+            out.append(self._started(start, cid, name or "unknown", inp if isinstance(inp, dict) else {}, key[0], None))
         return out
 
     def _started(self, item: Event, cid: str, name: str, inp: Any, parent: str, ts: int | None) -> Event:
@@ -422,8 +543,18 @@ class ClaudeAdapter(Adapter):
                     if text:
                         out.append(note(item, "subagent_text", f"sub-agent: {one_line(text, 300)}", "subagent", parent))
                     continue
-                flush: dict[str, Any] = {"type": "assistant", "model_call_id": mid,
-                                         "message": {"role": "assistant", "content": [{"type": "text", "text": text}]}}
+                # one message's text blocks (several lines sharing message.id) are one segment:
+                # each line's flush gives the message's text so far (the blocks concatenated, as
+                # Claude Code's result joins them: anthropics/claude-code#78686) and leaves the
+                # segment open; a tool call, the result or another message closes it
+                if self._text_mid is not None and self._text_mid == mid and mid:
+                    self._text += text
+                else:
+                    out.extend(self._close_text(item))
+                    self._text_mid, self._text = mid, text
+                flush: dict[str, Any] = {"type": "assistant", "model_call_id": mid, "message_open": True,
+                                         "message": {"role": "assistant",
+                                                     "content": [{"type": "text", "text": self._text}]}}
                 if ts is not None:
                     flush["timestamp_ms"] = ts
                 out.append(event(flush, item))
@@ -451,8 +582,8 @@ class ClaudeAdapter(Adapter):
             # tokens used so far, for live --max-tokens / --max-cost (issue 21): each message's
             # latest usage once (sub-agents' messages too: they are spent), summed per kind
             self._usage[mid or f"(line {item.line})"] = usage
-            running = {key: sum(u[key] for u in self._usage.values() if isinstance(u[key], int)
-                                and not isinstance(u[key], bool)) for key in usage}
+            running = {key: sum(u.get(key) for u in self._usage.values() if isinstance(u.get(key), int)
+                                and not isinstance(u.get(key), bool)) for key in usage}
             for ev in out:
                 if ev.__class__ is Event:
                     ev.data["running_usage"] = running
@@ -462,6 +593,9 @@ class ClaudeAdapter(Adapter):
         cid = s(block.get("tool_use_id"))
         kind, name, parent, inp = self._calls.pop(cid, None) or (self._kinds.get(cid, "unknown"), "", "", None)
         body: dict[str, Any] = {"result": tool_result(kind, block, tur, inp)}
+        failure = body["result"].get("failure")
+        if failure is not None and cid:
+            self._errors[cid] = one_line(failure["error"], 500)  # the reason, if the result denies it
         return tool_event(item, "completed", cid, kind, name or kind, body, parent, ts, self.live)
 
     def _user(self, item: Event, data: dict) -> list[Item]:
@@ -489,6 +623,10 @@ class ClaudeAdapter(Adapter):
             text = "\n".join(texts)
             if parent:
                 out.append(note(item, "subagent_prompt", f"sub-agent prompt: {one_line(text, 300)}", "subagent", parent))
+            elif data.get("isSynthetic") is True:
+                # written by Claude Code, not the user: the summary a compaction leaves (2.1.285,
+                # untether's captures): a status line, never the run's prompt
+                out.append(note(item, "synthetic_user", f"synthetic user message: {one_line(text, 300)}", "status"))
             else:
                 user: dict[str, Any] = {"type": "user", "message": {"role": "user",
                                                                       "content": [{"type": "text", "text": text}]}}
@@ -507,7 +645,7 @@ class ClaudeAdapter(Adapter):
             kind = self._kinds.get(cid) or kind_of(name)
             self._calls.pop(cid, None)
             out.append(tool_event(item, "completed", cid, kind, name or kind,
-                                  {"result": _denied(denial)}, live=self.live))
+                                  {"result": _denied(self._errors.pop(cid, ""))}, live=self.live))
         subtype = s(data.get("subtype"))
         out.append(event({
             "type": "result", "subtype": subtype,
@@ -515,17 +653,46 @@ class ClaudeAdapter(Adapter):
             "duration_ms": data.get("duration_ms"), "duration_api_ms": data.get("duration_api_ms"),
             "request_id": data.get("request_id"),
             "result": data.get("result"), "usage": _usage(data.get("usage")),
-            "cost_usd": data.get("total_cost_usd"), "model_usage": _model_usage(data.get("modelUsage")),
+            **self._run_cost(data),
             "session_id": data.get("session_id"),
         }, item))
         errors = data.get("errors")
         if isinstance(errors, list) and errors:
             out.insert(0, note(item, "errors", "errors: " + one_line("; ".join(s(e) for e in errors), 300), "error"))
         self._kinds.clear()  # the run is over: memory stays flat over a file of many runs
+        self._errors.clear()
         return out
 
+    def _run_cost(self, data: dict) -> dict:
+        """``cost_usd`` and ``model_usage`` of one run (canonical keys of its ``result``).
+
+        Claude Code's ``total_cost_usd`` and ``modelUsage`` are the session's so far, not the
+        run's: in real captures (a001-raw, 2.1.233: three runs of one session reporting 0.0160,
+        0.0310, 0.0454; untether's 2.1.285 ones, ``modelUsage`` tokens too) each later run of the
+        same ``session_id`` in one stream reports the sum, while its ``usage`` is its own. So a
+        run after another of the same session in this source gets the difference from that run's
+        figures when they grew (a figure that shrank is kept as reported: not a running total
+        then, and its ``modelUsage`` too); the first run of a session here keeps its figures as
+        reported (what came before this source is unknown). Each ``modelUsage`` number (tokens,
+        ``costUSD``) that grew likewise.
+        """
+        total = data.get("total_cost_usd")
+        mu = data.get("modelUsage")
+        sid = data.get("session_id")
+        prev = self._totals.get(sid) if sid.__class__ is str and sid else None
+        if sid.__class__ is str and sid:
+            self._totals[sid] = (total, mu if isinstance(mu, dict) else {})
+        if prev is None or not _grew(total, prev[0]):
+            return {"cost_usd": total, "model_usage": _model_usage(mu)}
+        return {"cost_usd": total - prev[0], "model_usage": _model_usage(mu, prev[1])}
+
     def finish(self) -> list[Item]:
-        return self._pending_tools()
+        """Hook events still held (the input ended after them: they stay in the last run, their
+        native events counted here), then tool calls whose message never completed."""
+        held = self._release()
+        if held:
+            self.corrections = [*self.corrections[:-1], self.corrections[-1] + len(held)]
+        return held + self._pending_tools()
 
 
 def _events(out: list, start: int, end: int) -> int:
@@ -542,16 +709,36 @@ def _merge(kind: str, data: dict, texts: list[str]) -> None:
             data["text"] = "".join(texts)
 
 
-def _denied(denial: dict) -> dict:
-    return {"rejected": {"reason": "permission denied (the run's permission_denials)"}}
+def _denied(reason: str) -> dict:
+    """The canonical ``rejected`` result of a call in the run's ``permission_denials``: the
+    reason is its ``tool_result``'s own message ("Claude requested permissions to write to ...,
+    but you haven't granted it yet."), or says where the rejection comes from when none came."""
+    return {"rejected": {"reason": reason or "permission denied (the run's permission_denials)"}}
 
 
-def _model_usage(mu: Any) -> dict | None:
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _grew(now: Any, before: Any) -> bool:
+    """Both are numbers and ``now`` is not below ``before`` (a running total that went on)."""
+    return _number(now) and _number(before) and now >= before
+
+
+def _model_usage(mu: Any, before: Any = None) -> dict | None:
+    """``modelUsage`` as ``{model: {the usage keys, "cost_usd"}}`` (None when absent or empty).
+
+    ``before``: the previous run's ``modelUsage`` of the same session in this source (see
+    :meth:`ClaudeAdapter._run_cost`): each number that grew since is its difference.
+    """
     if not isinstance(mu, dict) or not mu:
         return None
     out = {}
     for model, u in mu.items():
         if isinstance(u, dict):
+            prev = before.get(model) if isinstance(before, dict) else None
+            if isinstance(prev, dict):
+                u = {k: v - prev[k] if k in prev and _grew(v, prev[k]) else v for k, v in u.items()}
             entry = _usage(u) or {}
             entry["cost_usd"] = u.get("costUSD")
             out[s(model)] = entry
@@ -577,7 +764,9 @@ def tool_call_of(data: dict, call_id: str, kind: str, args: Any) -> Any:
                 name = s(denial.get("tool_name"))
                 k = kind or kind_of(name)
                 return {k + "ToolCall": {"args": tool_body(k, name, denial.get("tool_input"))["args"],
-                                         "result": _denied(denial)}}
+                                         # the reason is on the tool_result's line, not this
+                                         # one: the model's detail keeps it (shown above)
+                                         "result": {"rejected": {}}}}
         return None
     msg = data.get("message")
     content = msg.get("content") if isinstance(msg, dict) else None

@@ -163,8 +163,14 @@ class CodexAdapter(Adapter):
                     event({"type": "thinking", "subtype": "completed"}, item)]
         if t == "error":
             return [note(item, "warning", f"warning: {one_line(s(it.get('message')), 300)}", "warning")]
-        return [tool_event(item, "completed" if completed else "started", iid, kind_of(t), t,
-                           item_body(it, completed), live=self.live)]
+        kind = kind_of(t)
+        done = tool_event(item, "completed" if completed else "started", iid, kind, t, item_body(it, completed),
+                          live=self.live)
+        if completed and kind == "updateTodos":
+            # a to-do list changes over item.updated events; its item.completed holds the final
+            # list, which the model reads as arguments only from a started event: given first
+            return [tool_event(item, "started", iid, kind, t, item_body(it, False), live=self.live), done]
+        return [done]
 
 
 def tool_call_of(data: dict, call_id: str, kind: str, args: Any) -> Any:

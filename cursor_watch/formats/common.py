@@ -69,7 +69,11 @@ class Adapter:
                             f"{item.type}/{item.subtype}".strip("/"))]
 
     def finish(self) -> list[Item]:
-        """End of input: events held back (a tool call whose message never completed...)."""
+        """End of input: events held back (a tool call whose message never completed...).
+
+        The caller subtracts the canonical events returned from the last segment's correction
+        (read after this call); an adapter that returns native events it held adds them there.
+        """
         return []
 
 

@@ -12,8 +12,11 @@ Facts (Gemini CLI's headless-mode documentation, and the event types of its sour
 * ``error``: ``severity`` (``warning``/``error``), ``message``: non-fatal;
 * ``result``: ``status`` (``success``/``error``), ``error``, ``stats`` (``total_tokens``,
   ``input_tokens`` (cached included), ``output_tokens``, ``cached``, ``input``, ``duration_ms``,
-  ``tool_calls``). The result has no text: the final text is the assistant's reply after its
-  last tool call.
+  ``tool_calls``, and from v0.34.0 ``models``: the same token keys per model). The result has no
+  text: the final text is the assistant's reply after its last tool call.
+
+Versions: ``stream-json`` exists from v0.11.0 (gemini-cli PR #10883, 2025-10-15); these event
+types are unchanged up to the source read (0.56.0-nightly.20260806), but for ``stats.models``.
 """
 
 from __future__ import annotations
@@ -151,11 +154,24 @@ class GeminiAdapter(Adapter):
             out.append(note(item, "error", f"error: {one_line(s(err.get('message')), 300)}", "error"))
         result: dict[str, Any] = {"type": "result", "subtype": s(data.get("status")) or "success", "is_error": failed,
                                   "result": "".join(self._reply), "usage": usage,
-                                  "duration_ms": stats.get("duration_ms") if stats else None}
+                                  "duration_ms": stats.get("duration_ms") if stats else None,
+                                  "model_usage": _model_usage(stats.get("models") if stats else None)}
         if ts is not None:
             result["timestamp_ms"] = ts
         out.append(event(result, item))
         return out
+
+
+def _model_usage(models: Any) -> dict | None:
+    """``stats.models`` (per model: ``input_tokens`` (cached included), ``output_tokens``,
+    ``cached``, ``input``, ``total_tokens``; CLI v0.34.0 onward, gemini-cli PR #21839) as the
+    canonical ``{model: {usage keys, "cost_usd"}}``: Gemini CLI reports no cost (None); None
+    when absent or empty."""
+    if not isinstance(models, dict) or not models:
+        return None
+    return {s(name): {"input_tokens": m.get("input_tokens"), "output_tokens": m.get("output_tokens"),
+                      "cache_read_tokens": m.get("cached"), "cache_write_tokens": None, "cost_usd": None}
+            for name, m in models.items() if isinstance(m, dict)} or None
 
 
 def tool_call_of(data: dict, call_id: str, kind: str, args: Any) -> Any:
