@@ -23,6 +23,7 @@ import msgspec
 import orjson
 
 from .costs import RATE_KINDS, run_cost, usage_of
+from .names import call_summary, shared_ends, short_name
 from .runner import Monitor
 from .sources import STREAM_SUFFIXES
 from .tools import STATUS_FAILURE, STATUS_REJECTED
@@ -30,6 +31,7 @@ from .tools import STATUS_FAILURE, STATUS_REJECTED
 GROUPS = ("day", "model", "agent", "cwd")
 CHUNK = 4 << 20  # bytes read at a time
 SLOWEST = 10  # calls listed as the slowest
+SLOW_COLUMN = 50  # cells of the slowest calls' call and run columns
 UNKNOWN = "(unknown)"
 
 
@@ -554,12 +556,17 @@ def render_report(report: Report, console: Any) -> None:
                      box=box.SIMPLE_HEAD, pad_edge=False)
         slow.add_column("time", justify="right", no_wrap=True)
         slow.add_column("tool", no_wrap=True)
-        slow.add_column("call", overflow="ellipsis", no_wrap=True, max_width=50)
+        slow.add_column("call", overflow="ellipsis", no_wrap=True, max_width=SLOW_COLUMN)
         slow.add_column("status", no_wrap=True)
-        slow.add_column("run", overflow="ellipsis", no_wrap=True, max_width=50)
-        for c in report.slowest:
-            slow.add_row(format_ms(c["duration_ms"]), visible_line(c["tool"]), visible_line(c["summary"]), c["status"],
-                         visible_line(f"{os.path.basename(c['source'])} #{c['run']}"))
+        slow.add_column("run", no_wrap=True, max_width=SLOW_COLUMN)
+        # paths and log names are cut in the middle, keeping the file name and the run's #N
+        # (issue 18: names of one project share long starts; the end tells them apart)
+        runs = [os.path.basename(c["source"]) for c in report.slowest]
+        shared = shared_ends(runs)
+        for c, name in zip(report.slowest, runs):
+            slow.add_row(format_ms(c["duration_ms"]), visible_line(c["tool"]),
+                         visible_line(call_summary(c["tool"], c["summary"], SLOW_COLUMN)), c["status"],
+                         short_name(visible_line(f"{name} #{c['run']}"), SLOW_COLUMN, shared.get(name, (0, 0))))
         console.print()
         console.print(slow)
     notes = []

@@ -158,3 +158,20 @@ def test_a_line_longer_than_the_read_buffer_and_a_file_without_a_last_newline(tm
     slim = build_report([str(path)]).to_json()
     assert slim == build_report([str(path)], slim_min=None).to_json()
     assert slim["total"]["failed_tool_calls"] == 1 and slim["total"]["outcomes"]["success"] == 1
+
+
+def test_slowest_calls_keep_each_log_name_end_and_run_number(tmp_path):
+    """Log names of one project share long starts: the slowest calls' run column cuts them in the
+    middle (issue 18 item 8), so every row keeps its file's distinctive end and ``#N``, and a
+    call's path keeps its file name."""
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    sample = (SAMPLES / "plain-tools.jsonl").read_bytes()
+    names = [f"acme__agent-tests__internal__fixtures__cursor__{n}.jsonl" for n in ("01-shell-run", "02-edit-run")]
+    for name in names:
+        (logs / name).write_bytes(sample.replace(b"app/pricing.py", b"src/" + b"deeply/nested/" * 4 + b"pricing.py"))
+    out = run(["--report", str(logs)], tmp_path).stdout.decode()
+    rows = [line for line in out.splitlines() if " success " in line and ".jsonl" in line]
+    assert rows and all(line.rstrip().endswith(" #1") for line in rows), out
+    assert any("01-shell-run.jsonl #1" in line for line in rows) and any("02-edit-run.jsonl #1" in line for line in rows)
+    assert any("pricing.py" in line for line in rows), out  # the path's file name, not its start
