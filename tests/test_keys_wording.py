@@ -228,3 +228,20 @@ async def test_one_event_is_one_event(tmp_path):
         header = text_of(app.run_view().query_one(SessionHeader))
         assert "1 event " in header or header.rstrip().endswith("1 event") or "1 event ·" in header, header
         assert "1 events" not in header
+
+
+async def test_quit_and_help_are_on_screen_in_the_footer_at_80_columns():
+    """The footer lists a screen's keys first and cuts the rest: at 80x24 (stacked panes) a new
+    user still sees how to quit, where the help is and how to swap the stacked panes (they were
+    cut after 'x' before)."""
+    from textual.widgets._footer import FooterKey
+
+    app = make_app(FileSource(str(SAMPLES / "plain-tools.jsonl")))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: app.ended)
+        await pilot.pause(0.3)
+        shown = {k.key_display or k.key: k for k in app.screen.query(FooterKey)}
+        for key in ("q", "?", "s"):  # s swaps the stacked panes: the narrow terminal's own key
+            assert key in shown, list(shown)
+            region = shown[key].region
+            assert region.width > 0 and region.right <= 80 - len("^p palette"), (key, region)

@@ -65,12 +65,17 @@ class RunScreen(Finder, Screen):
         Binding("escape", "clear_search_only", "Clear search", id="clear", show=False),  # else this
         Binding("left_square_bracket", "app.step_run(-1)", "Prev run", id="prev_run", show=False),
         Binding("right_square_bracket", "app.step_run(1)", "Next run", id="next_run", show=False),
+        # the app's q and ? again, early, then s (shown only when the panes are stacked) and /: the
+        # footer lists a screen's keys first and cuts the rest at 80 columns, where a new user
+        # must still see how to quit, get help and swap the panes (issue 18)
+        Binding("q", "app.quit", "Quit", id="quit_here"),
+        Binding("question_mark", "app.help", "Help", id="help_here"),
+        Binding("s", "swap_panes", "Swap", id="swap"),
+        Binding("slash", "search", "Search", id="search"),
         Binding("f", "toggle_follow", "Follow", id="follow"),
         Binding("t", "toggle_thinking", "Thinking", id="thinking"),
         Binding("d", "toggle_diagnostics", "Diag", id="diagnostics"),
         Binding("z", "maximize_pane", "Zoom", id="zoom"),
-        Binding("s", "swap_panes", "Swap", id="swap"),
-        Binding("slash", "search", "Search", id="search"),
         Binding("n", "next_match(1)", "Next match", id="next_match", show=False),
         Binding("N", "next_match(-1)", "Prev match", id="prev_match", show=False),
         Binding("x", "toggle_problems", "Problems", id="problems"),
