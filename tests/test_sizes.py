@@ -310,3 +310,19 @@ async def test_80x24_detail_shows_the_whole_call_id():
         assert len(lines[at].rstrip()) <= 80
         shown = "".join(line.strip().removeprefix("call_id").strip() for line in lines[at:at + 3])
         assert call_id in shown, lines[at:at + 3]
+
+
+def test_a_long_summary_that_is_no_path_gives_way_before_the_outcome_and_time():
+    """A transcript marker's summary that names no path is cut at its end, so the call's outcome
+    and duration stay on the line (at 80x24 an updateTodos marker ended '· success · …')."""
+    from cursor_watch.model import ToolCall
+    from cursor_watch.widgets.transcript import marker_text
+
+    call = ToolCall(6, "c6")
+    call.tool = call.kind = "updateTodos"
+    call.summary = "6 todos: 4 completed, 1 pending, 1 cancelled, and a long tail of words to be cut away"
+    call.status, call.started_ms, call.completed_ms = "success", 1000, 1006
+    line = marker_text(call, width=60).plain
+    assert len(line) <= 60 and line.endswith(" · success · 6 ms"), line
+    assert "6 todos: 4 completed" in line and "…" in line, line
+    assert marker_text(call).plain.endswith("cut away · success · 6 ms")  # no width: whole

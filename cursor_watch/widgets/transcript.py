@@ -29,6 +29,7 @@ import bisect
 import time
 from typing import Any
 
+from rich.cells import cell_len
 from rich.markdown import Markdown as RichMarkdown
 from rich.segment import Segment
 from rich.style import Style
@@ -99,7 +100,8 @@ def marker_text(call: ToolCall, dimmed: bool = False, payload_matches: int = 0, 
     matches inside its arguments and result (not visible in the line itself), shown as ``⌕N``.
     ``width``: the line's cells; a summary that names a path is then fitted to what the rest
     of the line leaves (:func:`cursor_watch.names.call_summary`: relative to the run's ``cwd``
-    where shorter, cut in the middle so the file name stays; at least
+    where shorter, cut in the middle so the file name stays; any other summary cut at its end),
+    so the outcome and duration after it stay on the line; at least
     :data:`~cursor_watch.names.PATH_MIN` cells, the line's end giving way below that).
     """
     symbol, style = STATUS_STYLE.get(call.status, ("?", ""))
@@ -123,8 +125,12 @@ def marker_text(call: ToolCall, dimmed: bool = False, payload_matches: int = 0, 
     if call.summary:
         summary = visible_line(call.summary)
         if width is not None:
-            room = width - t.cell_len - 2 - tail.cell_len
-            summary = call_summary(call.tool, summary, max(room, PATH_MIN), cwd)
+            room = max(width - t.cell_len - 2 - tail.cell_len, PATH_MIN)
+            summary = call_summary(call.tool, summary, room, cwd)
+            if cell_len(summary) > room:  # not a path: its end gives way, so the outcome and time stay
+                cut = Text(summary)
+                cut.truncate(room, overflow="ellipsis")
+                summary = cut.plain
         t.append("  " + summary)
     t.append_text(tail)
     if dimmed:
