@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -51,3 +52,16 @@ def run_bytes(data: bytes, chunk: int | None = None) -> Monitor:
 def run_file(path: Path, chunk: int | None = None) -> Monitor:
     """:func:`run_bytes` on a file's bytes."""
     return run_bytes(path.read_bytes(), chunk)
+
+
+def wait_opened(pid: int, path, timeout: float = 30.0) -> None:
+    """Wait until process ``pid`` has ``path`` open (a followed file: the watch is reading it)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            if any(os.readlink(f"/proc/{pid}/fd/{fd}") == str(path) for fd in os.listdir(f"/proc/{pid}/fd")):
+                return
+        except OSError:
+            pass
+        time.sleep(0.05)
+    raise AssertionError(f"the watch never opened {path}")

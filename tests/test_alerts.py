@@ -15,7 +15,7 @@ import time
 import orjson
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, wait_opened
 from cursor_watch.alerts import AlertOutlet, AlertRules, Deliverer, Alert
 from cursor_watch.guard import Limits
 from cursor_watch.runner import Monitor
@@ -83,17 +83,6 @@ def refused_url() -> str:
     return f"json://127.0.0.1:{port}/refused"
 
 
-def opened(pid: int, path, timeout: float = 30.0) -> None:
-    """Wait until process ``pid`` has ``path`` open (a followed file: the watch is ready)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            if any(os.readlink(f"/proc/{pid}/fd/{fd}") == str(path) for fd in os.listdir(f"/proc/{pid}/fd")):
-                return
-        except OSError:
-            pass
-        time.sleep(0.05)
-    raise AssertionError(f"the watch never opened {path}")
 
 
 def cmd_alerts(path) -> list[dict]:
@@ -278,7 +267,7 @@ def test_a_2s_stall_raises_exactly_one_stalled_alert_by_command_and_by_apprise(r
         log.write_bytes(b"")
         watch = subprocess.Popen(CMD + alert_args + ["-f", str(log)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                  env=env(tmp_path), cwd=ROOT)
-        opened(watch.pid, log)
+        wait_opened(watch.pid, log)
         with open(log, "ab") as f:
             subprocess.run(agent, stdout=f, timeout=60, check=True)
         time.sleep(1.0)
@@ -396,7 +385,7 @@ def test_stopping_a_followed_file_or_a_pipe_mid_run_raises_no_failed_alert(tmp_p
                             env=env(tmp_path), cwd=ROOT)
     pipe.stdin.write(head)
     pipe.stdin.flush()
-    opened(follow.pid, log)
+    wait_opened(follow.pid, log)
     time.sleep(2.0)  # both have read it (checked below: their transcripts show the call)
     for watch in (follow, pipe):
         watch.send_signal(signum)

@@ -100,14 +100,10 @@ def assert_every_payload_fenced(markdown: str, payloads: list[str]) -> None:
         assert want in blocks, f"payload not in a code block of its own: {payload[:80]!r}"
 
 
-# -- real captures -----------------------------------------------------------------------------
-
-@pytest.mark.parametrize("path", real_params())
-def test_real_capture_html_parses_with_one_details_per_tool_call_and_every_segment(path, tmp_path):
-    runs = watch_runs(path)
-    out = tmp_path / "run.html"
-    export_runs(str(out), runs)
-    doc = parse_html(out.read_bytes())
+def assert_html_has_every_call_and_segment(html_bytes: bytes, runs) -> list:
+    """One ``<details data-call-id>`` per tool call, in order, and every segment's rendered text
+    on the page; returns the details elements (in the calls' order)."""
+    doc = parse_html(html_bytes)
     calls = [c for run in runs for c in run.session.tool_calls.values()]
     details = doc.findall(".//details[@data-call-id]")
     assert [d.get("data-call-id") for d in details] == [c.call_id for c in calls]
@@ -117,6 +113,17 @@ def test_real_capture_html_parses_with_one_details_per_tool_call_and_every_segme
             if seg.text.strip():
                 rendered = html5lib.parseFragment(render_markdown(seg.text), namespaceHTMLElements=False)
                 assert text_of(rendered) in page
+    return details
+
+
+# -- real captures -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("path", real_params())
+def test_real_capture_html_parses_with_one_details_per_tool_call_and_every_segment(path, tmp_path):
+    runs = watch_runs(path)
+    out = tmp_path / "run.html"
+    export_runs(str(out), runs)
+    assert_html_has_every_call_and_segment(out.read_bytes(), runs)
 
 
 @pytest.mark.parametrize("path", real_params())
@@ -153,17 +160,9 @@ def test_agent_capture_exports_to_html_and_markdown_with_every_call_and_payload(
     assert calls and all(run.session.agent in ("claude-code", "codex") for run in runs)
     html = tmp_path / "run.html"
     export_runs(str(html), runs)
-    doc = parse_html(html.read_bytes())
-    details = doc.findall(".//details[@data-call-id]")
-    assert [d.get("data-call-id") for d in details] == [c.call_id for c in calls]
+    details = assert_html_has_every_call_and_segment(html.read_bytes(), runs)
     for d, call in zip(details, calls):
         assert call.tool in text_of(d.find("summary"))
-    page = text_of(doc)
-    for run in runs:
-        for seg in run.session.segments:
-            if seg.text.strip():
-                rendered = html5lib.parseFragment(render_markdown(seg.text), namespaceHTMLElements=False)
-                assert text_of(rendered) in page
     md = tmp_path / "run.md"
     export_runs(str(md), runs)
     text = md.read_text()

@@ -24,7 +24,7 @@ import pytest
 from cursor_watch import otlp
 from cursor_watch.runner import Monitor
 
-from conftest import ROOT, real_params
+from conftest import ROOT, real_params, wait_opened
 
 sdk = pytest.importorskip("opentelemetry.sdk.trace", reason="the [otel] extra (OpenTelemetry SDK) is not installed")
 from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans  # noqa: E402
@@ -512,17 +512,6 @@ def cw_env(tmp_path, **extra):
     return {**env, "NO_COLOR": "1", "PYTHONPATH": str(ROOT), "XDG_CONFIG_HOME": str(tmp_path / "config"), **extra}
 
 
-def opened(pid: int, path, timeout: float = 30.0) -> None:
-    """Wait until process ``pid`` has ``path`` open (a followed file: the watch is reading it)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            if any(os.readlink(f"/proc/{pid}/fd/{fd}") == str(path) for fd in os.listdir(f"/proc/{pid}/fd")):
-                return
-        except OSError:
-            pass
-        time.sleep(0.05)
-    raise AssertionError(f"the watch never opened {path}")
 
 
 def session_stream(sid: str, prompt: str, *parts: bytes, result: bool = True) -> bytes:
@@ -562,8 +551,8 @@ def test_follow_dir_sends_a_run_span_at_its_result_and_stopping_claims_no_end(tm
                                         "--alert-cmd", f"cat >> {alerts}"],
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT, env=cw_env(tmp_path))
         try:
-            opened(watch.pid, done)
-            opened(watch.pid, going)
+            wait_opened(watch.pid, done)
+            wait_opened(watch.pid, going)
             with open(going, "ab") as f:
                 f.write(session_stream("going-1", "still at it", call("going-1", "g1", "started", 1000),
                                        call("going-1", "g1", "completed", 1100), call("going-1", "g2", "started", 1200),
