@@ -222,6 +222,19 @@ def _decode(lines: list[bytes], fmt: str = "auto") -> Monitor:
     return mon
 
 
+def test_a_hook_event_after_a_result_then_a_line_that_gives_nothing_does_not_crash():
+    """Held hook events (after a result, maybe the next run's) released by a line that gives no
+    canonical event (an empty delta here): they stay in the run they follow, nothing raises
+    (found by the typed/generic property test of tests/test_typed.py)."""
+    mon = _decode([b'{"type":"system","subtype":"init","session_id":"s","claude_code_version":"2"}',
+                   b'{"type":"result","subtype":"success","result":"","session_id":"s"}',
+                   b'{"type":"system","subtype":"hook_started","hook_event":"SessionStart"}',
+                   b'{"type":"stream_event","event":{"type":"content_block_delta","index":0,'
+                   b'"delta":{"type":"text_delta","thinking":"a"}}}'])
+    [run] = mon.runs
+    assert [n.line for n in run.session.notes] == [3] and run.session.counts()["events"] == 4
+
+
 def test_hook_events_before_init_are_status_lines_of_the_claude_run():
     """Hook events (from the docs' description: they can come before init) never start a run."""
     mon = _decode([b"not json: a stderr line",

@@ -283,8 +283,8 @@ class ClaudeAdapter(Adapter):
                 natives -= 1
                 out.extend(got)
                 continue
-            if released and got[-1 - released].__class__ is Event and got[-1 - released].type == "system" \
-                    and got[-1 - released].subtype == "init":
+            if released and len(got) > released and got[-1 - released].__class__ is Event \
+                    and got[-1 - released].type == "system" and got[-1 - released].subtype == "init":
                 # an init with the hook events before it: they begin its run (counted in it)
                 cuts.append((natives - 1 - released, len(out) + len(got) - 1 - released))
                 out.extend(got)
