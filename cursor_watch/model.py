@@ -53,6 +53,7 @@ from .tools import (
     STATUS_SUCCESS,
     classify_result,
     find_variant,
+    folded,
     summarize,
 )
 
@@ -1200,7 +1201,7 @@ def _detail(status: str, outcome: str, payload: dict) -> str:
     for key in ("reason", "error", "message", "stderr"):
         value = payload.get(key)
         if isinstance(value, str) and value.strip():
-            bits.append(" ".join(value.split())[:200])
+            bits.append(folded(value, 200))
             break
     code = payload.get("exitCode")
     if isinstance(code, int) and code != 0:

@@ -338,3 +338,27 @@ def test_resend_before_retry_is_dropped():
     retry = ev(type="retry", subtype="starting", attempt=1, is_resume=False, timestamp_ms=4)
     data = asst("Work", 1) + asst("ing.", 2) + asst("Working.", 3) + retry + asst("Working.") + result("Working.")
     assert run_bytes(data).session.assistant_text == "Working."
+
+
+def test_folded_cuts_only_the_beginning_of_a_long_text_and_gives_the_same_string():
+    """tools.folded (the model's failure detail, the adapters' one_line) folds whitespace of a
+    prefix only; the result is exactly the whole text folded and cut."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from cursor_watch.formats.common import one_line
+    from cursor_watch.tools import folded
+
+    piece = st.one_of(st.text(alphabet="ab", min_size=1, max_size=60), st.text(alphabet=" \n\t\u3000\x85", min_size=1,
+                                                                                 max_size=400))
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.lists(piece, max_size=200), st.sampled_from([0, 1, 5, 200, 201, 300, 500]))
+    def check(pieces, limit):
+        text = "".join(pieces)
+        whole = " ".join(text.split())
+        assert folded(text, limit) == whole[:limit]
+        if limit:
+            assert one_line(text, limit) == (whole if len(whole) <= limit else whole[: limit - 1] + "…")
+
+    check()

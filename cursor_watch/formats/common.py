@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from ..events import Event, Invalid
+from ..tools import folded
 
 Item = Event | Invalid
 
@@ -116,8 +117,9 @@ def s(value: Any) -> str:
 
 
 def one_line(text: str, limit: int = 200) -> str:
-    """Whitespace folded, cut at ``limit`` characters."""
-    text = " ".join(text.split())
+    """Whitespace folded, cut at ``limit`` characters (the last one then ``…``); only the
+    beginning of a long text is folded (:func:`cursor_watch.tools.folded`)."""
+    text = folded(text, limit + 1) if limit > 0 else " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
