@@ -57,8 +57,9 @@ class Monitor:
     def __init__(self, clock: Callable[[], float] | None = None, source: str = "-", source_label: str = "stdin",
                  reread: Callable[[int, int], bytes] | None = None,
                  make_session: Callable[[], Session] | None = None, fmt: str = "auto", live: bool = True) -> None:
-        # typed decoding (formats.cursor_typed) is Cursor's fast path: off until the format is
-        # known to be Cursor's (other agents' lines could fit its structs: _detected decides)
+        # typed decoding is each adapter's own fast path (formats.cursor_typed for Cursor's):
+        # off until the format is known (other agents' lines could fit its structs: _detected
+        # gives the decoder the detected adapter's)
         self.decoder = Decoder(typed=fmt == "cursor")
         self.agent: str | None = None
         make = make_session or (lambda: Session(clock))
@@ -79,7 +80,7 @@ class Monitor:
 
     def _detected(self, adapter: Adapter) -> None:
         self.agent = adapter.agent
-        self.decoder.typed = adapter.name == "cursor"
+        self.decoder.typed = adapter.typed_decoder or False
         for run in self.splitter.runs:
             if run.session.agent is None:
                 run.session.agent = adapter.agent
@@ -176,9 +177,11 @@ class Monitor:
             limit = items[stop].line if stop is not None and stop < len(items) else None
             for k in range(len(native) - 1, -1, -1):
                 item = native[k]
-                if item.__class__ is not Event or (limit is not None and item.line >= limit):
+                cls = item.__class__
+                if cls is Invalid or (limit is not None and item.line >= limit):
                     continue
-                ts = item.data.get("timestamp_ms")
+                # an adapter's typed event (its typed decoder) has the field itself
+                ts = item.data.get("timestamp_ms") if cls is Event else getattr(item, "timestamp_ms", None)
                 self._set_last(run, item.type, item.subtype, item.line, ts)
                 return
         for k in range(end - 1, -1, -1):

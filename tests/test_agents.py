@@ -283,15 +283,20 @@ def test_claude_partial_tool_without_its_assistant_line_is_still_a_call():
     assert mon.session.counts()["events"] == 5
 
 
-def test_typed_decoding_is_cursors_only():
-    """Issue 17's typed decoder is the Cursor adapter's fast path: on until the format is known
-    only when Cursor's is forced, on once a stream is found to be Cursor's, off for the others
-    (a Claude Code ``assistant`` line fits its structs); a typed event given to another agent's
-    adapter is read as its line's dict."""
+def test_typed_decoding_is_each_adapters_own():
+    """Issue 17's typed decoder is the Cursor adapter's fast path, and each adapter brings its
+    own (Claude Code's: claude_typed, its stream_event lines): off until the format is known
+    unless one is forced, then the detected adapter's (Cursor's structs are never used on
+    another agent's lines: a Claude Code ``assistant`` line fits them); a Cursor typed event
+    given to another agent's adapter is read as its line's dict."""
+    from cursor_watch.formats import claude_typed
+
     cursor = b'{"type":"system","subtype":"init","session_id":"s","apiKeySource":"login"}\n'
     claude = b'{"type":"system","subtype":"init","session_id":"s","claude_code_version":"2.1.9"}\n'
-    assert Monitor(fmt="cursor").decoder.typed and not Monitor().decoder.typed
-    for head, typed in ((cursor, True), (claude, False)):
+    codex = b'{"type":"thread.started","thread_id":"t"}\n'
+    assert Monitor(fmt="cursor").decoder.typed is True and not Monitor().decoder.typed
+    assert Monitor(fmt="claude").decoder.typed is claude_typed.DECODER
+    for head, typed in ((cursor, True), (claude, claude_typed.DECODER), (codex, False)):
         mon = Monitor()
         mon.feed(head)
         assert mon.decoder.typed is typed

@@ -31,7 +31,11 @@ import difflib
 from typing import Any
 
 import orjson
+from msgspec import UNSET
 
+from ..events import invalid_item
+from . import claude_typed
+from .claude_typed import StreamEvent
 from .common import Adapter, Event, Invalid, Item, as_event, event, iso_ms, note, one_line, s, tool_event
 
 # Claude Code's tool names -> canonical kinds (tools.py); mcp__SERVER__TOOL is "mcp"; others are
@@ -211,6 +215,7 @@ class ClaudeAdapter(Adapter):
 
     name = "claude"
     agent = "claude-code"
+    typed_decoder = claude_typed.DECODER  # stream_event lines (the bulk of a partial-messages stream)
 
     def __init__(self) -> None:
         self._streamed: set[str] = set()  # message ids whose blocks came as stream_event deltas
@@ -248,27 +253,41 @@ class ClaudeAdapter(Adapter):
         mdata: dict = {}
         texts: list[str] = []
         for item in items:
-            if item.__class__ is not Event:
-                if item.__class__ is not Invalid:
-                    item = as_event(item)  # a typed Cursor event (formats.cursor_typed): read as its line's dict
-                if item.__class__ is Invalid:
-                    if self._held:  # hook events, then not the next init: they stay in the run they follow
-                        held = self._release()
-                        natives += len(held)
-                        out.extend(held)
-                    append(item)
-                    continue
-            natives += 1
-            if mtype and item.type == "stream_event":
-                data = item.data
-                ev = data.get("event")
-                if ev.__class__ is dict and ev.get("type") == "content_block_delta" and not data.get("parent_tool_use_id"):
-                    delta = ev.get("delta")
-                    if delta.__class__ is dict and delta.get("type") == mtype:
-                        text = delta.get("text" if mtype == "text_delta" else "thinking")
-                        if text.__class__ is str and text:
-                            texts.append(text)
-                            continue  # this native event counts; no canonical one is added
+            cls = item.__class__
+            if cls is StreamEvent:  # this adapter's typed decoding (claude_typed): attributes
+                natives += 1
+                if mtype:
+                    ev = item.event
+                    if ev.type == "content_block_delta" and not item.parent_tool_use_id:
+                        delta = ev.delta
+                        if delta and delta.type == mtype:
+                            text = delta.text if mtype == "text_delta" else delta.thinking
+                            if text:  # a str (the struct's type) and not empty
+                                texts.append(text)
+                                continue  # this native event counts; no canonical one is added
+            else:
+                if cls is not Event:
+                    if cls is not Invalid:
+                        item = as_event(item)  # a typed Cursor event (formats.cursor_typed): read as its line's dict
+                    if item.__class__ is Invalid:
+                        if self._held:  # hook events, then not the next init: they stay in the run they follow
+                            held = self._release()
+                            natives += len(held)
+                            out.extend(held)
+                        append(item)
+                        continue
+                natives += 1
+                if mtype and item.type == "stream_event":
+                    data = item.data
+                    ev = data.get("event")
+                    if ev.__class__ is dict and ev.get("type") == "content_block_delta" \
+                            and not data.get("parent_tool_use_id"):
+                        delta = ev.get("delta")
+                        if delta.__class__ is dict and delta.get("type") == mtype:
+                            text = delta.get("text" if mtype == "text_delta" else "thinking")
+                            if text.__class__ is str and text:
+                                texts.append(text)
+                                continue  # this native event counts; no canonical one is added
             if mtype:
                 _merge(mtype, mdata, texts)
                 mtype = ""
@@ -366,6 +385,8 @@ class ClaudeAdapter(Adapter):
 
     def _convert(self, item: Event) -> list[Item]:
         t = item.type
+        if item.__class__ is StreamEvent:
+            return self._stream_typed(item)
         data = item.data
         if t == "stream_event":
             return self._stream(item, data)
@@ -436,25 +457,67 @@ class ClaudeAdapter(Adapter):
         return note(item, st, text)
 
     def _stream(self, item: Event, data: dict) -> list[Item]:
+        """A ``stream_event`` line read from its dict (the generic path): see :meth:`_api_event`."""
         ev = data.get("event")
         if not isinstance(ev, dict):
             return [item]
-        et = ev.get("type")
-        parent = s(data.get("parent_tool_use_id"))
         index = ev.get("index")
-        if index.__class__ is not int:
-            index = None
+        delta = ev.get("delta") if isinstance(ev.get("delta"), dict) else {}
+        dt = delta.get("type")
+        field = _DELTA_FIELDS.get(dt) if dt.__class__ is str else None
+        et = ev.get("type")
+        return self._api_event(item, et, s(data.get("parent_tool_use_id")), index if index.__class__ is int else None,
+                               dt, delta.get(field) if field else None,
+                               lambda: ev.get("content_block") if isinstance(ev.get("content_block"), dict) else {},
+                               lambda: ev.get("message") if isinstance(ev.get("message"), dict) else {})
+
+    def _stream_typed(self, item: StreamEvent) -> list[Item]:
+        """A ``stream_event`` line decoded by :mod:`cursor_watch.formats.claude_typed` (the same
+        values as :meth:`_stream` reads: the struct's types are the shapes those rules accept)."""
+        ev = item.event
+        delta = ev.delta
+        dt = value = None
+        if delta:  # a Delta (UNSET and None are false)
+            dt = delta.type
+            field = _DELTA_FIELDS.get(dt) if dt is not None else None
+            if field is not None:
+                value = getattr(delta, field)
+                if value is UNSET:
+                    value = None
+        et = ev.type
+        if et == "content_block_start" or et == "message_start":
+            # the rare, nested parts: decoded now, as the generic path decodes them
+            try:
+                cb = claude_typed.loads(ev.content_block)
+                msg = claude_typed.loads(ev.message)
+            except orjson.JSONDecodeError:  # what msgspec read and orjson refuses: the generic verdict
+                return [invalid_item(item.raw, item.line, item.offset, item.size)]
+            got_cb = cb if isinstance(cb, dict) else {}
+            got_msg = msg if isinstance(msg, dict) else {}
+            return self._api_event(item, et, item.parent_tool_use_id or "", ev.index, dt, value,
+                                   lambda: got_cb, lambda: got_msg)
+        return self._api_event(item, et, item.parent_tool_use_id or "", ev.index, dt, value, _empty, _empty)
+
+    def _api_event(self, item: Any, et: Any, parent: str, index: int | None, dt: Any, value: Any,
+                   block_of: Any, message_of: Any) -> list[Item]:
+        """The canonical events of one ``stream_event`` line, from what either path read.
+
+        Args:
+            et: ``event.type`` (any JSON value); parent: ``parent_tool_use_id`` as a string ("" for
+            the main agent); index: ``event.index`` when an integer, else None; dt: ``delta.type``;
+            value: the delta's field of that type (``text``, ``thinking``, ``partial_json``: any
+            JSON value, None when absent); block_of, message_of: give ``event.content_block`` and
+            ``event.message`` as dicts (``{}`` when absent or not objects).
+        """
         if et == "content_block_delta":
-            delta = ev.get("delta") if isinstance(ev.get("delta"), dict) else {}
-            dt = delta.get("type")
             if dt == "text_delta":
-                text = delta.get("text")
+                text = value
                 if parent or not isinstance(text, str) or not text:
                     return []  # a sub-agent's text comes whole in its assistant line
                 return [event({"type": "assistant", "delta": True,
                                "message": {"role": "assistant", "content": [{"type": "text", "text": text}]}}, item)]
             if dt == "thinking_delta":
-                text = delta.get("thinking")
+                text = value
                 if parent or not isinstance(text, str) or not text:
                     return []
                 block = self._blocks.get((parent, index))
@@ -463,11 +526,11 @@ class ClaudeAdapter(Adapter):
                 return [event({"type": "thinking", "subtype": "delta", "text": text}, item)]
             if dt == "input_json_delta":
                 block = self._blocks.get((parent, index))
-                if block is not None and isinstance(delta.get("partial_json"), str):
-                    block[3].append(delta["partial_json"])
+                if block is not None and isinstance(value, str):
+                    block[3].append(value)
             return []
         if et == "content_block_start":
-            cb = ev.get("content_block") if isinstance(ev.get("content_block"), dict) else {}
+            cb = block_of()
             key = (parent, index)
             btype, cid, name = cb.get("type"), s(cb.get("id")), s(cb.get("name"))
             self._blocks[key] = [btype, cid, name, [], item]  # type: ignore[index]
@@ -483,7 +546,7 @@ class ClaudeAdapter(Adapter):
                 return [event({"type": "thinking", "subtype": "completed"}, item)]  # (a redacted one had no text)
             return []
         if et == "message_start":
-            msg = ev.get("message") if isinstance(ev.get("message"), dict) else {}
+            msg = message_of()
             if isinstance(msg.get("id"), str):
                 self._streamed.add(msg["id"])
             for key in [k for k in self._blocks if k[0] == parent]:
@@ -693,6 +756,14 @@ class ClaudeAdapter(Adapter):
         if held:
             self.corrections = [*self.corrections[:-1], self.corrections[-1] + len(held)]
         return held + self._pending_tools()
+
+
+# a delta's type -> the field holding its text (Anthropic's streaming events)
+_DELTA_FIELDS = {"text_delta": "text", "thinking_delta": "thinking", "input_json_delta": "partial_json"}
+
+
+def _empty() -> dict:
+    return {}
 
 
 def _events(out: list, start: int, end: int) -> int:

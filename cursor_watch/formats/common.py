@@ -23,6 +23,11 @@ class Adapter:
     name = "cursor"
     agent = "cursor"
     live = True  # events arrive as the agent writes them (else replayed: see tool_event's untimed)
+    # the adapter's typed decoding (its fast path), given to the decoder once the format is
+    # known (cursor_watch.events.Decoder's ``typed``): True for Cursor's structs, a
+    # msgspec.json.Decoder of the adapter's own, or None (every line generic). Its typed events
+    # reach this adapter's adapt() and nothing else (as_event reads one as its line's dict)
+    typed_decoder: Any = None
     # native events minus canonical events of the last adapt(), per run segment (a canonical
     # system/init begins the next segment): the model counts canonical events, the summary's
     # "events" counts the agent's own (see Monitor.feed)
