@@ -32,6 +32,7 @@ import orjson
 from msgspec import UNSET
 
 from .events import Event, Invalid, invalid_item
+from .formats.common import CallEvent
 from . import spill
 from .formats.cursor_typed import (
     INT64_MIN,
@@ -581,6 +582,8 @@ class Session:
                 self.diagnostics.append(Diagnostic(item.line, item.offset, item.size, item.message))
                 changes.append((CHANGE_DIAGNOSTIC, len(self.diagnostics) - 1))
             return changes
+        if item.__class__ is CallEvent:
+            return self._call_event(item)
         if item.__class__ in _TYPED:
             # a typed event off its fast path: the generic rules on the generic event
             item = _generic(item)
@@ -960,7 +963,29 @@ class Session:
 
     def _tool_call(self, item: Event, data: dict, ts: int | None) -> list[tuple[str, Any]]:
         return self._apply_tool_call(item, data.get("call_id"), _fields_of(data.get("tool_call")),
-                                     data.get("model_call_id"), ts, data)
+                                     data.get("model_call_id"), ts, data.get("tool_name"), data.get("parent_call_id"),
+                                     "untimed" in data)
+
+    def _call_event(self, item: CallEvent) -> list[tuple[str, Any]]:
+        """An adapter's canonical tool call (:class:`cursor_watch.formats.common.CallEvent`):
+        :meth:`apply`'s rules on its attributes (the same as on its :attr:`~CallEvent.data`)."""
+        self.events += 1
+        ts = item.timestamp_ms
+        if ts is not None:
+            if self.first_ts_ms is None:
+                self.first_ts_ms = ts
+            self.last_ts_ms = ts
+        running = item.running_usage
+        if running.__class__ is dict:
+            self.running_usage = running
+        if self.spill.error and not self.spill.reported:
+            self.spill.reported = True
+            self.add_note("session", "memory", self.spill.error)
+        try:
+            return self._apply_tool_call(item, item.call_id, item.fields(), None, ts, item.tool_name,
+                                         item.parent_call_id, item.untimed)
+        except Exception as err:  # noqa: BLE001 - as apply(): a malformed event must not stop the watch
+            return self._not_applied(item, err)
 
     def _typed_tool_call(self, item: ToolCallEvent) -> list[tuple[str, Any]] | None:
         """A typed ``tool_call`` event (:mod:`cursor_watch.formats.cursor_typed`), or None
@@ -985,17 +1010,17 @@ class Session:
         if ts is not None:
             self.last_ts_ms = ts
         try:
-            # Cursor events have no adapter keys (tool_name, parent_call_id, untimed): data None
-            return self._apply_tool_call(item, item.call_id, fields, item.model_call_id, ts, None)
+            # Cursor events have no adapter keys (tool_name, parent_call_id, untimed)
+            return self._apply_tool_call(item, item.call_id, fields, item.model_call_id, ts)
         except Exception as err:  # noqa: BLE001 - as apply(): a malformed event must not stop the watch
             return self._not_applied(item, err)
 
-    def _apply_tool_call(self, item: Any, call_id: Any, f: ToolFields, mcid: Any,
-                         ts: int | None, data: dict | None) -> list[tuple[str, Any]]:
+    def _apply_tool_call(self, item: Any, call_id: Any, f: ToolFields, mcid: Any, ts: int | None,
+                         name: Any = None, parent: Any = None, untimed: bool = False) -> list[tuple[str, Any]]:
         """The ``tool_call`` rules on what either path read (``f``); ``call_id`` and ``mcid``
-        are the event's raw ``call_id`` and ``model_call_id`` values; ``data`` the event's dict
-        for an adapter's canonical keys (``tool_name``, ``parent_call_id``, ``untimed``:
-        :mod:`cursor_watch.formats`), None on the typed (Cursor-only) path."""
+        are the event's raw ``call_id`` and ``model_call_id`` values; ``name``, ``parent`` and
+        ``untimed`` an adapter's canonical keys (``tool_name``, ``parent_call_id`` values, and
+        whether ``untimed`` is present: :mod:`cursor_watch.formats`), absent on Cursor's events."""
         # parallel calls: nothing is open between them (_boundary would change nothing)
         changes = self._boundary() if self._open is not None or self._tentative is not None else []
         if not isinstance(call_id, str) or not call_id:
@@ -1010,19 +1035,16 @@ class Session:
             self.tool_counts[STATUS_RUNNING] += 1
             self.timeline.append(("tool", call_id))
         if tool != "unknown" or call.kind == "unknown":
-            name = data.get("tool_name") if data is not None else None
             call.kind = tool
             call.tool = name if name.__class__ is str and name else tool
         # "untimed": an adapter's replayed event of an agent that writes no times (Codex), or any
         # event of a replayed file (``replayed``): its times stay unknown rather than taken from
         # the clock, which would time the replay (issue 18: nothing invented)
-        untimed = self.replayed or (data is not None and "untimed" in data)
-        if data is not None:
-            parent = data.get("parent_call_id")
-            if parent.__class__ is str and parent:
-                if not call.parent_call_id:
-                    self.subagent_calls += 1
-                call.parent_call_id = parent
+        untimed = self.replayed or untimed
+        if parent.__class__ is str and parent:
+            if not call.parent_call_id:
+                self.subagent_calls += 1
+            call.parent_call_id = parent
         if isinstance(mcid, str):
             call.model_call_id = mcid
         subtype = item.subtype

@@ -12,6 +12,7 @@ never reads) pinned so it can't grow.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import orjson
 import pytest
@@ -241,13 +242,33 @@ def test_the_known_difference_a_number_beyond_a_double_in_a_skipped_field(number
 # structs don't fit (and every other kind) takes the generic path, so the models must be equal.
 
 from cursor_watch.formats import claude_typed  # noqa: E402
+from cursor_watch.formats import Reader  # noqa: E402
+from cursor_watch.formats.common import CallEvent  # noqa: E402
 from cursor_watch.formats.claude_typed import StreamEvent  # noqa: E402
+
+
+def _as_generic(items: list) -> list:
+    return [Event(i.data, i.line, i.offset, i.size) if i.__class__ is CallEvent else i for i in items]
+
+
+class GenericCallsReader(Reader):
+    """A Reader whose canonical tool calls reach the model as generic Events (their dicts)."""
+
+    __slots__ = ()
+
+    def adapt(self, items: list) -> list:
+        return _as_generic(super().adapt(items))
+
+    def finish(self) -> list:
+        return _as_generic(super().finish())
 
 
 def read_agent(chunks: list[bytes], typed: bool, fmt: str = "claude") -> Monitor:
     """A monitor fed ``chunks``, the format forced (typed decoding from the first line) or
-    ``auto`` (from the first chunk after the one the format is found in); with ``typed`` off,
-    the adapter's typed decoder is turned off as soon as it is given (every line generic)."""
+    ``auto`` (from the first chunk after the one the format is found in). With ``typed`` off,
+    everything takes the generic path: the adapter's typed decoder is turned off as soon as it
+    is given, and each canonical tool call (formats.common.CallEvent) reaches the model as the
+    generic Event of its dict."""
     mon = Monitor(clock=lambda: CLOCK_MS, fmt=fmt)
     if fmt == "auto":
         detect = mon.reader.on_detect
@@ -260,6 +281,8 @@ def read_agent(chunks: list[bytes], typed: bool, fmt: str = "claude") -> Monitor
         mon.reader.on_detect = detected
     elif not typed:
         mon.decoder.typed = False
+    if not typed:
+        mon.reader.__class__ = GenericCallsReader
     for chunk in chunks:
         mon.feed(chunk)
     for item in mon.reader.adapt(mon.decoder.finish()) + mon.reader.finish():
@@ -464,3 +487,91 @@ def test_claude_the_known_difference_a_number_beyond_a_double_in_a_skipped_field
     start = (b'{"type":"stream_event","event":{"type":"content_block_start","index":1,"content_block":'
              b'{"type":"tool_use","id":"toolu_9","name":"Bash","input":{"n":-2e308}}}}\n')
     assert_same_agent_model(head + start + line[:-1].replace(b"1e400", b'"u"') + b"\n")
+
+
+# -- canonical tool calls (formats.common.CallEvent) on every adapter ------------------------
+#
+# An adapter's tool calls reach the model as CallEvents (what the model reads at hand, the dict
+# built only when asked); read_agent(typed=False) gives the model their dicts as generic Events.
+# Codex has no typed decoder (its lines are mostly tool output that orjson reads as fast as
+# msgspec plus the UTF-8 check would): the comparison there is the tool-call path.
+
+ITEM_IDS = ["item_1", "item_2", "item_3"]
+
+
+@st.composite
+def codex_item(draw) -> dict:
+    t = often(draw, st.sampled_from(["command_execution", "file_change", "mcp_tool_call", "web_search", "todo_list",
+                                     "agent_message", "reasoning", "error", "mystery_tool"]))
+    it: dict = {"id": often(draw, st.sampled_from(ITEM_IDS)), "type": t}
+    status = often(draw, st.sampled_from(["in_progress", "completed", "failed", "declined"]))
+    if t == "command_execution":
+        it.update(command=often(draw, st.sampled_from(["ls", "/bin/bash -lc 'rg x'", ""])),
+                  aggregated_output=often(draw, st.sampled_from(["", "out\n", "x" * 300])),
+                  exit_code=often(draw, st.sampled_from([None, 0, 1, 2])), status=status)
+    elif t == "file_change":
+        it.update(changes=often(draw, st.just([{"path": "a.py", "kind": "update"}, {"path": "b", "kind": "add"}])),
+                  status=status)
+    elif t == "mcp_tool_call":
+        it.update(server="s", tool=often(draw, st.sampled_from(["t", "lean_sync"])),
+                  arguments=often(draw, st.just({"path": "p"})),
+                  result=often(draw, st.sampled_from([None, {"content": [{"type": "text", "text": "r"}]},
+                                                      {"content": [], "structured_content": {"a": 1}}])),
+                  error=often(draw, st.sampled_from([None, {"message": "bad"}, "worse"])), status=status)
+    elif t == "web_search":
+        it["query"] = often(draw, st.sampled_from(["q", ""]))
+    elif t == "todo_list":
+        it["items"] = often(draw, st.just([{"text": "a", "completed": True}, {"text": "b", "completed": False}]))
+    elif t in ("agent_message", "reasoning"):
+        it["text"] = often(draw, st.sampled_from(["done", "**thinking**", ""]))
+    elif t == "error":
+        it["message"] = often(draw, st.sampled_from(["warning: x", ""]))
+    else:
+        it["x"] = draw(loose)
+    kind = often(draw, st.sampled_from(["item.started", "item.updated", "item.completed", "item.completed"]))
+    event: dict = {"type": kind}
+    maybe(draw, event, "item", often(draw, st.just(it)))
+    return event
+
+
+@st.composite
+def codex_stream(draw) -> bytes:
+    head = [{"type": "thread.started", "thread_id": "t1"}, {"type": "turn.started"}]
+    other = st.sampled_from([
+        {"type": "turn.started"},
+        {"type": "turn.completed", "usage": {"input_tokens": 5, "cached_input_tokens": 1, "output_tokens": 2}},
+        {"type": "turn.failed", "error": {"message": "boom"}},
+        {"type": "error", "message": "Reconnecting... 1/5"},
+        {"type": "thread.started", "thread_id": "t2"},
+    ])
+    events = (head if draw(st.integers(0, 5)) else []) + draw(st.lists(codex_item() | codex_item() | other,
+                                                                        min_size=2, max_size=40))
+    lines = [json.dumps(e, ensure_ascii=False, separators=(",", ":")).encode() for e in events]
+    return b"\n".join(lines) + b"\n"
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(codex_stream(), st.sampled_from(["codex", "auto"]))
+def test_codex_canonical_tool_calls_and_generic_dicts_build_the_same_model(data, fmt):
+    assert_same_agent_model(data, fmt=fmt)
+
+
+def test_every_agent_capture_same_model_through_tool_call_objects_and_dicts(tmp_path):
+    """Every real capture of another agent, and bench/gen_stream.py's Claude Code (partial
+    messages), Codex and Gemini CLI streams: the fast paths (typed decoding, CallEvents) and
+    the generic ones give the same model."""
+    import sys
+
+    from test_agents import capture_params
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+    from gen_stream import generate_agent
+
+    paths = [param.values[0] if hasattr(param, "values") else param for param in capture_params()]
+    for agent, partial in (("claude", True), ("codex", False), ("gemini", False)):
+        paths.append(tmp_path / f"{agent}.jsonl")
+        generate_agent(paths[-1], agent, 300_000, partial)
+    for path in paths:
+        raw = path.read_bytes()
+        assert_same_agent_model(raw, fmt="auto")
+        assert_same_agent_model(raw, [raw[i:i + 501] for i in range(0, len(raw), 501)], fmt="auto")

@@ -250,7 +250,7 @@ class Reader:
             self.native = held
         end = self.adapter.finish()  # type: ignore[union-attr]
         corr = list(self.adapter.corrections)  # type: ignore[union-attr]  # (finish may count held events)
-        corr[-1] -= sum(1 for ev in end if ev.__class__ is Event)
+        corr[-1] -= sum(1 for ev in end if ev.__class__ is not Invalid)
         self.corrections = corr
         return out + end
 

@@ -36,7 +36,7 @@ from msgspec import UNSET
 from ..events import invalid_item
 from . import claude_typed
 from .claude_typed import StreamEvent
-from .common import Adapter, Event, Invalid, Item, as_event, event, iso_ms, note, one_line, s, tool_event
+from .common import Adapter, CallEvent, Event, Invalid, Item, as_event, event, iso_ms, note, one_line, s, tool_event
 
 # Claude Code's tool names -> canonical kinds (tools.py); mcp__SERVER__TOOL is "mcp"; others are
 # their own kind (generic detail). Task and Agent both name the sub-agent tool (init lists Task,
@@ -298,7 +298,7 @@ class ClaudeAdapter(Adapter):
                 continue
             released, self._released = self._released, 0
             natives += released
-            if got and got[0].__class__ is not Event:  # a diagnostic: an invalid line, not an event
+            if got and got[0].__class__ is Invalid:  # a diagnostic: an invalid line, not an event
                 natives -= 1
                 out.extend(got)
                 continue
@@ -364,7 +364,7 @@ class ClaudeAdapter(Adapter):
             # the model closes the open segment at a tool call, a result or an init: the next
             # text block (of the same message after a tool_use) then begins a new segment
             for ev in reversed(out):
-                if ev.__class__ is Event:
+                if ev.__class__ is not Invalid:
                     t = ev.type
                     if t == "assistant" and "message_open" in ev.data:
                         break
@@ -650,6 +650,8 @@ class ClaudeAdapter(Adapter):
             for ev in out:
                 if ev.__class__ is Event:
                     ev.data["running_usage"] = running
+                elif ev.__class__ is CallEvent:
+                    ev.running_usage = running
         return out
 
     def _completed(self, item: Event, block: dict, tur: Any, ts: int | None) -> Event:
@@ -768,7 +770,7 @@ def _empty() -> dict:
 
 def _events(out: list, start: int, end: int) -> int:
     """Canonical events (not invalid lines) in ``out[start:end]``."""
-    return sum(1 for i in range(start, end) if out[i].__class__ is Event)
+    return sum(1 for i in range(start, end) if out[i].__class__ is not Invalid)
 
 
 def _merge(kind: str, data: dict, texts: list[str]) -> None:

@@ -7,9 +7,10 @@ from datetime import datetime
 from typing import Any
 
 from ..events import Event, Invalid
-from ..tools import folded
+from ..tools import classify_result, folded
+from .cursor_typed import ToolFields
 
-Item = Event | Invalid
+Item = Event | Invalid  # and CallEvent, an adapter's canonical tool call (below)
 
 
 class Adapter:
@@ -128,18 +129,85 @@ def one_line(text: str, limit: int = 200) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+class CallEvent:
+    """A canonical ``tool_call`` event made by an adapter (:func:`tool_event`), with what the
+    model reads of it at hand instead of in a dict.
+
+    It stands for the generic :class:`Event` whose dict is :attr:`data` (built only when asked):
+    the model applies it from its attributes (:meth:`fields`) with the same rules and result
+    (``tests/test_typed.py`` compares the two on random and real streams). Any view or stage
+    that wants the dict reads :attr:`data`.
+
+    Attributes:
+        type: ``tool_call``; subtype: ``started`` or ``completed``; known: True.
+        line, offset, size: the native line's place (as :class:`Event`).
+        call_id: the agent's pairing key; kind: the canonical kind (``shell``, ``read``...);
+        tool_name: the agent's own tool name; body: the variant body (``args``, ``result``,
+        ``description``); parent_call_id: the sub-agent call it ran in ("" for none);
+        timestamp_ms: its time (epoch ms) or None; untimed: a replayed event without a time
+        (the model leaves its times unknown); running_usage: an adapter's tokens-so-far dict
+        (Claude Code's), or None.
+    """
+
+    __slots__ = ("subtype", "line", "offset", "size", "call_id", "kind", "tool_name", "body", "parent_call_id",
+                 "timestamp_ms", "untimed", "running_usage")
+    type = "tool_call"
+    known = True
+
+    def __init__(self, item: Any, subtype: str, call_id: str, kind: str, name: str, body: dict, parent: str,
+                 ts: int | None, untimed: bool) -> None:
+        self.subtype = subtype
+        self.line = item.line
+        self.offset = item.offset
+        self.size = item.size
+        self.call_id = call_id
+        self.kind = kind
+        self.tool_name = name
+        self.body = body
+        self.parent_call_id = parent
+        self.timestamp_ms = ts
+        self.untimed = untimed
+        self.running_usage = None
+
+    @property
+    def data(self) -> dict:
+        """The generic event's dict (a new one each time)."""
+        data: dict[str, Any] = {"type": "tool_call", "subtype": self.subtype, "call_id": self.call_id,
+                                "tool_name": self.tool_name, "tool_call": {self.kind + "ToolCall": self.body}}
+        if self.parent_call_id:
+            data["parent_call_id"] = self.parent_call_id
+        if self.timestamp_ms is not None:
+            data["timestamp_ms"] = self.timestamp_ms
+        elif self.untimed:
+            data["untimed"] = True
+        if self.running_usage is not None:
+            data["running_usage"] = self.running_usage
+        return data
+
+    def fields(self) -> ToolFields:
+        """What the model reads of the call (:class:`~cursor_watch.formats.cursor_typed.ToolFields`),
+        as :func:`cursor_watch.model._fields_of` reads it from :attr:`data`'s ``tool_call``."""
+        f = ToolFields()
+        kind = self.kind
+        body = self.body if kind else {}  # "ToolCall" alone is no variant (tools.find_variant)
+        f.tool = kind or "unknown"
+        f.tool_call_id = f.started_at = f.completed_at = None
+        f._args = body.get("args")
+        f._args_raw = None
+        f.description = body.get("description")
+        f.result = classify_result(body.get("result"))
+        f._full_payload = f.result[2]
+        f._payload_raw = None
+        return f
+
+    def __repr__(self) -> str:
+        return f"CallEvent({self.subtype} {self.call_id!r} line={self.line})"
+
+
 def tool_event(item: Event, subtype: str, call_id: str, kind: str, name: str, body: dict,
-               parent: str = "", ts: int | None = None, live: bool = True) -> Event:
-    """A canonical ``tool_call`` event: ``body`` (``args``, ``result``, ``description``) under
-    ``<kind>ToolCall``, the agent's ``name`` as ``tool_name``; ``ts`` its time (epoch ms) if the
-    line has one, else, when not ``live`` (a replay), marked ``untimed`` (the model then leaves
-    the time unknown instead of reading its clock)."""
-    data: dict[str, Any] = {"type": "tool_call", "subtype": subtype, "call_id": call_id, "tool_name": name,
-                            "tool_call": {kind + "ToolCall": body}}
-    if parent:
-        data["parent_call_id"] = parent
-    if ts is not None:
-        data["timestamp_ms"] = ts
-    elif not live:
-        data["untimed"] = True
-    return Event(data, item.line, item.offset, item.size)
+               parent: str = "", ts: int | None = None, live: bool = True) -> CallEvent:
+    """A canonical ``tool_call`` event (:class:`CallEvent`): ``body`` (``args``, ``result``,
+    ``description``) under ``<kind>ToolCall``, the agent's ``name`` as ``tool_name``; ``ts`` its
+    time (epoch ms) if the line has one, else, when not ``live`` (a replay), marked ``untimed``
+    (the model then leaves the time unknown instead of reading its clock)."""
+    return CallEvent(item, subtype, call_id, kind, name, body, parent, ts, ts is None and not live)
