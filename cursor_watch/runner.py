@@ -25,7 +25,8 @@ from .sources import FileSource, Notice, ProcessSource, Source, SourceError, lis
 
 Changes = list[tuple[str, Any]]
 
-SLICE = 64 * 1024  # bytes parsed between yields to the event loop
+SLICE = 64 * 1024  # bytes parsed (and changes delivered) at a time
+YIELD_S = 0.005  # while a big chunk is read slice by slice, the event loop gets a turn this often
 IDLE_FLUSH_S = 0.5  # a broken line held this long with no more input is a diagnostic
 RESULT_EXIT_GRACE_S = 10.0  # a spawned command that printed `result` gets this long to exit
 DIR_POLL_S = 1.0  # a followed directory is checked this often for new stream files
@@ -325,6 +326,7 @@ async def pump(
         source.applied_bytes = 0  # progress by what has been replayed, not read (FileSource.progress)
     backlog = getattr(source, "size_at_start", None) if on_caught_up is not None else None
     consumed = 0
+    yielded = time.monotonic()
     if backlog is not None and backlog <= 0 and on_caught_up is not None:
         on_caught_up()
         backlog = None
@@ -343,14 +345,17 @@ async def pump(
             on_changes(monitor.notice(got))
             continue
         if pacer is None:
-            # slices: a 1 MiB chunk of small events is ~50k lines; yield between
-            # slices so a signal, a key press or a redraw is never seconds late
+            # slices: a 1 MiB chunk of small events is ~50k lines; yield between slices
+            # (once YIELD_S has passed since the last yield: a turn of the event loop per
+            # 64 KB slice cost ~5 % of a --summary) so a signal, a key press or a redraw is
+            # never seconds late
             for start in range(0, len(got), SLICE):
                 changes = monitor.feed(got[start : start + SLICE] if len(got) > SLICE else got)
                 if changes:
                     on_changes(changes)
-                if len(got) > SLICE:
+                if len(got) > SLICE and (now := time.monotonic()) - yielded >= YIELD_S:
                     await asyncio.sleep(0)
+                    yielded = now
                     if stop is not None and stop.is_set():
                         return
         else:
