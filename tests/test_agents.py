@@ -970,3 +970,40 @@ def test_claude_synthetic_user_message_is_a_status_line_not_the_prompt():
     assert s.prompt is None
     assert [(n.subtype, n.text) for n in s.notes] == [
         ("synthetic_user", "synthetic user message: This session is being continued from a previous conversation")]
+
+
+def test_claude_running_usage_is_the_sum_of_each_messages_latest_usage():
+    """The tokens-so-far an adapted Claude Code event carries (issue 21's live budgets) are each
+    message's latest usage summed per kind (integers only), over the run; kept as running sums,
+    they equal summing every message again (random message ids, updates, odd values, inits)."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from cursor_watch.events import Event
+    from cursor_watch.formats.claude import ClaudeAdapter, _usage
+
+    value = st.one_of(st.integers(0, 10**6), st.integers(0, 10**6), st.booleans(), st.none(), st.sampled_from(["7", 1.5]))
+    usage = st.fixed_dictionaries({}, optional={"input_tokens": value, "output_tokens": value,
+                                                "cache_read_input_tokens": value, "cache_creation_input_tokens": value,
+                                                "output_tokens_details": st.fixed_dictionaries({"thinking_tokens": value})})
+    step = st.one_of(st.tuples(st.sampled_from(["m1", "m2", "m3", ""]), usage), st.just(("init", None)))
+
+    @settings(max_examples=200, deadline=None)
+    @given(st.lists(step, max_size=30))
+    def check(steps):
+        adapter = ClaudeAdapter()
+        latest: dict = {}
+        for n, (mid, u) in enumerate(steps, 1):
+            if mid == "init":
+                data = {"type": "system", "subtype": "init", "session_id": "s"}
+                adapter.adapt([Event(data, n, 0, 1)])
+                latest.clear()
+                continue
+            data = {"type": "assistant", "message": {"id": mid, "content": [{"type": "text", "text": "x"}], "usage": u}}
+            marked = [e for e in adapter.adapt([Event(data, n, 0, 1)]) if "running_usage" in e.data]
+            latest[mid or f"(line {n})"] = _usage(u)
+            want = {k: sum(x.get(k) for x in latest.values() if isinstance(x.get(k), int) and not isinstance(x.get(k), bool))
+                    for k in _usage(u)}
+            assert marked and all(e.data["running_usage"] == want for e in marked)
+
+    check()

@@ -226,6 +226,7 @@ class ClaudeAdapter(Adapter):
         # message id -> its usage (the last assistant line of a message has the final figures; a
         # message's blocks come as several lines with the same id): the run's usage so far
         self._usage: dict[str, dict] = {}
+        self._usage_sum: dict[str, int] = {}  # kind -> the integers of _usage's values, summed
         # hook events held back after a result (see convert), and how many the last convert gave
         self._held: list[Item] = []
         self._released = 0
@@ -411,6 +412,7 @@ class ClaudeAdapter(Adapter):
             self._calls.clear()
             self._errors.clear()
             self._usage.clear()
+            self._usage_sum.clear()
             out = {"type": "system", "subtype": "init", "agent": self.agent}
             for key in ("session_id", "model", "cwd", "permissionMode", "apiKeySource"):
                 if key in data:
@@ -644,9 +646,20 @@ class ClaudeAdapter(Adapter):
         if usage is not None:
             # tokens used so far, for live --max-tokens / --max-cost (issue 21): each message's
             # latest usage once (sub-agents' messages too: they are spent), summed per kind
-            self._usage[mid or f"(line {item.line})"] = usage
-            running = {key: sum(u.get(key) for u in self._usage.values() if isinstance(u.get(key), int)
-                                and not isinstance(u.get(key), bool)) for key in usage}
+            # (the sums kept up to date: a message's new figures replace its old ones; summing
+            # every message again per line made a long run quadratic)
+            total = self._usage_sum
+            key = mid or f"(line {item.line})"
+            old = self._usage.get(key)
+            if old is not None:
+                for kind, value in old.items():
+                    if isinstance(value, int) and not isinstance(value, bool):
+                        total[kind] -= value
+            self._usage[key] = usage
+            for kind, value in usage.items():
+                if isinstance(value, int) and not isinstance(value, bool):
+                    total[kind] = total.get(kind, 0) + value
+            running = {kind: total.get(kind, 0) for kind in usage}
             for ev in out:
                 if ev.__class__ is Event:
                     ev.data["running_usage"] = running
