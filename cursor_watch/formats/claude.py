@@ -257,15 +257,57 @@ class ClaudeAdapter(Adapter):
             cls = item.__class__
             if cls is StreamEvent:  # this adapter's typed decoding (claude_typed): attributes
                 natives += 1
-                if mtype:
-                    ev = item.event
-                    if ev.type == "content_block_delta" and not item.parent_tool_use_id:
-                        delta = ev.delta
-                        if delta and delta.type == mtype:
-                            text = delta.text if mtype == "text_delta" else delta.thinking
-                            if text:  # a str (the struct's type) and not empty
-                                texts.append(text)
-                                continue  # this native event counts; no canonical one is added
+                ev = item.event
+                et = ev.type
+                if et == "content_block_delta":
+                    parent = item.parent_tool_use_id or ""
+                    delta = ev.delta
+                    dt = delta.type if delta else None  # (UNSET and None are false)
+                    if mtype and not parent and dt == mtype:
+                        text = delta.text if mtype == "text_delta" else delta.thinking
+                        if text:  # a str (the struct's type) and not empty
+                            texts.append(text)
+                            continue  # this native event counts; no canonical one is added
+                    if not self._held:
+                        # _api_event's delta rules, inline (most lines of a partial-messages
+                        # stream): a delta changes neither the hook events held nor the open
+                        # text segment (convert's bookkeeping), and its line is no result
+                        self._after_result = False
+                        if mtype:
+                            _merge(mtype, mdata, texts)
+                            mtype = ""
+                        if dt == "text_delta":
+                            text = delta.text
+                            if text and not parent:
+                                mdata = {"type": "assistant", "delta": True, "message": {
+                                    "role": "assistant", "content": [{"type": "text", "text": text}]}}
+                                mtype, texts = "text_delta", [text]
+                                append(Event(mdata, item.line, item.offset, item.size))
+                        elif dt == "thinking_delta":
+                            text = delta.thinking
+                            if text and not parent:
+                                block = self._blocks.get(("", ev.index))
+                                if block is not None:
+                                    block[3].append("")  # the block has text: its stop completes a thinking block
+                                mdata = {"type": "thinking", "subtype": "delta", "text": text}
+                                mtype, texts = "thinking_delta", [text]
+                                append(Event(mdata, item.line, item.offset, item.size))
+                        elif dt == "input_json_delta":
+                            block = self._blocks.get((parent, ev.index))
+                            if block is not None and delta.partial_json.__class__ is str:
+                                block[3].append(delta.partial_json)
+                        continue
+                elif et == "content_block_stop" and not self._held:
+                    self._after_result = False
+                    if mtype:
+                        _merge(mtype, mdata, texts)
+                        mtype = ""
+                    parent = item.parent_tool_use_id or ""
+                    block = self._blocks.get((parent, ev.index))
+                    if block is not None and block[0] == "thinking" and not parent and block[3]:
+                        # (a redacted one had no text)
+                        append(Event({"type": "thinking", "subtype": "completed"}, item.line, item.offset, item.size))
+                    continue
             else:
                 if cls is not Event:
                     if cls is not Invalid:
