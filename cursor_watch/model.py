@@ -982,10 +982,80 @@ class Session:
             self.spill.reported = True
             self.add_note("session", "memory", self.spill.error)
         try:
-            return self._apply_tool_call(item, item.call_id, item.fields(), None, ts, item.tool_name,
-                                         item.parent_call_id, item.untimed)
+            return self._apply_call_event(item, ts)
         except Exception as err:  # noqa: BLE001 - as apply(): a malformed event must not stop the watch
             return self._not_applied(item, err)
+
+    def _apply_call_event(self, item: CallEvent, ts: int | None) -> list[tuple[str, Any]]:
+        """:meth:`_apply_tool_call`'s rules for an adapter's :class:`CallEvent`, whose
+        ``tool_call`` object is one ``<kind>ToolCall`` variant without siblings (no
+        ``toolCallId``, ``startedAtMs``, ``completedAtMs``) and which has no ``model_call_id``:
+        what those rules read of it, read from its attributes (``tests/test_typed.py`` checks
+        that both give the same model)."""
+        changes = self._boundary() if self._open is not None or self._tentative is not None else []
+        call_id = item.call_id
+        if call_id.__class__ is not str or not call_id:
+            call_id = call_id if isinstance(call_id, str) and call_id else f"(no call_id, line {item.line})"
+        kind = item.kind
+        body = item.body if kind else {}  # "ToolCall" alone is no variant (tools.find_variant)
+        tool = kind or "unknown"
+        call = self.tool_calls.revive(call_id)
+        new = call is None
+        if new:
+            call = ToolCall(len(self.tool_calls) + 1, call_id)
+            self.tool_calls.add(call)  # running: stays in memory while its fields are set
+            self.tool_counts[STATUS_RUNNING] += 1
+            self.timeline.append(("tool", call_id))
+        if tool != "unknown" or call.kind == "unknown":
+            call.kind = tool
+            name = item.tool_name
+            call.tool = name if name.__class__ is str and name else tool
+        untimed = self.replayed or item.untimed
+        parent = item.parent_call_id
+        if parent.__class__ is str and parent:
+            if not call.parent_call_id:
+                self.subagent_calls += 1
+            call.parent_call_id = parent
+        subtype = item.subtype
+        started_event = subtype == "started"
+        args = body.get("args") if started_event or call.args is None or not call.summary else None
+        if isinstance(args, dict):
+            if call.args is None or started_event:
+                call.args = _small_args(args)
+            if not call.summary or started_event:
+                call.summary = summarize(tool, args)
+        desc = body.get("description")
+        if isinstance(desc, str) and desc:
+            call.description = _short(desc, 300)
+        span = (item.offset, item.size)
+        done = False
+        if subtype == "completed":
+            call.completed_line = item.line
+            call.end_span = span
+            call.args = None  # done: a view re-reads the full args by offset (start_span/end_span)
+            status, outcome, payload = classify_result(body.get("result"))
+            call.outcome = outcome
+            call.exit_code = _int(payload.get("exitCode"))
+            call.detail = _detail(status, outcome, payload)
+            if not call.summary:
+                call.summary = summarize(tool, body.get("args"), payload)
+            call.completed_ms = ts if ts is not None else (None if untimed else int(self._clock()))
+            if call.status != status:
+                if call.status == STATUS_RUNNING:
+                    done = True
+                self._set_status(call, status)
+        else:
+            call.started_line = call.started_line or item.line
+            if started_event:
+                call.start_span = span
+            if call.started_ms is None:
+                call.started_ms = ts if ts is not None else (None if untimed else int(self._clock()))
+        changes.append((CHANGE_TOOL_STARTED if new else CHANGE_TOOL_UPDATED, call_id))
+        if done:
+            if self.opening is None:
+                self._set_opening()
+            changes.append((CHANGE_TOOL_DONE, call_id))
+        return changes
 
     def _typed_tool_call(self, item: ToolCallEvent) -> list[tuple[str, Any]] | None:
         """A typed ``tool_call`` event (:mod:`cursor_watch.formats.cursor_typed`), or None

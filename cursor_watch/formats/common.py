@@ -7,8 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from ..events import Event, Invalid
-from ..tools import classify_result, folded
-from .cursor_typed import ToolFields
+from ..tools import folded
 
 Item = Event | Invalid  # and CallEvent, an adapter's canonical tool call (below)
 
@@ -134,7 +133,7 @@ class CallEvent:
     model reads of it at hand instead of in a dict.
 
     It stands for the generic :class:`Event` whose dict is :attr:`data` (built only when asked):
-    the model applies it from its attributes (:meth:`fields`) with the same rules and result
+    the model applies it from its attributes with the same rules and result
     (``tests/test_typed.py`` compares the two on random and real streams). Any view or stage
     that wants the dict reads :attr:`data`.
 
@@ -183,22 +182,6 @@ class CallEvent:
         if self.running_usage is not None:
             data["running_usage"] = self.running_usage
         return data
-
-    def fields(self) -> ToolFields:
-        """What the model reads of the call (:class:`~cursor_watch.formats.cursor_typed.ToolFields`),
-        as :func:`cursor_watch.model._fields_of` reads it from :attr:`data`'s ``tool_call``."""
-        f = ToolFields()
-        kind = self.kind
-        body = self.body if kind else {}  # "ToolCall" alone is no variant (tools.find_variant)
-        f.tool = kind or "unknown"
-        f.tool_call_id = f.started_at = f.completed_at = None
-        f._args = body.get("args")
-        f._args_raw = None
-        f.description = body.get("description")
-        f.result = classify_result(body.get("result"))
-        f._full_payload = f.result[2]
-        f._payload_raw = None
-        return f
 
     def __repr__(self) -> str:
         return f"CallEvent({self.subtype} {self.call_id!r} line={self.line})"
