@@ -75,7 +75,6 @@ class Monitor:
         self.splitter = RunSplitter(source, source_label, labelled, reread or _no_reread)
         self.reader = Reader(fmt, self._detected, live)
         self._paced_corrections: list[int] = []
-        self._paced_switches = 0
         self._last_run = self.splitter.current
         self._switches = 0
 
@@ -210,17 +209,18 @@ class Monitor:
         items = self.reader.adapt(self.decoder.feed(chunk))
         self.splitter.count_lines(self.decoder.lines)
         corr = self.reader.corrections
-        if corr != [0]:  # the first segment's to the current run, each next one's when its run begins
+        if corr != [0]:  # the first segment's to the current run, each next one's at its init
             self.splitter.current.session.events += corr[0]
             self._paced_corrections = list(corr[1:])
-            self._paced_switches = self.splitter.switches
         return items
 
     def apply(self, item: Any) -> Changes:
         """Apply one parsed item (paced replay)."""
         changes = self.splitter.apply(item)
-        if self._paced_corrections and self.splitter.switches != self._paced_switches:
-            self._paced_switches = self.splitter.switches
+        if self._paced_corrections and item.__class__ is Event and item.type == "system" and item.subtype == "init":
+            # each init begins the batch's next segment, counted in the run current after it
+            # (a new run, or the same one for a source's first init, which begins none: as
+            # _count_native folds it into the current run's)
             self.splitter.current.session.events += self._paced_corrections.pop(0)
         self._mark_last([item], whole=False)
         return changes

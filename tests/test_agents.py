@@ -1007,3 +1007,20 @@ def test_claude_running_usage_is_the_sum_of_each_messages_latest_usage():
             assert marked and all(e.data["running_usage"] == want for e in marked)
 
     check()
+
+
+@pytest.mark.parametrize("path", capture_params())
+def test_a_paced_replay_counts_the_agents_own_events_as_a_plain_read(path: Path):
+    """--speed applies the adapted items one by one (Monitor.items, Monitor.apply): each run
+    counts the agent's own events as a batch read does (a source's first init, which begins
+    no run, used to leave its segment's correction unapplied: the ailang capture counted 35
+    events of 187)."""
+    raw = path.read_bytes()
+    batch = Monitor(clock=lambda: 1_000_000.0, live=False)
+    batch.feed(raw)
+    batch.finish()
+    paced = Monitor(clock=lambda: 1_000_000.0, live=False)
+    for item in paced.items(raw):
+        paced.apply(item)
+    paced.finish()
+    assert [r.session.counts() for r in paced.runs] == [r.session.counts() for r in batch.runs]
