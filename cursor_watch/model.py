@@ -744,8 +744,26 @@ class Session:
                         continue
             self.events = events
             self.last_ts_ms = last_ts
-            if cls is Event and item.type == "system":
-                return i
+            if cls is Event:
+                t = item.type
+                if t == "system":
+                    return i
+                if (t == "thinking" or t == "assistant") and self.session_id is not None and not self.spill.error:
+                    # an adapter's text events (no time of their own, no usage so far): apply()'s
+                    # prelude is only the count for them, so their handler is called here
+                    data = item.data
+                    if "timestamp_ms" not in data and "running_usage" not in data:
+                        self.events = events + 1
+                        try:
+                            c = (self._thinking_text(item, data.get("text"), None) if t == "thinking"
+                                 else self._assistant(item, data, None))
+                        except Exception as err:  # noqa: BLE001 - as apply()
+                            c = self._not_applied(item, err)
+                        if c:
+                            changes += c
+                        events, ready = self.events, self._typed_ready()
+                        i += 1
+                        continue
             c = self.apply(item)
             if c:
                 changes += c

@@ -292,11 +292,35 @@ def read_agent(chunks: list[bytes], typed: bool, fmt: str = "claude") -> Monitor
     return mon
 
 
+def one_by_one_same_as_batches(chunks: list[bytes], fmt: str) -> None:
+    """Session.apply_all (a batch at a time, with its inline paths) leaves the same model as
+    Session.apply on each item, for the adapted items of ``chunks``."""
+    mon = Monitor(clock=lambda: CLOCK_MS, fmt=fmt)
+    batches = [mon.reader.adapt(mon.decoder.feed(chunk)) for chunk in chunks]
+    batches.append(mon.reader.adapt(mon.decoder.finish()) + mon.reader.finish())
+    batched, single = Monitor(clock=lambda: CLOCK_MS, fmt=fmt), Monitor(clock=lambda: CLOCK_MS, fmt=fmt)
+    for items in batches:
+        changes: list = []
+        i = 0
+        while i < len(items):
+            i = batched.splitter.current.session.apply_all(items, i, changes)
+            if i < len(items):
+                batched.splitter.apply(items[i])
+                i += 1
+        for item in items:
+            single.splitter.apply(item)
+    for a, b in zip(batched.runs, single.runs):
+        a.session.finish()
+        b.session.finish()
+    assert snapshot(batched) == snapshot(single)
+
+
 def assert_same_agent_model(data: bytes, chunks: list[bytes] | None = None,
                             fmt: str = "claude") -> tuple[Monitor, Monitor]:
     chunks = chunks or [data]
     typed, generic = read_agent(chunks, True, fmt), read_agent(chunks, False, fmt)
     assert snapshot(typed) == snapshot(generic)
+    one_by_one_same_as_batches(chunks, fmt)
     assert [(r.last_event, r.first_line, r.last_line, r.session.agent) for r in typed.runs] == \
         [(r.last_event, r.first_line, r.last_line, r.session.agent) for r in generic.runs]
     for a, b in zip(typed.runs, generic.runs):
