@@ -37,26 +37,31 @@ class Adapter:
         """Canonical items for ``items`` (in order; invalid lines passed on as they are)."""
         out: list[Item] = []
         convert = self.convert
-        corr = [0]
+        corr: list[int] = []  # the finished segments' corrections
+        c = 0  # the current segment's
         for item in items:
             cls = item.__class__
             if cls is not Event and cls is not Invalid:
                 item = as_event(item)  # a typed Cursor event: this agent reads the line's dict
                 cls = item.__class__
             if cls is Event:
-                got = self.safe_convert(item)
+                try:
+                    got = convert(item)
+                except Exception as err:  # noqa: BLE001 - as safe_convert
+                    got = [self._unreadable(item, err)]
                 if got and got[0].__class__ is Invalid:
                     out.extend(got)  # a diagnostic, counted as an invalid line: not an event
                     continue
-                corr[-1] += 1
+                c += 1
                 for ev in got:
                     if ev.__class__ is Event and ev.type == "system" and ev.subtype == "init":
-                        corr[-1] -= 1  # this native event counts in the run it begins
-                        corr.append(1)
-                    corr[-1] -= 1
+                        corr.append(c - 1)  # this native event counts in the run it begins
+                        c = 1
+                    c -= 1
                 out.extend(got)
             else:
                 out.append(item)
+        corr.append(c)
         self.corrections = corr
         return out
 
@@ -70,9 +75,12 @@ class Adapter:
         try:
             return self.convert(item)
         except Exception as err:  # noqa: BLE001 - any shape an agent could write
-            return [Invalid(item.line, item.offset, item.size,
-                            f"event could not be read as {self.agent}'s ({type(err).__name__}: {err})",
-                            f"{item.type}/{item.subtype}".strip("/"))]
+            return [self._unreadable(item, err)]
+
+    def _unreadable(self, item: Event, err: Exception) -> Invalid:
+        return Invalid(item.line, item.offset, item.size,
+                       f"event could not be read as {self.agent}'s ({type(err).__name__}: {err})",
+                       f"{item.type}/{item.subtype}".strip("/"))
 
     def finish(self) -> list[Item]:
         """End of input: events held back (a tool call whose message never completed...).
