@@ -493,6 +493,9 @@ class Session:
         self.agent: str | None = None  # cursor, claude-code, codex, gemini-cli (set by the reader: formats/)
         self.agent_version: str | None = None  # the CLI's version, where the stream gives it
         self.subagent_calls = 0  # tool calls that ran inside a sub-agent (a parent_call_id)
+        # the longest duration a call has had (None until one has both times): no call's is
+        # longer, so a summary looks for recorded stalls only when it reaches the stall limit
+        self.longest_call_ms: int | None = None
         sp = self.spill
 
         def spill_list(name: str, decode: Callable[[tuple], Any], encode: Callable[[Any], tuple] = _state) -> SpillList:
@@ -1058,6 +1061,8 @@ class Session:
             if not call.summary:
                 call.summary = summarize(tool, body.get("args"), payload)
             call.completed_ms = ts if ts is not None else (None if untimed else int(self._clock()))
+            if call.started_ms is not None and call.completed_ms is not None:
+                self._timed(call)
             if call.status != status:
                 if call.status == STATUS_RUNNING:
                     done = True
@@ -1068,6 +1073,8 @@ class Session:
                 call.start_span = span
             if call.started_ms is None:
                 call.started_ms = ts if ts is not None else (None if untimed else int(self._clock()))
+                if call.completed_ms is not None and call.started_ms is not None:
+                    self._timed(call)
         changes.append((CHANGE_TOOL_STARTED if new else CHANGE_TOOL_UPDATED, call_id))
         if done:
             if self.opening is None:
@@ -1166,6 +1173,8 @@ class Session:
             completed = _int(f.completed_at)
             call.completed_ms = completed if completed is not None else (
                 ts if ts is not None else (None if untimed else int(self._clock())))
+            if call.started_ms is not None and call.completed_ms is not None:
+                self._timed(call)
             # a call seen only as completed, without startedAtMs, has no known start: its
             # duration is unknown (issue 18: nothing invented), not zero
             if call.status != status:
@@ -1181,12 +1190,20 @@ class Session:
             if call.started_ms is None:
                 call.started_ms = started if started is not None else (
                     ts if ts is not None else (None if untimed else int(self._clock())))
+                if call.completed_ms is not None and call.started_ms is not None:
+                    self._timed(call)
         changes.append((CHANGE_TOOL_STARTED if new else CHANGE_TOOL_UPDATED, call_id))
         if done:
             if self.opening is None:
                 self._set_opening()
             changes.append((CHANGE_TOOL_DONE, call_id))
         return changes
+
+    def _timed(self, call: ToolCall) -> None:
+        """``call`` has both times (set just now): keep :attr:`longest_call_ms` up to date."""
+        d = call.duration_ms
+        if d is not None and (self.longest_call_ms is None or d > self.longest_call_ms):
+            self.longest_call_ms = d
 
     def _set_opening(self) -> None:
         """Fix :attr:`opening` (the first tool call to end, the first result or the end)."""

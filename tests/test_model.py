@@ -362,3 +362,28 @@ def test_folded_cuts_only_the_beginning_of_a_long_text_and_gives_the_same_string
             assert one_line(text, limit) == (whole if len(whole) <= limit else whole[: limit - 1] + "…")
 
     check()
+
+
+def test_stall_periods_looks_for_recorded_stalls_only_when_a_call_was_that_long():
+    """guard.stall_periods skips reading every call back when no call has lasted the stall
+    limit (Session.longest_call_ms, kept as calls get their times); the stalls are those of
+    every call's duration, on random streams (damaged ones too), with spilling."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+    from test_properties import run_spilling, stream
+
+    from cursor_watch.guard import stall_periods
+
+    @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+    @given(stream(), st.sampled_from([0.001, 0.5, 5.0, 300.0]))
+    def check(data, stall_s):
+        for run in run_spilling(data, hot=2, batch=2).runs:
+            s = run.session
+            durations = [c.duration_ms for c in s.tool_calls.values() if c.duration_ms is not None]
+            # an upper bound of every call's duration (a call completed twice may get shorter)
+            assert (s.longest_call_ms is None) if not durations else s.longest_call_ms >= max(durations)
+            want = [c.call_id for c in s.tool_calls.values()
+                    if c.duration_ms is not None and c.duration_ms >= stall_s * 1000.0]
+            assert [p["call_id"] for p in stall_periods(s, stall_s) if p["observed"] == "recorded"] == want
+
+    check()
