@@ -395,13 +395,14 @@ def main(argv: list[str] | None = None) -> int:
         set_summary_limits(dataclasses.replace(opts.limits, stall_s=opts.stall_s or DISPLAY_STALL_S))
     if opts.report:
         return run_report(opts)
-    from .alerts import AlertSetupError
+    if opts.alerts or opts.alert_cmd:  # (without targets there is nothing to check: made when needed)
+        from .alerts import AlertSetupError
 
-    try:
-        opts.deliverer = make_deliverer(opts)
-    except AlertSetupError as err:
-        _error(str(err))
-        return EXIT_USAGE
+        try:
+            opts.deliverer = make_deliverer(opts)
+        except AlertSetupError as err:
+            _error(str(err))
+            return EXIT_USAGE
     if not opts.files and not opts.command and sys.stdin.isatty():
         _error("no input: give a FILE, pipe a stream in, or run a command after -- (see --help)")
         return EXIT_USAGE
