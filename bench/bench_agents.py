@@ -2,6 +2,7 @@
 """``--summary --json`` on Claude Code and Codex streams against the ``orjson.loads`` line loop.
 
     python bench/bench_agents.py [--size 200MB] [--rounds 5] [--quick] [--out DIR] [--pkg-root DIR]
+                                 [--bytecode-cache DIR]
 
 Generates (and caches under ``bench/out/``) a Claude Code stream with partial messages and a
 Codex stream of ``--size`` each (``gen_stream.py --agent``), then runs the two commands of each
@@ -11,7 +12,11 @@ the ratio meaningful on a machine whose speed drifts. Each child's CPU time (use
 per-pair ratios (issue 19's target: summary within 3x the loop). The summary's JSON is checked
 once per stream: exit 0, the final text and the tool-call counts the generator wrote.
 ``--pkg-root DIR`` measures another copy of ``cursor_watch`` (another work tree: "before" figures),
-``--out DIR`` caches the streams elsewhere than ``bench/out/``.
+``--out DIR`` caches the streams elsewhere than ``bench/out/``. ``--bytecode-cache DIR`` lets the
+summary's process keep its compiled modules in DIR (``PYTHONPYCACHEPREFIX``, with
+``PYTHONDONTWRITEBYTECODE`` unset; warmed by the check run), as an installed package has them:
+by default the environment decides, and where ``PYTHONDONTWRITEBYTECODE`` is set every start
+compiles the package's sources again.
 """
 
 from __future__ import annotations
@@ -82,6 +87,13 @@ def _commit(root: Path) -> str:
     return head + ("+" if dirty else "")
 
 
+def _bytecode(env: dict) -> str:
+    """How the summary's process gets its compiled modules without --bytecode-cache."""
+    if env.get("PYTHONDONTWRITEBYTECODE"):
+        return "compiled at every start (PYTHONDONTWRITEBYTECODE is set)"
+    return "Python's usual __pycache__"
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--size", type=parse_size, default=parse_size("200MB"))
@@ -90,10 +102,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", type=Path, default=HERE / "out")
     p.add_argument("--pkg-root", type=Path, default=REPO,
                    help="the directory holding the cursor_watch package to measure (default: this work tree)")
+    p.add_argument("--bytecode-cache", type=Path, default=None,
+                   help="keep the summary process's compiled modules in this directory (PYTHONPYCACHEPREFIX)")
     a = p.parse_args(argv)
     a.pkg_root, a.out = a.pkg_root.resolve(), a.out.resolve()
     env = dict(os.environ)
     env["PYTHONPATH"] = str(a.pkg_root) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    if a.bytecode_cache is not None:
+        env["PYTHONPYCACHEPREFIX"] = str(a.bytecode_cache.resolve())
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
     if a.quick:
         a.size, a.rounds = parse_size("2MB"), 2
     a.out.mkdir(parents=True, exist_ok=True)
@@ -123,7 +140,8 @@ def main(argv: list[str] | None = None) -> int:
                      meta["lines"], statistics.median(loop_cpu), statistics.median(summ_cpu), ratio,
                      statistics.median(wall_ratios), verdict))
     print(f"cursor_watch: {a.pkg_root} at {_commit(a.pkg_root)}; load {' '.join(Path('/proc/loadavg').read_text().split()[:3])}, "
-          f"{os.cpu_count()} cores, {a.rounds} paired rounds")
+          f"{os.cpu_count()} cores, {a.rounds} paired rounds; compiled modules: "
+          f"{'cached in ' + str(a.bytecode_cache) if a.bytecode_cache else _bytecode(env)}")
     print("| stream | size | lines | orjson loop CPU s | --summary --json CPU s | ratio (CPU, median of pairs) "
           "| ratio (wall) | check |")
     print("|---|---|---|---|---|---|---|---|")
