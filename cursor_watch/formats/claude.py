@@ -34,8 +34,9 @@ import orjson
 from msgspec import UNSET
 
 from ..events import invalid_item
-from . import claude_typed
+from .claude_typed import DECODER as TYPED_DECODER
 from .claude_typed import StreamEvent
+from .claude_typed import loads as raw_loads
 from .common import Adapter, CallEvent, Event, Invalid, Item, as_event, event, iso_ms, note, one_line, s, tool_event
 
 # Claude Code's tool names -> canonical kinds (tools.py); mcp__SERVER__TOOL is "mcp"; others are
@@ -215,7 +216,7 @@ class ClaudeAdapter(Adapter):
 
     name = "claude"
     agent = "claude-code"
-    typed_decoder = claude_typed.DECODER  # stream_event lines (the bulk of a partial-messages stream)
+    typed_decoder = TYPED_DECODER  # stream_event lines (the bulk of a partial-messages stream)
 
     def __init__(self) -> None:
         self._streamed: set[str] = set()  # message ids whose blocks came as stream_event deltas
@@ -532,8 +533,8 @@ class ClaudeAdapter(Adapter):
         if et == "content_block_start" or et == "message_start":
             # the rare, nested parts: decoded now, as the generic path decodes them
             try:
-                cb = claude_typed.loads(ev.content_block)
-                msg = claude_typed.loads(ev.message)
+                cb = raw_loads(ev.content_block)
+                msg = raw_loads(ev.message)
             except orjson.JSONDecodeError:  # what msgspec read and orjson refuses: the generic verdict
                 return [invalid_item(item.raw, item.line, item.offset, item.size)]
             got_cb = cb if isinstance(cb, dict) else {}
