@@ -20,6 +20,7 @@ its own is never swallowed into a join.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 import orjson
 
@@ -102,12 +103,16 @@ class Invalid:
         return f"Invalid(line={self.line}, {self.reason!r})"
 
 
-Item = Event | Invalid  # a Decoder(typed=True) also gives cursor_typed's events
+Item = Event | Invalid  # a Decoder with typed decoding on also gives an adapter's typed events
 
 # imported after Event and Invalid: the formats package's adapters (formats/__init__.py,
 # formats/common.py) import them from here while this module is still being read
 from .formats.cursor_typed import DECODE_ERRORS as TYPED_ERRORS  # noqa: E402
 from .formats.cursor_typed import DECODER as TYPED_DECODER  # noqa: E402
+
+# what a typed decoder raises for a line it leaves to the generic path (UnicodeDecodeError: bad
+# UTF-8 in a string it reads, which orjson then calls invalid)
+_TYPED_REFUSED = (*TYPED_ERRORS, UnicodeDecodeError)
 
 
 def _preview(data: bytes) -> str:
@@ -238,16 +243,20 @@ class Decoder:
     ``lines`` counts physical lines framed so far.
 
     Args:
-        typed: decode ``assistant``, ``thinking`` and ``tool_call`` lines into typed events
-            (:mod:`cursor_watch.formats.cursor_typed`, the Cursor adapter's fast path) instead
-            of :class:`Event`; every other line, and any line those structs don't fit, takes
-            the generic path. The model gives the same result either way. Attribute ``typed``
-            may be changed between feeds (a format adapter that is not Cursor's turns it off).
+        typed: the typed (msgspec) decoding of a format adapter's hot lines, each adapter's own
+            fast path: ``True`` for Cursor's (:data:`cursor_watch.formats.cursor_typed.DECODER`:
+            ``assistant``, ``thinking`` and ``tool_call`` lines), a ``msgspec.json.Decoder``
+            for another adapter's (:attr:`cursor_watch.formats.common.Adapter.typed_decoder`),
+            ``False`` or None for none. A line the decoder refuses (another kind, a shape its
+            structs don't fit: ``msgspec.ValidationError``, ``DecodeError``) takes the generic
+            path, as does every line when it is off; the adapter and the model give the same
+            result either way. Attribute ``typed`` may be changed between feeds (the runner sets
+            it to the detected adapter's).
     """
 
     __slots__ = ("framer", "parser", "typed")
 
-    def __init__(self, typed: bool = True) -> None:
+    def __init__(self, typed: Any = True) -> None:
         self.framer = LineFramer()
         self.parser = StreamParser()
         self.typed = typed
@@ -269,7 +278,7 @@ class Decoder:
         held = parser._held  # the list itself: the parser only ever changes it in place
         loads = orjson.loads
         typed = self.typed
-        tdecode = TYPED_DECODER.decode
+        tdecode = (TYPED_DECODER if typed is True else typed).decode if typed else None
         number = framer.line_number
         offset = framer.offset
         for piece in pieces:
@@ -279,14 +288,15 @@ class Decoder:
             # broken line waiting for a join; parsed here without a RawLine and a parser
             # call. Anything else goes the long way (framing rules, joins, diagnostics)
             if piece and piece[0] == 0x7B and piece[-1] != 13 and not held:
-                # msgspec does not check UTF-8 in what it skips: orjson's verdict on a line
-                # that is not ASCII comes from decoding it first (cursor_typed's notes)
-                if typed and (piece.isascii() or _utf8(piece)):
+                if tdecode is not None:
                     try:
                         event = tdecode(piece)
-                    except TYPED_ERRORS:
-                        pass  # another kind, or a shape for the generic path
-                    else:
+                    except _TYPED_REFUSED:
+                        event = None  # another kind, or a shape for the generic path
+                    # msgspec does not check UTF-8 in what it skips: a line it read that is not
+                    # ASCII is checked after (cursor_typed's notes), so the many lines of other
+                    # kinds are never decoded twice; a line that is not UTF-8 gets orjson's verdict
+                    if event is not None and (piece.isascii() or _utf8(piece)):
                         event.line = number
                         event.offset = offset
                         event.size = size
@@ -330,7 +340,7 @@ def _utf8(data: bytes) -> bool:
     return True
 
 
-def decode_all(chunks: Iterable[bytes], typed: bool = False) -> list[Item]:
+def decode_all(chunks: Iterable[bytes], typed: Any = False) -> list[Item]:
     """Decode a whole stream given as chunks; convenience for tests and tools.
 
     Generic :class:`Event` objects unless ``typed`` (see :class:`Decoder`)."""

@@ -290,7 +290,10 @@ def stall_periods(session: Any, stall_s: float | None = None) -> list[dict]:
     limit = stall_s * 1000.0
     out = []
     covered = set()
-    for call in session.tool_calls.values():
+    # no call has been as long as the limit (Session.longest_call_ms): none to look for (a
+    # long replay's calls are read back from disk otherwise, to find none)
+    longest = getattr(session, "longest_call_ms", limit)
+    for call in session.tool_calls.values() if longest is not None and longest >= limit else ():
         d = call.duration_ms
         if d is not None and d >= limit:
             covered.add(call.call_id)

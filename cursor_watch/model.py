@@ -32,6 +32,7 @@ import orjson
 from msgspec import UNSET
 
 from .events import Event, Invalid, invalid_item
+from .formats.common import CallEvent
 from . import spill
 from .formats.cursor_typed import (
     INT64_MIN,
@@ -53,6 +54,7 @@ from .tools import (
     STATUS_SUCCESS,
     classify_result,
     find_variant,
+    folded,
     summarize,
 )
 
@@ -491,6 +493,9 @@ class Session:
         self.agent: str | None = None  # cursor, claude-code, codex, gemini-cli (set by the reader: formats/)
         self.agent_version: str | None = None  # the CLI's version, where the stream gives it
         self.subagent_calls = 0  # tool calls that ran inside a sub-agent (a parent_call_id)
+        # the longest duration a call has had (None until one has both times): no call's is
+        # longer, so a summary looks for recorded stalls only when it reaches the stall limit
+        self.longest_call_ms: int | None = None
         sp = self.spill
 
         def spill_list(name: str, decode: Callable[[tuple], Any], encode: Callable[[Any], tuple] = _state) -> SpillList:
@@ -580,6 +585,8 @@ class Session:
                 self.diagnostics.append(Diagnostic(item.line, item.offset, item.size, item.message))
                 changes.append((CHANGE_DIAGNOSTIC, len(self.diagnostics) - 1))
             return changes
+        if item.__class__ is CallEvent:
+            return self._call_event(item)
         if item.__class__ in _TYPED:
             # a typed event off its fast path: the generic rules on the generic event
             item = _generic(item)
@@ -740,8 +747,26 @@ class Session:
                         continue
             self.events = events
             self.last_ts_ms = last_ts
-            if cls is Event and item.type == "system":
-                return i
+            if cls is Event:
+                t = item.type
+                if t == "system":
+                    return i
+                if (t == "thinking" or t == "assistant") and self.session_id is not None and not self.spill.error:
+                    # an adapter's text events (no time of their own, no usage so far): apply()'s
+                    # prelude is only the count for them, so their handler is called here
+                    data = item.data
+                    if "timestamp_ms" not in data and "running_usage" not in data:
+                        self.events = events + 1
+                        try:
+                            c = (self._thinking_text(item, data.get("text"), None) if t == "thinking"
+                                 else self._assistant(item, data, None))
+                        except Exception as err:  # noqa: BLE001 - as apply()
+                            c = self._not_applied(item, err)
+                        if c:
+                            changes += c
+                        events, ready = self.events, self._typed_ready()
+                        i += 1
+                        continue
             c = self.apply(item)
             if c:
                 changes += c
@@ -959,7 +984,103 @@ class Session:
 
     def _tool_call(self, item: Event, data: dict, ts: int | None) -> list[tuple[str, Any]]:
         return self._apply_tool_call(item, data.get("call_id"), _fields_of(data.get("tool_call")),
-                                     data.get("model_call_id"), ts, data)
+                                     data.get("model_call_id"), ts, data.get("tool_name"), data.get("parent_call_id"),
+                                     "untimed" in data)
+
+    def _call_event(self, item: CallEvent) -> list[tuple[str, Any]]:
+        """An adapter's canonical tool call (:class:`cursor_watch.formats.common.CallEvent`):
+        :meth:`apply`'s rules on its attributes (the same as on its :attr:`~CallEvent.data`)."""
+        self.events += 1
+        ts = item.timestamp_ms
+        if ts is not None:
+            if self.first_ts_ms is None:
+                self.first_ts_ms = ts
+            self.last_ts_ms = ts
+        running = item.running_usage
+        if running.__class__ is dict:
+            self.running_usage = running
+        if self.spill.error and not self.spill.reported:
+            self.spill.reported = True
+            self.add_note("session", "memory", self.spill.error)
+        try:
+            return self._apply_call_event(item, ts)
+        except Exception as err:  # noqa: BLE001 - as apply(): a malformed event must not stop the watch
+            return self._not_applied(item, err)
+
+    def _apply_call_event(self, item: CallEvent, ts: int | None) -> list[tuple[str, Any]]:
+        """:meth:`_apply_tool_call`'s rules for an adapter's :class:`CallEvent`, whose
+        ``tool_call`` object is one ``<kind>ToolCall`` variant without siblings (no
+        ``toolCallId``, ``startedAtMs``, ``completedAtMs``) and which has no ``model_call_id``:
+        what those rules read of it, read from its attributes (``tests/test_typed.py`` checks
+        that both give the same model)."""
+        changes = self._boundary() if self._open is not None or self._tentative is not None else []
+        call_id = item.call_id
+        if call_id.__class__ is not str or not call_id:
+            call_id = call_id if isinstance(call_id, str) and call_id else f"(no call_id, line {item.line})"
+        kind = item.kind
+        body = item.body if kind else {}  # "ToolCall" alone is no variant (tools.find_variant)
+        tool = kind or "unknown"
+        call = self.tool_calls.revive(call_id)
+        new = call is None
+        if new:
+            call = ToolCall(len(self.tool_calls) + 1, call_id)
+            self.tool_calls.add(call)  # running: stays in memory while its fields are set
+            self.tool_counts[STATUS_RUNNING] += 1
+            self.timeline.append(("tool", call_id))
+        if tool != "unknown" or call.kind == "unknown":
+            call.kind = tool
+            name = item.tool_name
+            call.tool = name if name.__class__ is str and name else tool
+        untimed = self.replayed or item.untimed
+        parent = item.parent_call_id
+        if parent.__class__ is str and parent:
+            if not call.parent_call_id:
+                self.subagent_calls += 1
+            call.parent_call_id = parent
+        subtype = item.subtype
+        started_event = subtype == "started"
+        args = body.get("args") if started_event or call.args is None or not call.summary else None
+        if isinstance(args, dict):
+            if call.args is None or started_event:
+                call.args = _small_args(args)
+            if not call.summary or started_event:
+                call.summary = summarize(tool, args)
+        desc = body.get("description")
+        if isinstance(desc, str) and desc:
+            call.description = _short(desc, 300)
+        span = (item.offset, item.size)
+        done = False
+        if subtype == "completed":
+            call.completed_line = item.line
+            call.end_span = span
+            call.args = None  # done: a view re-reads the full args by offset (start_span/end_span)
+            status, outcome, payload = classify_result(body.get("result"))
+            call.outcome = outcome
+            call.exit_code = _int(payload.get("exitCode"))
+            call.detail = _detail(status, outcome, payload)
+            if not call.summary:
+                call.summary = summarize(tool, body.get("args"), payload)
+            call.completed_ms = ts if ts is not None else (None if untimed else int(self._clock()))
+            if call.started_ms is not None and call.completed_ms is not None:
+                self._timed(call)
+            if call.status != status:
+                if call.status == STATUS_RUNNING:
+                    done = True
+                self._set_status(call, status)
+        else:
+            call.started_line = call.started_line or item.line
+            if started_event:
+                call.start_span = span
+            if call.started_ms is None:
+                call.started_ms = ts if ts is not None else (None if untimed else int(self._clock()))
+                if call.completed_ms is not None and call.started_ms is not None:
+                    self._timed(call)
+        changes.append((CHANGE_TOOL_STARTED if new else CHANGE_TOOL_UPDATED, call_id))
+        if done:
+            if self.opening is None:
+                self._set_opening()
+            changes.append((CHANGE_TOOL_DONE, call_id))
+        return changes
 
     def _typed_tool_call(self, item: ToolCallEvent) -> list[tuple[str, Any]] | None:
         """A typed ``tool_call`` event (:mod:`cursor_watch.formats.cursor_typed`), or None
@@ -984,17 +1105,17 @@ class Session:
         if ts is not None:
             self.last_ts_ms = ts
         try:
-            # Cursor events have no adapter keys (tool_name, parent_call_id, untimed): data None
-            return self._apply_tool_call(item, item.call_id, fields, item.model_call_id, ts, None)
+            # Cursor events have no adapter keys (tool_name, parent_call_id, untimed)
+            return self._apply_tool_call(item, item.call_id, fields, item.model_call_id, ts)
         except Exception as err:  # noqa: BLE001 - as apply(): a malformed event must not stop the watch
             return self._not_applied(item, err)
 
-    def _apply_tool_call(self, item: Any, call_id: Any, f: ToolFields, mcid: Any,
-                         ts: int | None, data: dict | None) -> list[tuple[str, Any]]:
+    def _apply_tool_call(self, item: Any, call_id: Any, f: ToolFields, mcid: Any, ts: int | None,
+                         name: Any = None, parent: Any = None, untimed: bool = False) -> list[tuple[str, Any]]:
         """The ``tool_call`` rules on what either path read (``f``); ``call_id`` and ``mcid``
-        are the event's raw ``call_id`` and ``model_call_id`` values; ``data`` the event's dict
-        for an adapter's canonical keys (``tool_name``, ``parent_call_id``, ``untimed``:
-        :mod:`cursor_watch.formats`), None on the typed (Cursor-only) path."""
+        are the event's raw ``call_id`` and ``model_call_id`` values; ``name``, ``parent`` and
+        ``untimed`` an adapter's canonical keys (``tool_name``, ``parent_call_id`` values, and
+        whether ``untimed`` is present: :mod:`cursor_watch.formats`), absent on Cursor's events."""
         # parallel calls: nothing is open between them (_boundary would change nothing)
         changes = self._boundary() if self._open is not None or self._tentative is not None else []
         if not isinstance(call_id, str) or not call_id:
@@ -1009,19 +1130,16 @@ class Session:
             self.tool_counts[STATUS_RUNNING] += 1
             self.timeline.append(("tool", call_id))
         if tool != "unknown" or call.kind == "unknown":
-            name = data.get("tool_name") if data is not None else None
             call.kind = tool
             call.tool = name if name.__class__ is str and name else tool
         # "untimed": an adapter's replayed event of an agent that writes no times (Codex), or any
         # event of a replayed file (``replayed``): its times stay unknown rather than taken from
         # the clock, which would time the replay (issue 18: nothing invented)
-        untimed = self.replayed or (data is not None and "untimed" in data)
-        if data is not None:
-            parent = data.get("parent_call_id")
-            if parent.__class__ is str and parent:
-                if not call.parent_call_id:
-                    self.subagent_calls += 1
-                call.parent_call_id = parent
+        untimed = self.replayed or untimed
+        if parent.__class__ is str and parent:
+            if not call.parent_call_id:
+                self.subagent_calls += 1
+            call.parent_call_id = parent
         if isinstance(mcid, str):
             call.model_call_id = mcid
         subtype = item.subtype
@@ -1055,6 +1173,8 @@ class Session:
             completed = _int(f.completed_at)
             call.completed_ms = completed if completed is not None else (
                 ts if ts is not None else (None if untimed else int(self._clock())))
+            if call.started_ms is not None and call.completed_ms is not None:
+                self._timed(call)
             # a call seen only as completed, without startedAtMs, has no known start: its
             # duration is unknown (issue 18: nothing invented), not zero
             if call.status != status:
@@ -1070,12 +1190,20 @@ class Session:
             if call.started_ms is None:
                 call.started_ms = started if started is not None else (
                     ts if ts is not None else (None if untimed else int(self._clock())))
+                if call.completed_ms is not None and call.started_ms is not None:
+                    self._timed(call)
         changes.append((CHANGE_TOOL_STARTED if new else CHANGE_TOOL_UPDATED, call_id))
         if done:
             if self.opening is None:
                 self._set_opening()
             changes.append((CHANGE_TOOL_DONE, call_id))
         return changes
+
+    def _timed(self, call: ToolCall) -> None:
+        """``call`` has both times (set just now): keep :attr:`longest_call_ms` up to date."""
+        d = call.duration_ms
+        if d is not None and (self.longest_call_ms is None or d > self.longest_call_ms):
+            self.longest_call_ms = d
 
     def _set_opening(self) -> None:
         """Fix :attr:`opening` (the first tool call to end, the first result or the end)."""
@@ -1200,7 +1328,7 @@ def _detail(status: str, outcome: str, payload: dict) -> str:
     for key in ("reason", "error", "message", "stderr"):
         value = payload.get(key)
         if isinstance(value, str) and value.strip():
-            bits.append(" ".join(value.split())[:200])
+            bits.append(folded(value, 200))
             break
     code = payload.get("exitCode")
     if isinstance(code, int) and code != 0:

@@ -25,7 +25,8 @@ from .sources import FileSource, Notice, ProcessSource, Source, SourceError, lis
 
 Changes = list[tuple[str, Any]]
 
-SLICE = 64 * 1024  # bytes parsed between yields to the event loop
+SLICE = 64 * 1024  # bytes parsed (and changes delivered) at a time
+YIELD_S = 0.005  # while a big chunk is read slice by slice, the event loop gets a turn this often
 IDLE_FLUSH_S = 0.5  # a broken line held this long with no more input is a diagnostic
 RESULT_EXIT_GRACE_S = 10.0  # a spawned command that printed `result` gets this long to exit
 DIR_POLL_S = 1.0  # a followed directory is checked this often for new stream files
@@ -57,8 +58,9 @@ class Monitor:
     def __init__(self, clock: Callable[[], float] | None = None, source: str = "-", source_label: str = "stdin",
                  reread: Callable[[int, int], bytes] | None = None,
                  make_session: Callable[[], Session] | None = None, fmt: str = "auto", live: bool = True) -> None:
-        # typed decoding (formats.cursor_typed) is Cursor's fast path: off until the format is
-        # known to be Cursor's (other agents' lines could fit its structs: _detected decides)
+        # typed decoding is each adapter's own fast path (formats.cursor_typed for Cursor's):
+        # off until the format is known (other agents' lines could fit its structs: _detected
+        # gives the decoder the detected adapter's)
         self.decoder = Decoder(typed=fmt == "cursor")
         self.agent: str | None = None
         make = make_session or (lambda: Session(clock))
@@ -73,13 +75,12 @@ class Monitor:
         self.splitter = RunSplitter(source, source_label, labelled, reread or _no_reread)
         self.reader = Reader(fmt, self._detected, live)
         self._paced_corrections: list[int] = []
-        self._paced_switches = 0
         self._last_run = self.splitter.current
         self._switches = 0
 
     def _detected(self, adapter: Adapter) -> None:
         self.agent = adapter.agent
-        self.decoder.typed = adapter.name == "cursor"
+        self.decoder.typed = adapter.typed_decoder or False
         for run in self.splitter.runs:
             if run.session.agent is None:
                 run.session.agent = adapter.agent
@@ -176,9 +177,11 @@ class Monitor:
             limit = items[stop].line if stop is not None and stop < len(items) else None
             for k in range(len(native) - 1, -1, -1):
                 item = native[k]
-                if item.__class__ is not Event or (limit is not None and item.line >= limit):
+                cls = item.__class__
+                if cls is Invalid or (limit is not None and item.line >= limit):
                     continue
-                ts = item.data.get("timestamp_ms")
+                # an adapter's typed event (its typed decoder) has the field itself
+                ts = item.data.get("timestamp_ms") if cls is Event else getattr(item, "timestamp_ms", None)
                 self._set_last(run, item.type, item.subtype, item.line, ts)
                 return
         for k in range(end - 1, -1, -1):
@@ -206,17 +209,18 @@ class Monitor:
         items = self.reader.adapt(self.decoder.feed(chunk))
         self.splitter.count_lines(self.decoder.lines)
         corr = self.reader.corrections
-        if corr != [0]:  # the first segment's to the current run, each next one's when its run begins
+        if corr != [0]:  # the first segment's to the current run, each next one's at its init
             self.splitter.current.session.events += corr[0]
             self._paced_corrections = list(corr[1:])
-            self._paced_switches = self.splitter.switches
         return items
 
     def apply(self, item: Any) -> Changes:
         """Apply one parsed item (paced replay)."""
         changes = self.splitter.apply(item)
-        if self._paced_corrections and self.splitter.switches != self._paced_switches:
-            self._paced_switches = self.splitter.switches
+        if self._paced_corrections and item.__class__ is Event and item.type == "system" and item.subtype == "init":
+            # each init begins the batch's next segment, counted in the run current after it
+            # (a new run, or the same one for a source's first init, which begins none: as
+            # _count_native folds it into the current run's)
             self.splitter.current.session.events += self._paced_corrections.pop(0)
         self._mark_last([item], whole=False)
         return changes
@@ -322,6 +326,7 @@ async def pump(
         source.applied_bytes = 0  # progress by what has been replayed, not read (FileSource.progress)
     backlog = getattr(source, "size_at_start", None) if on_caught_up is not None else None
     consumed = 0
+    yielded = time.monotonic()
     if backlog is not None and backlog <= 0 and on_caught_up is not None:
         on_caught_up()
         backlog = None
@@ -340,14 +345,17 @@ async def pump(
             on_changes(monitor.notice(got))
             continue
         if pacer is None:
-            # slices: a 1 MiB chunk of small events is ~50k lines; yield between
-            # slices so a signal, a key press or a redraw is never seconds late
+            # slices: a 1 MiB chunk of small events is ~50k lines; yield between slices
+            # (once YIELD_S has passed since the last yield: a turn of the event loop per
+            # 64 KB slice cost ~5 % of a --summary) so a signal, a key press or a redraw is
+            # never seconds late
             for start in range(0, len(got), SLICE):
                 changes = monitor.feed(got[start : start + SLICE] if len(got) > SLICE else got)
                 if changes:
                     on_changes(changes)
-                if len(got) > SLICE:
+                if len(got) > SLICE and (now := time.monotonic()) - yielded >= YIELD_S:
                     await asyncio.sleep(0)
+                    yielded = now
                     if stop is not None and stop.is_set():
                         return
         else:

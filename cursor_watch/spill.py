@@ -216,6 +216,21 @@ class SpillList(Generic[T]):
             yield from self._batch_at(start)
         yield from list(self._items)
 
+    def project(self, index: int, of_item: Callable[[T], Any]) -> Iterator[Any]:
+        """One field of every item, in order: ``of_item(item)`` of the items in memory, and
+        ``state[index]`` of the spilled ones' state tuples, read without making the items
+        (``of_item`` must give that field: ``Segment.text`` is its state's ``[4]``)."""
+        for start in range(0, self._cold, self._batch):  # batch by batch: memory stays bounded
+            cached = self._cache
+            if cached is not None and cached[0] == start:
+                yield from map(of_item, cached[1])
+                continue
+            rows = self._spill.query("SELECT data FROM items WHERE list = ? AND idx = ?", (self._name, start))
+            if rows:
+                for state in pickle.loads(rows[0][0]):
+                    yield state[index]
+        yield from map(of_item, list(self._items))
+
     def __eq__(self, other: object) -> bool:
         if isinstance(other, (list, SpillList)):
             return list(self) == list(other)

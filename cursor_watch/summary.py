@@ -10,6 +10,7 @@ Every control character comes out escaped: orjson escapes C0 controls itself, an
 
 from __future__ import annotations
 
+import operator
 import re
 from collections.abc import Callable, Iterable, Iterator
 from itertools import islice
@@ -41,6 +42,9 @@ class _Joined:
         self.pieces = pieces
 
 
+_text = operator.attrgetter("text")
+
+
 def _summary_fields(session: Session, stderr_tail: list[str] | None) -> list[tuple[str, Any]]:
     """The summary's keys in order; the long values are lazy (``_Items``, ``_Joined``)."""
     s = session
@@ -62,9 +66,11 @@ def _summary_fields(session: Session, stderr_tail: list[str] | None) -> list[tup
         }),
         ("status", s.status if s.status != "running" else "incomplete"),
         ("result", result),
-        ("assistant_text", _Joined(seg.text for seg in s.segments)),
-        ("segments", _Items(seg.text for seg in s.segments)),
-        ("thinking_text", _Joined(b.text for b in s.thinking)),
+        # the texts of spilled records read from their states (Segment.state()[4],
+        # ThinkingBlock.state()[5]) without making the records
+        ("assistant_text", _Joined(s.segments.project(4, _text))),
+        ("segments", _Items(s.segments.project(4, _text))),
+        ("thinking_text", _Joined(s.thinking.project(5, _text))),
         ("tool_calls", _Items(c.to_json() for c in s.tool_calls.values())),
         ("notes", _Items({"line": n.line, "kind": n.kind, "subtype": n.subtype, "text": n.text} for n in s.notes)),
         ("counts", s.counts()),

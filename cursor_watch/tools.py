@@ -101,8 +101,27 @@ def _s(value: Any) -> str:
     return value if isinstance(value, str) else ("" if value is None else str(value))
 
 
+def folded(text: str, limit: int) -> str:
+    """``" ".join(text.split())[:limit]``: whitespace runs folded to one space, then cut at
+    ``limit`` characters (``limit`` >= 0), without folding all of a long text.
+
+    The folding of a prefix of ``text`` is always a prefix of the folding of ``text`` (a word
+    cut at the prefix's end is a prefix of the whole word), so once a prefix folds to at least
+    ``limit`` characters the rest is never looked at: a 60 KB tool output is cut at a cost of a
+    few hundred characters.
+    """
+    n = len(text)
+    k = 4 * limit + 64
+    while k < n:
+        head = " ".join(text[:k].split())
+        if len(head) >= limit:
+            return head[:limit]
+        k *= 4
+    return " ".join(text.split())[:limit]
+
+
 def _one_line(text: str, limit: int = 200) -> str:
-    text = " ".join(text.split())
+    text = folded(text, limit + 1) if limit > 0 else " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 

@@ -222,6 +222,19 @@ def _decode(lines: list[bytes], fmt: str = "auto") -> Monitor:
     return mon
 
 
+def test_a_hook_event_after_a_result_then_a_line_that_gives_nothing_does_not_crash():
+    """Held hook events (after a result, maybe the next run's) released by a line that gives no
+    canonical event (an empty delta here): they stay in the run they follow, nothing raises
+    (found by the typed/generic property test of tests/test_typed.py)."""
+    mon = _decode([b'{"type":"system","subtype":"init","session_id":"s","claude_code_version":"2"}',
+                   b'{"type":"result","subtype":"success","result":"","session_id":"s"}',
+                   b'{"type":"system","subtype":"hook_started","hook_event":"SessionStart"}',
+                   b'{"type":"stream_event","event":{"type":"content_block_delta","index":0,'
+                   b'"delta":{"type":"text_delta","thinking":"a"}}}'])
+    [run] = mon.runs
+    assert [n.line for n in run.session.notes] == [3] and run.session.counts()["events"] == 4
+
+
 def test_hook_events_before_init_are_status_lines_of_the_claude_run():
     """Hook events (from the docs' description: they can come before init) never start a run."""
     mon = _decode([b"not json: a stderr line",
@@ -270,15 +283,20 @@ def test_claude_partial_tool_without_its_assistant_line_is_still_a_call():
     assert mon.session.counts()["events"] == 5
 
 
-def test_typed_decoding_is_cursors_only():
-    """Issue 17's typed decoder is the Cursor adapter's fast path: on until the format is known
-    only when Cursor's is forced, on once a stream is found to be Cursor's, off for the others
-    (a Claude Code ``assistant`` line fits its structs); a typed event given to another agent's
-    adapter is read as its line's dict."""
+def test_typed_decoding_is_each_adapters_own():
+    """Issue 17's typed decoder is the Cursor adapter's fast path, and each adapter brings its
+    own (Claude Code's: claude_typed, its stream_event lines): off until the format is known
+    unless one is forced, then the detected adapter's (Cursor's structs are never used on
+    another agent's lines: a Claude Code ``assistant`` line fits them); a Cursor typed event
+    given to another agent's adapter is read as its line's dict."""
+    from cursor_watch.formats import claude_typed
+
     cursor = b'{"type":"system","subtype":"init","session_id":"s","apiKeySource":"login"}\n'
     claude = b'{"type":"system","subtype":"init","session_id":"s","claude_code_version":"2.1.9"}\n'
-    assert Monitor(fmt="cursor").decoder.typed and not Monitor().decoder.typed
-    for head, typed in ((cursor, True), (claude, False)):
+    codex = b'{"type":"thread.started","thread_id":"t"}\n'
+    assert Monitor(fmt="cursor").decoder.typed is True and not Monitor().decoder.typed
+    assert Monitor(fmt="claude").decoder.typed is claude_typed.DECODER
+    for head, typed in ((cursor, True), (claude, claude_typed.DECODER), (codex, False)):
         mon = Monitor()
         mon.feed(head)
         assert mon.decoder.typed is typed
@@ -952,3 +970,57 @@ def test_claude_synthetic_user_message_is_a_status_line_not_the_prompt():
     assert s.prompt is None
     assert [(n.subtype, n.text) for n in s.notes] == [
         ("synthetic_user", "synthetic user message: This session is being continued from a previous conversation")]
+
+
+def test_claude_running_usage_is_the_sum_of_each_messages_latest_usage():
+    """The tokens-so-far an adapted Claude Code event carries (issue 21's live budgets) are each
+    message's latest usage summed per kind (integers only), over the run; kept as running sums,
+    they equal summing every message again (random message ids, updates, odd values, inits)."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from cursor_watch.events import Event
+    from cursor_watch.formats.claude import ClaudeAdapter, _usage
+
+    value = st.one_of(st.integers(0, 10**6), st.integers(0, 10**6), st.booleans(), st.none(), st.sampled_from(["7", 1.5]))
+    usage = st.fixed_dictionaries({}, optional={"input_tokens": value, "output_tokens": value,
+                                                "cache_read_input_tokens": value, "cache_creation_input_tokens": value,
+                                                "output_tokens_details": st.fixed_dictionaries({"thinking_tokens": value})})
+    step = st.one_of(st.tuples(st.sampled_from(["m1", "m2", "m3", ""]), usage), st.just(("init", None)))
+
+    @settings(max_examples=200, deadline=None)
+    @given(st.lists(step, max_size=30))
+    def check(steps):
+        adapter = ClaudeAdapter()
+        latest: dict = {}
+        for n, (mid, u) in enumerate(steps, 1):
+            if mid == "init":
+                data = {"type": "system", "subtype": "init", "session_id": "s"}
+                adapter.adapt([Event(data, n, 0, 1)])
+                latest.clear()
+                continue
+            data = {"type": "assistant", "message": {"id": mid, "content": [{"type": "text", "text": "x"}], "usage": u}}
+            marked = [e for e in adapter.adapt([Event(data, n, 0, 1)]) if "running_usage" in e.data]
+            latest[mid or f"(line {n})"] = _usage(u)
+            want = {k: sum(x.get(k) for x in latest.values() if isinstance(x.get(k), int) and not isinstance(x.get(k), bool))
+                    for k in _usage(u)}
+            assert marked and all(e.data["running_usage"] == want for e in marked)
+
+    check()
+
+
+@pytest.mark.parametrize("path", capture_params())
+def test_a_paced_replay_counts_the_agents_own_events_as_a_plain_read(path: Path):
+    """--speed applies the adapted items one by one (Monitor.items, Monitor.apply): each run
+    counts the agent's own events as a batch read does (a source's first init, which begins
+    no run, used to leave its segment's correction unapplied: the ailang capture counted 35
+    events of 187)."""
+    raw = path.read_bytes()
+    batch = Monitor(clock=lambda: 1_000_000.0, live=False)
+    batch.feed(raw)
+    batch.finish()
+    paced = Monitor(clock=lambda: 1_000_000.0, live=False)
+    for item in paced.items(raw):
+        paced.apply(item)
+    paced.finish()
+    assert [r.session.counts() for r in paced.runs] == [r.session.counts() for r in batch.runs]

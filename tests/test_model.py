@@ -338,3 +338,52 @@ def test_resend_before_retry_is_dropped():
     retry = ev(type="retry", subtype="starting", attempt=1, is_resume=False, timestamp_ms=4)
     data = asst("Work", 1) + asst("ing.", 2) + asst("Working.", 3) + retry + asst("Working.") + result("Working.")
     assert run_bytes(data).session.assistant_text == "Working."
+
+
+def test_folded_cuts_only_the_beginning_of_a_long_text_and_gives_the_same_string():
+    """tools.folded (the model's failure detail, the adapters' one_line) folds whitespace of a
+    prefix only; the result is exactly the whole text folded and cut."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from cursor_watch.formats.common import one_line
+    from cursor_watch.tools import folded
+
+    piece = st.one_of(st.text(alphabet="ab", min_size=1, max_size=60), st.text(alphabet=" \n\t\u3000\x85", min_size=1,
+                                                                                 max_size=400))
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.lists(piece, max_size=200), st.sampled_from([0, 1, 5, 200, 201, 300, 500]))
+    def check(pieces, limit):
+        text = "".join(pieces)
+        whole = " ".join(text.split())
+        assert folded(text, limit) == whole[:limit]
+        if limit:
+            assert one_line(text, limit) == (whole if len(whole) <= limit else whole[: limit - 1] + "…")
+
+    check()
+
+
+def test_stall_periods_looks_for_recorded_stalls_only_when_a_call_was_that_long():
+    """guard.stall_periods skips reading every call back when no call has lasted the stall
+    limit (Session.longest_call_ms, kept as calls get their times); the stalls are those of
+    every call's duration, on random streams (damaged ones too), with spilling."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+    from test_properties import run_spilling, stream
+
+    from cursor_watch.guard import stall_periods
+
+    @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+    @given(stream(), st.sampled_from([0.001, 0.5, 5.0, 300.0]))
+    def check(data, stall_s):
+        for run in run_spilling(data, hot=2, batch=2).runs:
+            s = run.session
+            durations = [c.duration_ms for c in s.tool_calls.values() if c.duration_ms is not None]
+            # an upper bound of every call's duration (a call completed twice may get shorter)
+            assert (s.longest_call_ms is None) if not durations else s.longest_call_ms >= max(durations)
+            want = [c.call_id for c in s.tool_calls.values()
+                    if c.duration_ms is not None and c.duration_ms >= stall_s * 1000.0]
+            assert [p["call_id"] for p in stall_periods(s, stall_s) if p["observed"] == "recorded"] == want
+
+    check()

@@ -12,6 +12,7 @@ never reads) pinned so it can't grow.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import orjson
 import pytest
@@ -232,3 +233,369 @@ def test_the_known_difference_a_number_beyond_a_double_in_a_skipped_field(number
     # the same line where no fast path takes it (it opens the segment): the same diagnostic
     alone = b'{"type":"system","subtype":"init","session_id":"s"}\n' + line
     assert session_snapshot(read([alone], True).session) == session_snapshot(read([alone], False).session)
+
+
+# -- Claude Code's typed path (claude_typed: stream_event lines, issue 19) ------------------
+#
+# Each adapter brings its own typed decoding (Decoder.typed = the adapter's typed_decoder). The
+# same bytes are read with the Claude adapter's typed decoder on and off; every line the typed
+# structs don't fit (and every other kind) takes the generic path, so the models must be equal.
+
+from cursor_watch.formats import claude_typed  # noqa: E402
+from cursor_watch.formats import Reader  # noqa: E402
+from cursor_watch.formats.common import CallEvent  # noqa: E402
+from cursor_watch.formats.claude_typed import StreamEvent  # noqa: E402
+
+
+def _as_generic(items: list) -> list:
+    return [Event(i.data, i.line, i.offset, i.size) if i.__class__ is CallEvent else i for i in items]
+
+
+class GenericCallsReader(Reader):
+    """A Reader whose canonical tool calls reach the model as generic Events (their dicts)."""
+
+    __slots__ = ()
+
+    def adapt(self, items: list) -> list:
+        return _as_generic(super().adapt(items))
+
+    def finish(self) -> list:
+        return _as_generic(super().finish())
+
+
+def read_agent(chunks: list[bytes], typed: bool, fmt: str = "claude") -> Monitor:
+    """A monitor fed ``chunks``, the format forced (typed decoding from the first line) or
+    ``auto`` (from the first chunk after the one the format is found in). With ``typed`` off,
+    everything takes the generic path: the adapter's typed decoder is turned off as soon as it
+    is given, and each canonical tool call (formats.common.CallEvent) reaches the model as the
+    generic Event of its dict."""
+    mon = Monitor(clock=lambda: CLOCK_MS, fmt=fmt)
+    if fmt == "auto":
+        detect = mon.reader.on_detect
+
+        def detected(adapter) -> None:
+            detect(adapter)
+            if not typed:
+                mon.decoder.typed = False
+
+        mon.reader.on_detect = detected
+    elif not typed:
+        mon.decoder.typed = False
+    if not typed:
+        mon.reader.__class__ = GenericCallsReader
+    for chunk in chunks:
+        mon.feed(chunk)
+    for item in mon.reader.adapt(mon.decoder.finish()) + mon.reader.finish():
+        mon.apply(item)
+    for run in mon.runs:
+        run.session.finish()
+    return mon
+
+
+def one_by_one_same_as_batches(chunks: list[bytes], fmt: str) -> None:
+    """Session.apply_all (a batch at a time, with its inline paths) leaves the same model as
+    Session.apply on each item, for the adapted items of ``chunks``."""
+    mon = Monitor(clock=lambda: CLOCK_MS, fmt=fmt)
+    batches = [mon.reader.adapt(mon.decoder.feed(chunk)) for chunk in chunks]
+    batches.append(mon.reader.adapt(mon.decoder.finish()) + mon.reader.finish())
+    batched, single = Monitor(clock=lambda: CLOCK_MS, fmt=fmt), Monitor(clock=lambda: CLOCK_MS, fmt=fmt)
+    for items in batches:
+        changes: list = []
+        i = 0
+        while i < len(items):
+            i = batched.splitter.current.session.apply_all(items, i, changes)
+            if i < len(items):
+                batched.splitter.apply(items[i])
+                i += 1
+        for item in items:
+            single.splitter.apply(item)
+    for a, b in zip(batched.runs, single.runs):
+        a.session.finish()
+        b.session.finish()
+    assert snapshot(batched) == snapshot(single)
+
+
+def assert_same_agent_model(data: bytes, chunks: list[bytes] | None = None,
+                            fmt: str = "claude") -> tuple[Monitor, Monitor]:
+    chunks = chunks or [data]
+    typed, generic = read_agent(chunks, True, fmt), read_agent(chunks, False, fmt)
+    assert snapshot(typed) == snapshot(generic)
+    one_by_one_same_as_batches(chunks, fmt)
+    assert [(r.last_event, r.first_line, r.last_line, r.session.agent) for r in typed.runs] == \
+        [(r.last_event, r.first_line, r.last_line, r.session.agent) for r in generic.runs]
+    for a, b in zip(typed.runs, generic.runs):
+        assert [c.state() for c in a.session.tool_calls.values()] == [c.state() for c in b.session.tool_calls.values()]
+        assert (a.session.first_ts_ms, a.session.last_ts_ms, a.session.running_usage, a.session.subagent_calls) == \
+            (b.session.first_ts_ms, b.session.last_ts_ms, b.session.running_usage, b.session.subagent_calls)
+    return typed, generic
+
+
+MSG_IDS = ["msg_1", "msg_2"]
+TOOL_IDS = ["toolu_1", "toolu_2", "toolu_3"]
+PARENTS = [None, None, "toolu_1", ""]
+# integers where the adapter reads one: mostly small, now and then beyond 64 bits (orjson gives
+# floats there), a bool, a float, or any loose value
+ODD_INDEXES = st.sampled_from(BIG + [True, 1.0, -1]) | loose
+
+
+@st.composite
+def claude_stream_event(draw) -> dict:
+    et = often(draw, st.sampled_from(["content_block_delta"] * 4 + ["content_block_start", "content_block_stop",
+                                                                    "message_start", "message_delta",
+                                                                    "message_stop", "ping"]))
+    ev: dict = {"type": et}
+    maybe(draw, ev, "index", often(draw, st.integers(0, 2), ODD_INDEXES))
+    if et == "content_block_delta":
+        dt = often(draw, st.sampled_from(["text_delta", "thinking_delta", "input_json_delta", "signature_delta"]))
+        delta: dict = {"type": dt}
+        field = {"text_delta": "text", "thinking_delta": "thinking", "input_json_delta": "partial_json"}.get(
+            dt if isinstance(dt, str) else "", "text")
+        maybe(draw, delta, field, often(draw, st.sampled_from(["a", "b", "", "ha", '{"command": "ls"}', '"x"',
+                                                               '{"file_path": "/a"}'])))
+        if draw(st.integers(0, 6)) == 0:  # a field of another delta type beside it
+            delta[draw(st.sampled_from(["text", "thinking", "partial_json"]))] = often(draw, st.sampled_from(["z", ""]))
+        maybe(draw, ev, "delta", often(draw, st.just(delta)))
+    elif et == "content_block_start":
+        cb: dict = {"type": often(draw, st.sampled_from(["text", "thinking", "tool_use", "server_tool_use",
+                                                         "redacted_thinking"]))}
+        maybe(draw, cb, "id", often(draw, st.sampled_from(TOOL_IDS)))
+        maybe(draw, cb, "name", often(draw, st.sampled_from(["Bash", "Read", "mcp__s__t", "Task", "Edit"])))
+        maybe(draw, cb, "input", often(draw, st.sampled_from([{}, {"command": "ls"}, {"file_path": "/a"}])))
+        maybe(draw, ev, "content_block", often(draw, st.just(cb)))
+    elif et == "message_start":
+        msg = {"id": often(draw, st.sampled_from(MSG_IDS)), "type": "message", "role": "assistant", "content": []}
+        maybe(draw, ev, "message", often(draw, st.just(msg)))
+    elif et == "message_delta":
+        ev["delta"] = {"stop_reason": "tool_use"}
+        ev["usage"] = {"output_tokens": draw(st.integers(0, 9))}
+    line: dict = {"type": "stream_event"}
+    maybe(draw, line, "event", often(draw, st.just(ev)))
+    maybe(draw, line, "parent_tool_use_id", often(draw, st.sampled_from(PARENTS)))
+    maybe(draw, line, "session_id", "s1")
+    if draw(st.integers(0, 6)) == 0:
+        line[draw(st.sampled_from(["subtype", "timestamp_ms", "uuid"]))] = draw(TS)
+    return line
+
+
+@st.composite
+def claude_other_event(draw) -> dict:
+    kind = draw(st.sampled_from(["assistant", "assistant", "user", "system", "result", "rate_limit_event"]))
+    parent = often(draw, st.sampled_from(PARENTS))
+    if kind == "assistant":
+        block = draw(st.sampled_from([
+            {"type": "text", "text": draw(st.sampled_from(["a", "ab", "b", ""]))},
+            {"type": "thinking", "thinking": "t", "signature": "x"},
+            {"type": "tool_use", "id": draw(st.sampled_from(TOOL_IDS)), "name": draw(st.sampled_from(["Bash", "Read"])),
+             "input": {"command": "ls", "file_path": "/a"}},
+        ]))
+        msg = {"id": draw(st.sampled_from(MSG_IDS)), "role": "assistant", "content": [block],
+               "usage": {"input_tokens": 1, "output_tokens": draw(st.integers(0, 3))}}
+        return {"type": "assistant", "message": msg, "parent_tool_use_id": parent, "session_id": "s1",
+                "timestamp": "2026-09-21T14:13:20.223Z"}
+    if kind == "user":
+        block = {"type": "tool_result", "tool_use_id": draw(st.sampled_from(TOOL_IDS)), "content": "out",
+                 "is_error": draw(st.booleans())}
+        return {"type": "user", "message": {"role": "user", "content": [block]}, "parent_tool_use_id": parent}
+    if kind == "system":
+        return draw(st.sampled_from([
+            {"type": "system", "subtype": "init", "session_id": "s1", "model": "m", "claude_code_version": "2.1.9"},
+            {"type": "system", "subtype": "status", "status": "requesting"},
+            {"type": "system", "subtype": "hook_started", "hook_event": "SessionStart"},
+        ]))
+    if kind == "result":
+        return {"type": "result", "subtype": "success", "is_error": False, "result": "ab", "session_id": "s1"}
+    return {"type": "rate_limit_event", "rate_limit_info": {"status": "allowed"}}
+
+
+def _claude_line(draw, event: dict) -> bytes:
+    if draw(st.integers(0, 8)) == 0:  # keys in another order: the kind is found by key, not by prefix
+        event = dict(reversed(list(event.items())))
+    line = json.dumps(event, ensure_ascii=False, separators=(",", ":")).encode()
+    if draw(st.integers(0, 10)) == 0 and line.endswith(b"}"):  # a duplicate key: the last value counts
+        line = line[:-1] + b"," + draw(st.sampled_from([b'"type":"user"', b'"type":"stream_event"',
+                                                       b'"event":{"type":"message_stop"}', b'"parent_tool_use_id":"p"',
+                                                       b'"event":7'])) + b"}"
+    return line
+
+
+@st.composite
+def delta_burst(draw) -> list[dict]:
+    """Consecutive deltas (the adapter merges those of one type): main agent's and sub-agents'."""
+    dt, field = draw(st.sampled_from([("text_delta", "text"), ("thinking_delta", "thinking")]))
+    return [{"type": "stream_event", "event": {"type": "content_block_delta", "index": draw(st.integers(0, 1)),
+                                               "delta": {"type": draw(st.sampled_from([dt, dt, dt, "text_delta"])),
+                                                         field: draw(st.sampled_from(["a", "b", ""]))}},
+             "parent_tool_use_id": draw(st.sampled_from(PARENTS))}
+            for _ in range(draw(st.integers(2, 5)))]
+
+
+@st.composite
+def claude_stream(draw) -> bytes:
+    head = [{"type": "system", "subtype": "init", "session_id": "s1", "model": "m", "claude_code_version": "2.1.9"}]
+    parts = draw(st.lists(st.lists(claude_stream_event() | claude_stream_event() | claude_other_event(), max_size=4)
+                          | delta_burst(), min_size=2, max_size=15))
+    events = (head if draw(st.integers(0, 5)) else []) + [e for part in parts for e in part]
+    lines = [_claude_line(draw, e) for e in events]
+    if lines and draw(st.integers(0, 4)) == 0:  # a damaged line among them (cut, bad UTF-8, a stray text line)
+        at = draw(st.integers(0, len(lines) - 1))
+        lines[at] = draw(st.sampled_from([lines[at][: len(lines[at]) // 2], lines[at][:-1] + b',"x":"\xff"}',
+                                          b"Error: boom", lines[at].replace(b'"a"', b'"\\ud800"')]))
+    return b"\n".join(lines) + b"\n"
+
+
+@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(claude_stream())
+@example(b'{"type":"system","subtype":"init","session_id":"s","claude_code_version":"2"}\n'
+         b'{"type":"stream_event","event":{"type":"message_start","message":{"id":"m1"}},"parent_tool_use_id":null}\n'
+         b'{"type":"stream_event","event":{"type":"content_block_start","index":0,"content_block":{"type":"thinking"}}}\n'
+         b'{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"a"}}}\n'
+         b'{"type":"stream_event","event":{"type":"content_block_delta","index":18446744073709551616,"delta":{"type":"thinking_delta","thinking":"b"}}}\n'
+         b'{"type":"stream_event","event":{"type":"content_block_stop","index":0}}\n')
+@example(b'{"type":"system","subtype":"init","session_id":"s","claude_code_version":"2"}\n'
+         b'{"type":"stream_event","event":{"type":"content_block_start","index":0,"content_block":{"type":"tool_use",'
+         b'"id":"toolu_1","name":"Bash","input":{"n":1e400}}}}\n'
+         b'{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"x"}},'
+         b'"parent_tool_use_id":0}\n')  # a number beyond a double where it is read; a falsy non-string parent
+@example(b'{"type":"system","subtype":"init","session_id":"s","claude_code_version":"2"}\n'
+         b'{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a"}}}\n'
+         b'{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"b"}},'
+         b'"parent_tool_use_id":"toolu_1"}\n')  # a sub-agent's delta after the main agent's: not merged
+@example(b'{"type":"system","subtype":"init","session_id":"s","claude_code_version":"2"}\n'
+         b'{"type":"stream_event","event":{"type":"message_start","message":{"id":"m1"}},"parent_tool_use_id":"toolu_1"}\n'
+         b'{"type":"stream_event","event":{"type":"content_block_start","index":0,"content_block":{"type":"tool_use",'
+         b'"id":"toolu_2","name":"Bash","input":{}}},"parent_tool_use_id":"toolu_1"}\n'
+         b'{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta",'
+         b'"partial_json":"{\\"command\\": \\"ls\\"}"}},"parent_tool_use_id":"toolu_1"}\n'
+         b'{"type":"stream_event","event":{"type":"message_stop"},"parent_tool_use_id":"toolu_1"}\n')  # a sub-agent's call
+def test_claude_typed_and_generic_paths_build_the_same_model(data):
+    assert_same_agent_model(data)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(st.data())
+def test_claude_typed_any_chunking_same_model(data):
+    raw = data.draw(claude_stream())
+    assert_same_agent_model(raw, data.draw(chunked(raw)), fmt=data.draw(st.sampled_from(["claude", "auto"])))
+
+
+def test_claude_real_captures_take_the_typed_path_and_match():
+    from test_agents import capture_params
+
+    seen = 0
+    for param in capture_params():
+        path = param.values[0] if hasattr(param, "values") else param
+        if "/claude/" not in str(path):
+            continue
+        raw = path.read_bytes()
+        assert_same_agent_model(raw)
+        assert_same_agent_model(raw, [raw[i:i + 997] for i in range(0, len(raw), 997)], fmt="auto")
+        items = Decoder(typed=claude_typed.DECODER).feed(raw)
+        if b'"type":"stream_event"' in raw:
+            assert StreamEvent in {type(i) for i in items}, path.name
+            seen += 1
+    assert seen >= 3  # the partial-message captures (a001-raw, ailang, lumid-identity)
+
+
+def test_claude_the_known_difference_a_number_beyond_a_double_in_a_skipped_field():
+    """As for Cursor's typed path: msgspec skips a field it doesn't read without looking at its
+    value, so a delta with a number beyond a double elsewhere in its line is read (its text
+    shown), where orjson calls the whole line invalid JSON. Where the typed path reads the
+    number's part (a content_block), the line is the same diagnostic on both paths."""
+    head = (b'{"type":"system","subtype":"init","session_id":"s","claude_code_version":"2"}\n'
+            b'{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a"}}}\n')
+    line = (b'{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta",'
+            b'"text":"b"}},"uuid":1e400}\n')
+    typed, generic = read_agent([head + line], True), read_agent([head + line], False)
+    assert typed.session.assistant_text == "ab" and typed.session.invalid_lines == 0
+    assert generic.session.assistant_text == "a" and generic.session.invalid_lines == 1
+    start = (b'{"type":"stream_event","event":{"type":"content_block_start","index":1,"content_block":'
+             b'{"type":"tool_use","id":"toolu_9","name":"Bash","input":{"n":-2e308}}}}\n')
+    assert_same_agent_model(head + start + line[:-1].replace(b"1e400", b'"u"') + b"\n")
+
+
+# -- canonical tool calls (formats.common.CallEvent) on every adapter ------------------------
+#
+# An adapter's tool calls reach the model as CallEvents (what the model reads at hand, the dict
+# built only when asked); read_agent(typed=False) gives the model their dicts as generic Events.
+# Codex has no typed decoder (its lines are mostly tool output that orjson reads as fast as
+# msgspec plus the UTF-8 check would): the comparison there is the tool-call path.
+
+ITEM_IDS = ["item_1", "item_2", "item_3"]
+
+
+@st.composite
+def codex_item(draw) -> dict:
+    t = often(draw, st.sampled_from(["command_execution", "file_change", "mcp_tool_call", "web_search", "todo_list",
+                                     "agent_message", "reasoning", "error", "mystery_tool"]))
+    it: dict = {"id": often(draw, st.sampled_from(ITEM_IDS)), "type": t}
+    status = often(draw, st.sampled_from(["in_progress", "completed", "failed", "declined"]))
+    if t == "command_execution":
+        it.update(command=often(draw, st.sampled_from(["ls", "/bin/bash -lc 'rg x'", ""])),
+                  aggregated_output=often(draw, st.sampled_from(["", "out\n", "x" * 300])),
+                  exit_code=often(draw, st.sampled_from([None, 0, 1, 2])), status=status)
+    elif t == "file_change":
+        it.update(changes=often(draw, st.just([{"path": "a.py", "kind": "update"}, {"path": "b", "kind": "add"}])),
+                  status=status)
+    elif t == "mcp_tool_call":
+        it.update(server="s", tool=often(draw, st.sampled_from(["t", "lean_sync"])),
+                  arguments=often(draw, st.just({"path": "p"})),
+                  result=often(draw, st.sampled_from([None, {"content": [{"type": "text", "text": "r"}]},
+                                                      {"content": [], "structured_content": {"a": 1}}])),
+                  error=often(draw, st.sampled_from([None, {"message": "bad"}, "worse"])), status=status)
+    elif t == "web_search":
+        it["query"] = often(draw, st.sampled_from(["q", ""]))
+    elif t == "todo_list":
+        it["items"] = often(draw, st.just([{"text": "a", "completed": True}, {"text": "b", "completed": False}]))
+    elif t in ("agent_message", "reasoning"):
+        it["text"] = often(draw, st.sampled_from(["done", "**thinking**", ""]))
+    elif t == "error":
+        it["message"] = often(draw, st.sampled_from(["warning: x", ""]))
+    else:
+        it["x"] = draw(loose)
+    kind = often(draw, st.sampled_from(["item.started", "item.updated", "item.completed", "item.completed"]))
+    event: dict = {"type": kind}
+    maybe(draw, event, "item", often(draw, st.just(it)))
+    return event
+
+
+@st.composite
+def codex_stream(draw) -> bytes:
+    head = [{"type": "thread.started", "thread_id": "t1"}, {"type": "turn.started"}]
+    other = st.sampled_from([
+        {"type": "turn.started"},
+        {"type": "turn.completed", "usage": {"input_tokens": 5, "cached_input_tokens": 1, "output_tokens": 2}},
+        {"type": "turn.failed", "error": {"message": "boom"}},
+        {"type": "error", "message": "Reconnecting... 1/5"},
+        {"type": "thread.started", "thread_id": "t2"},
+    ])
+    events = (head if draw(st.integers(0, 5)) else []) + draw(st.lists(codex_item() | codex_item() | other,
+                                                                        min_size=2, max_size=40))
+    lines = [json.dumps(e, ensure_ascii=False, separators=(",", ":")).encode() for e in events]
+    return b"\n".join(lines) + b"\n"
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(codex_stream(), st.sampled_from(["codex", "auto"]))
+def test_codex_canonical_tool_calls_and_generic_dicts_build_the_same_model(data, fmt):
+    assert_same_agent_model(data, fmt=fmt)
+
+
+def test_every_agent_capture_same_model_through_tool_call_objects_and_dicts(tmp_path):
+    """Every real capture of another agent, and bench/gen_stream.py's Claude Code (partial
+    messages), Codex and Gemini CLI streams: the fast paths (typed decoding, CallEvents) and
+    the generic ones give the same model."""
+    import sys
+
+    from test_agents import capture_params
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+    from gen_stream import generate_agent
+
+    paths = [param.values[0] if hasattr(param, "values") else param for param in capture_params()]
+    for agent, partial in (("claude", True), ("codex", False), ("gemini", False)):
+        paths.append(tmp_path / f"{agent}.jsonl")
+        generate_agent(paths[-1], agent, 300_000, partial)
+    for path in paths:
+        raw = path.read_bytes()
+        assert_same_agent_model(raw, fmt="auto")
+        assert_same_agent_model(raw, [raw[i:i + 501] for i in range(0, len(raw), 501)], fmt="auto")

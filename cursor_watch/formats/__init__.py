@@ -30,8 +30,11 @@ model lists it as an unknown event).
 objects (:func:`sniff`) to pick the adapter unless ``--format`` forced one. Per-agent facts and
 their sources are in ``docs/formats.md``.
 
-``cursor_typed``: the typed (msgspec) decoding of Cursor's ``stream-json``, the Cursor
-adapter's fast path (issue 17).
+Typed decoding: an adapter may bring a msgspec decoder of its hottest lines
+(:attr:`Adapter.typed_decoder`); once the format is known the decoder uses it, and the typed
+events it gives reach only that adapter (a line they don't fit takes the generic path).
+``cursor_typed``: Cursor's ``stream-json`` (the Cursor adapter's fast path, issue 17);
+``claude_typed``: Claude Code's ``stream_event`` lines (issue 19).
 """
 
 from __future__ import annotations
@@ -192,15 +195,17 @@ class Reader:
             self.native = items
         return released + out if released else out
 
-    def native_event(self, line: int) -> Event | None:
+    def native_event(self, line: int) -> Any:
         """The agent's own event on ``line`` among the last batch adapted (an adapted event keeps
-        its native line's number), or None (Cursor's format, or not in that batch)."""
+        its native line's number): an :class:`Event`, or the adapter's typed event of that line
+        (with ``type`` and ``subtype`` too); None (Cursor's format, an invalid line, or not in
+        that batch)."""
         native = self.native
         if native:
             for k in range(len(native) - 1, -1, -1):
                 item = native[k]
                 if item.line == line:
-                    return item if item.__class__ is Event else None
+                    return item if item.__class__ is not Invalid else None
                 if item.line < line:
                     break
         return None
@@ -245,7 +250,7 @@ class Reader:
             self.native = held
         end = self.adapter.finish()  # type: ignore[union-attr]
         corr = list(self.adapter.corrections)  # type: ignore[union-attr]  # (finish may count held events)
-        corr[-1] -= sum(1 for ev in end if ev.__class__ is Event)
+        corr[-1] -= sum(1 for ev in end if ev.__class__ is not Invalid)
         self.corrections = corr
         return out + end
 

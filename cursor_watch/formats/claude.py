@@ -31,8 +31,13 @@ import difflib
 from typing import Any
 
 import orjson
+from msgspec import UNSET
 
-from .common import Adapter, Event, Invalid, Item, as_event, event, iso_ms, note, one_line, s, tool_event
+from ..events import invalid_item
+from .claude_typed import DECODER as TYPED_DECODER
+from .claude_typed import StreamEvent
+from .claude_typed import loads as raw_loads
+from .common import Adapter, CallEvent, Event, Invalid, Item, as_event, event, iso_ms, note, one_line, s, tool_event
 
 # Claude Code's tool names -> canonical kinds (tools.py); mcp__SERVER__TOOL is "mcp"; others are
 # their own kind (generic detail). Task and Agent both name the sub-agent tool (init lists Task,
@@ -211,6 +216,7 @@ class ClaudeAdapter(Adapter):
 
     name = "claude"
     agent = "claude-code"
+    typed_decoder = TYPED_DECODER  # stream_event lines (the bulk of a partial-messages stream)
 
     def __init__(self) -> None:
         self._streamed: set[str] = set()  # message ids whose blocks came as stream_event deltas
@@ -221,6 +227,7 @@ class ClaudeAdapter(Adapter):
         # message id -> its usage (the last assistant line of a message has the final figures; a
         # message's blocks come as several lines with the same id): the run's usage so far
         self._usage: dict[str, dict] = {}
+        self._usage_sum: dict[str, int] = {}  # kind -> the integers of _usage's values, summed
         # hook events held back after a result (see convert), and how many the last convert gave
         self._held: list[Item] = []
         self._released = 0
@@ -248,27 +255,83 @@ class ClaudeAdapter(Adapter):
         mdata: dict = {}
         texts: list[str] = []
         for item in items:
-            if item.__class__ is not Event:
-                if item.__class__ is not Invalid:
-                    item = as_event(item)  # a typed Cursor event (formats.cursor_typed): read as its line's dict
-                if item.__class__ is Invalid:
-                    if self._held:  # hook events, then not the next init: they stay in the run they follow
-                        held = self._release()
-                        natives += len(held)
-                        out.extend(held)
-                    append(item)
-                    continue
-            natives += 1
-            if mtype and item.type == "stream_event":
-                data = item.data
-                ev = data.get("event")
-                if ev.__class__ is dict and ev.get("type") == "content_block_delta" and not data.get("parent_tool_use_id"):
-                    delta = ev.get("delta")
-                    if delta.__class__ is dict and delta.get("type") == mtype:
-                        text = delta.get("text" if mtype == "text_delta" else "thinking")
-                        if text.__class__ is str and text:
+            cls = item.__class__
+            if cls is StreamEvent:  # this adapter's typed decoding (claude_typed): attributes
+                natives += 1
+                ev = item.event
+                et = ev.type
+                if et == "content_block_delta":
+                    parent = item.parent_tool_use_id or ""
+                    delta = ev.delta
+                    dt = delta.type if delta else None  # (UNSET and None are false)
+                    if mtype and not parent and dt == mtype:
+                        text = delta.text if mtype == "text_delta" else delta.thinking
+                        if text:  # a str (the struct's type) and not empty
                             texts.append(text)
                             continue  # this native event counts; no canonical one is added
+                    if not self._held:
+                        # _api_event's delta rules, inline (most lines of a partial-messages
+                        # stream): a delta changes neither the hook events held nor the open
+                        # text segment (convert's bookkeeping), and its line is no result
+                        self._after_result = False
+                        if mtype:
+                            _merge(mtype, mdata, texts)
+                            mtype = ""
+                        if dt == "text_delta":
+                            text = delta.text
+                            if text and not parent:
+                                mdata = {"type": "assistant", "delta": True, "message": {
+                                    "role": "assistant", "content": [{"type": "text", "text": text}]}}
+                                mtype, texts = "text_delta", [text]
+                                append(Event(mdata, item.line, item.offset, item.size))
+                        elif dt == "thinking_delta":
+                            text = delta.thinking
+                            if text and not parent:
+                                block = self._blocks.get(("", ev.index))
+                                if block is not None:
+                                    block[3].append("")  # the block has text: its stop completes a thinking block
+                                mdata = {"type": "thinking", "subtype": "delta", "text": text}
+                                mtype, texts = "thinking_delta", [text]
+                                append(Event(mdata, item.line, item.offset, item.size))
+                        elif dt == "input_json_delta":
+                            block = self._blocks.get((parent, ev.index))
+                            if block is not None and delta.partial_json.__class__ is str:
+                                block[3].append(delta.partial_json)
+                        continue
+                elif et == "content_block_stop" and not self._held:
+                    self._after_result = False
+                    if mtype:
+                        _merge(mtype, mdata, texts)
+                        mtype = ""
+                    parent = item.parent_tool_use_id or ""
+                    block = self._blocks.get((parent, ev.index))
+                    if block is not None and block[0] == "thinking" and not parent and block[3]:
+                        # (a redacted one had no text)
+                        append(Event({"type": "thinking", "subtype": "completed"}, item.line, item.offset, item.size))
+                    continue
+            else:
+                if cls is not Event:
+                    if cls is not Invalid:
+                        item = as_event(item)  # a typed Cursor event (formats.cursor_typed): read as its line's dict
+                    if item.__class__ is Invalid:
+                        if self._held:  # hook events, then not the next init: they stay in the run they follow
+                            held = self._release()
+                            natives += len(held)
+                            out.extend(held)
+                        append(item)
+                        continue
+                natives += 1
+                if mtype and item.type == "stream_event":
+                    data = item.data
+                    ev = data.get("event")
+                    if ev.__class__ is dict and ev.get("type") == "content_block_delta" \
+                            and not data.get("parent_tool_use_id"):
+                        delta = ev.get("delta")
+                        if delta.__class__ is dict and delta.get("type") == mtype:
+                            text = delta.get("text" if mtype == "text_delta" else "thinking")
+                            if text.__class__ is str and text:
+                                texts.append(text)
+                                continue  # this native event counts; no canonical one is added
             if mtype:
                 _merge(mtype, mdata, texts)
                 mtype = ""
@@ -279,12 +342,12 @@ class ClaudeAdapter(Adapter):
                 continue
             released, self._released = self._released, 0
             natives += released
-            if got and got[0].__class__ is not Event:  # a diagnostic: an invalid line, not an event
+            if got and got[0].__class__ is Invalid:  # a diagnostic: an invalid line, not an event
                 natives -= 1
                 out.extend(got)
                 continue
-            if released and got[-1 - released].__class__ is Event and got[-1 - released].type == "system" \
-                    and got[-1 - released].subtype == "init":
+            if released and len(got) > released and got[-1 - released].__class__ is Event \
+                    and got[-1 - released].type == "system" and got[-1 - released].subtype == "init":
                 # an init with the hook events before it: they begin its run (counted in it)
                 cuts.append((natives - 1 - released, len(out) + len(got) - 1 - released))
                 out.extend(got)
@@ -345,7 +408,7 @@ class ClaudeAdapter(Adapter):
             # the model closes the open segment at a tool call, a result or an init: the next
             # text block (of the same message after a tool_use) then begins a new segment
             for ev in reversed(out):
-                if ev.__class__ is Event:
+                if ev.__class__ is not Invalid:
                     t = ev.type
                     if t == "assistant" and "message_open" in ev.data:
                         break
@@ -366,6 +429,8 @@ class ClaudeAdapter(Adapter):
 
     def _convert(self, item: Event) -> list[Item]:
         t = item.type
+        if item.__class__ is StreamEvent:
+            return self._stream_typed(item)
         data = item.data
         if t == "stream_event":
             return self._stream(item, data)
@@ -390,6 +455,7 @@ class ClaudeAdapter(Adapter):
             self._calls.clear()
             self._errors.clear()
             self._usage.clear()
+            self._usage_sum.clear()
             out = {"type": "system", "subtype": "init", "agent": self.agent}
             for key in ("session_id", "model", "cwd", "permissionMode", "apiKeySource"):
                 if key in data:
@@ -436,25 +502,67 @@ class ClaudeAdapter(Adapter):
         return note(item, st, text)
 
     def _stream(self, item: Event, data: dict) -> list[Item]:
+        """A ``stream_event`` line read from its dict (the generic path): see :meth:`_api_event`."""
         ev = data.get("event")
         if not isinstance(ev, dict):
             return [item]
-        et = ev.get("type")
-        parent = s(data.get("parent_tool_use_id"))
         index = ev.get("index")
-        if index.__class__ is not int:
-            index = None
+        delta = ev.get("delta") if isinstance(ev.get("delta"), dict) else {}
+        dt = delta.get("type")
+        field = _DELTA_FIELDS.get(dt) if dt.__class__ is str else None
+        et = ev.get("type")
+        return self._api_event(item, et, s(data.get("parent_tool_use_id")), index if index.__class__ is int else None,
+                               dt, delta.get(field) if field else None,
+                               lambda: ev.get("content_block") if isinstance(ev.get("content_block"), dict) else {},
+                               lambda: ev.get("message") if isinstance(ev.get("message"), dict) else {})
+
+    def _stream_typed(self, item: StreamEvent) -> list[Item]:
+        """A ``stream_event`` line decoded by :mod:`cursor_watch.formats.claude_typed` (the same
+        values as :meth:`_stream` reads: the struct's types are the shapes those rules accept)."""
+        ev = item.event
+        delta = ev.delta
+        dt = value = None
+        if delta:  # a Delta (UNSET and None are false)
+            dt = delta.type
+            field = _DELTA_FIELDS.get(dt) if dt is not None else None
+            if field is not None:
+                value = getattr(delta, field)
+                if value is UNSET:
+                    value = None
+        et = ev.type
+        if et == "content_block_start" or et == "message_start":
+            # the rare, nested parts: decoded now, as the generic path decodes them
+            try:
+                cb = raw_loads(ev.content_block)
+                msg = raw_loads(ev.message)
+            except orjson.JSONDecodeError:  # what msgspec read and orjson refuses: the generic verdict
+                return [invalid_item(item.raw, item.line, item.offset, item.size)]
+            got_cb = cb if isinstance(cb, dict) else {}
+            got_msg = msg if isinstance(msg, dict) else {}
+            return self._api_event(item, et, item.parent_tool_use_id or "", ev.index, dt, value,
+                                   lambda: got_cb, lambda: got_msg)
+        return self._api_event(item, et, item.parent_tool_use_id or "", ev.index, dt, value, _empty, _empty)
+
+    def _api_event(self, item: Any, et: Any, parent: str, index: int | None, dt: Any, value: Any,
+                   block_of: Any, message_of: Any) -> list[Item]:
+        """The canonical events of one ``stream_event`` line, from what either path read.
+
+        Args:
+            et: ``event.type`` (any JSON value); parent: ``parent_tool_use_id`` as a string ("" for
+            the main agent); index: ``event.index`` when an integer, else None; dt: ``delta.type``;
+            value: the delta's field of that type (``text``, ``thinking``, ``partial_json``: any
+            JSON value, None when absent); block_of, message_of: give ``event.content_block`` and
+            ``event.message`` as dicts (``{}`` when absent or not objects).
+        """
         if et == "content_block_delta":
-            delta = ev.get("delta") if isinstance(ev.get("delta"), dict) else {}
-            dt = delta.get("type")
             if dt == "text_delta":
-                text = delta.get("text")
+                text = value
                 if parent or not isinstance(text, str) or not text:
                     return []  # a sub-agent's text comes whole in its assistant line
                 return [event({"type": "assistant", "delta": True,
                                "message": {"role": "assistant", "content": [{"type": "text", "text": text}]}}, item)]
             if dt == "thinking_delta":
-                text = delta.get("thinking")
+                text = value
                 if parent or not isinstance(text, str) or not text:
                     return []
                 block = self._blocks.get((parent, index))
@@ -463,11 +571,11 @@ class ClaudeAdapter(Adapter):
                 return [event({"type": "thinking", "subtype": "delta", "text": text}, item)]
             if dt == "input_json_delta":
                 block = self._blocks.get((parent, index))
-                if block is not None and isinstance(delta.get("partial_json"), str):
-                    block[3].append(delta["partial_json"])
+                if block is not None and isinstance(value, str):
+                    block[3].append(value)
             return []
         if et == "content_block_start":
-            cb = ev.get("content_block") if isinstance(ev.get("content_block"), dict) else {}
+            cb = block_of()
             key = (parent, index)
             btype, cid, name = cb.get("type"), s(cb.get("id")), s(cb.get("name"))
             self._blocks[key] = [btype, cid, name, [], item]  # type: ignore[index]
@@ -483,7 +591,7 @@ class ClaudeAdapter(Adapter):
                 return [event({"type": "thinking", "subtype": "completed"}, item)]  # (a redacted one had no text)
             return []
         if et == "message_start":
-            msg = ev.get("message") if isinstance(ev.get("message"), dict) else {}
+            msg = message_of()
             if isinstance(msg.get("id"), str):
                 self._streamed.add(msg["id"])
             for key in [k for k in self._blocks if k[0] == parent]:
@@ -581,12 +689,25 @@ class ClaudeAdapter(Adapter):
         if usage is not None:
             # tokens used so far, for live --max-tokens / --max-cost (issue 21): each message's
             # latest usage once (sub-agents' messages too: they are spent), summed per kind
-            self._usage[mid or f"(line {item.line})"] = usage
-            running = {key: sum(u.get(key) for u in self._usage.values() if isinstance(u.get(key), int)
-                                and not isinstance(u.get(key), bool)) for key in usage}
+            # (the sums kept up to date: a message's new figures replace its old ones; summing
+            # every message again per line made a long run quadratic)
+            total = self._usage_sum
+            key = mid or f"(line {item.line})"
+            old = self._usage.get(key)
+            if old is not None:
+                for kind, value in old.items():
+                    if isinstance(value, int) and not isinstance(value, bool):
+                        total[kind] -= value
+            self._usage[key] = usage
+            for kind, value in usage.items():
+                if isinstance(value, int) and not isinstance(value, bool):
+                    total[kind] = total.get(kind, 0) + value
+            running = {kind: total.get(kind, 0) for kind in usage}
             for ev in out:
                 if ev.__class__ is Event:
                     ev.data["running_usage"] = running
+                elif ev.__class__ is CallEvent:
+                    ev.running_usage = running
         return out
 
     def _completed(self, item: Event, block: dict, tur: Any, ts: int | None) -> Event:
@@ -695,9 +816,17 @@ class ClaudeAdapter(Adapter):
         return held + self._pending_tools()
 
 
+# a delta's type -> the field holding its text (Anthropic's streaming events)
+_DELTA_FIELDS = {"text_delta": "text", "thinking_delta": "thinking", "input_json_delta": "partial_json"}
+
+
+def _empty() -> dict:
+    return {}
+
+
 def _events(out: list, start: int, end: int) -> int:
     """Canonical events (not invalid lines) in ``out[start:end]``."""
-    return sum(1 for i in range(start, end) if out[i].__class__ is Event)
+    return sum(1 for i in range(start, end) if out[i].__class__ is not Invalid)
 
 
 def _merge(kind: str, data: dict, texts: list[str]) -> None:

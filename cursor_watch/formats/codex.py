@@ -41,11 +41,18 @@ def kind_of(item_type: str) -> str:
 def item_body(it: dict, completed: bool) -> dict:
     """The canonical variant body (``args``, and ``result`` when ``completed``) of an item."""
     t = s(it.get("type"))
-    kind = kind_of(t)
+    return _body(it, kind_of(t), completed)
+
+
+def _body(it: dict, kind: str, completed: bool) -> dict:
+    """:func:`item_body` of an item whose canonical ``kind`` is known."""
     a: dict[str, Any]
-    status = s(it.get("status"))
+    status = it.get("status")
+    if status.__class__ is not str:
+        status = s(status)
     if kind == "shell":
-        a = {"command": s(it.get("command"))}
+        command = it.get("command")
+        a = {"command": command if command.__class__ is str else s(command)}
     elif kind == "edit":
         changes = it.get("changes") if isinstance(it.get("changes"), list) else []
         paths = [s(c.get("path")) for c in changes if isinstance(c, dict)]
@@ -69,9 +76,11 @@ def item_body(it: dict, completed: bool) -> dict:
         body["result"] = {"rejected": {"reason": "declined"}}
         return body
     if kind == "shell":
-        p: dict[str, Any] = {"stdout": s(it.get("aggregated_output"))}
-        if it.get("exit_code") is not None:
-            p["exitCode"] = it.get("exit_code")
+        out = it.get("aggregated_output")
+        p: dict[str, Any] = {"stdout": out if out.__class__ is str else s(out)}
+        code = it.get("exit_code")
+        if code is not None:
+            p["exitCode"] = code
     elif kind == "edit":
         kinds = [f"{s(c.get('kind'))} {s(c.get('path'))}".strip() for c in a["changes"] if isinstance(c, dict)]
         p = {"message": "Codex's stream gives no diff; files: " + (", ".join(kinds) or "none")}
@@ -146,8 +155,12 @@ class CodexAdapter(Adapter):
                       "result": self._last_text, "usage": usage, "session_id": self._thread}, item)
 
     def _item(self, item: Event, it: dict, completed: bool) -> list[Item]:
-        t = s(it.get("type"))
-        iid = s(it.get("id")) or f"(no id, line {item.line})"
+        t = it.get("type")
+        if t.__class__ is not str:
+            t = s(t)
+        iid = it.get("id")
+        if iid.__class__ is not str or not iid:
+            iid = s(iid) or f"(no id, line {item.line})"
         if t == "agent_message":
             if not completed:
                 return []  # its text comes whole with item.completed
@@ -164,12 +177,12 @@ class CodexAdapter(Adapter):
         if t == "error":
             return [note(item, "warning", f"warning: {one_line(s(it.get('message')), 300)}", "warning")]
         kind = kind_of(t)
-        done = tool_event(item, "completed" if completed else "started", iid, kind, t, item_body(it, completed),
+        done = tool_event(item, "completed" if completed else "started", iid, kind, t, _body(it, kind, completed),
                           live=self.live)
         if completed and kind == "updateTodos":
             # a to-do list changes over item.updated events; its item.completed holds the final
             # list, which the model reads as arguments only from a started event: given first
-            return [tool_event(item, "started", iid, kind, t, item_body(it, False), live=self.live), done]
+            return [tool_event(item, "started", iid, kind, t, _body(it, kind, False), live=self.live), done]
         return [done]
 
 

@@ -7,8 +7,9 @@ from datetime import datetime
 from typing import Any
 
 from ..events import Event, Invalid
+from ..tools import folded
 
-Item = Event | Invalid
+Item = Event | Invalid  # and CallEvent, an adapter's canonical tool call (below)
 
 
 class Adapter:
@@ -22,6 +23,11 @@ class Adapter:
     name = "cursor"
     agent = "cursor"
     live = True  # events arrive as the agent writes them (else replayed: see tool_event's untimed)
+    # the adapter's typed decoding (its fast path), given to the decoder once the format is
+    # known (cursor_watch.events.Decoder's ``typed``): True for Cursor's structs, a
+    # msgspec.json.Decoder of the adapter's own, or None (every line generic). Its typed events
+    # reach this adapter's adapt() and nothing else (as_event reads one as its line's dict)
+    typed_decoder: Any = None
     # native events minus canonical events of the last adapt(), per run segment (a canonical
     # system/init begins the next segment): the model counts canonical events, the summary's
     # "events" counts the agent's own (see Monitor.feed)
@@ -31,26 +37,31 @@ class Adapter:
         """Canonical items for ``items`` (in order; invalid lines passed on as they are)."""
         out: list[Item] = []
         convert = self.convert
-        corr = [0]
+        corr: list[int] = []  # the finished segments' corrections
+        c = 0  # the current segment's
         for item in items:
             cls = item.__class__
             if cls is not Event and cls is not Invalid:
                 item = as_event(item)  # a typed Cursor event: this agent reads the line's dict
                 cls = item.__class__
             if cls is Event:
-                got = self.safe_convert(item)
+                try:
+                    got = convert(item)
+                except Exception as err:  # noqa: BLE001 - as safe_convert
+                    got = [self._unreadable(item, err)]
                 if got and got[0].__class__ is Invalid:
                     out.extend(got)  # a diagnostic, counted as an invalid line: not an event
                     continue
-                corr[-1] += 1
+                c += 1
                 for ev in got:
                     if ev.__class__ is Event and ev.type == "system" and ev.subtype == "init":
-                        corr[-1] -= 1  # this native event counts in the run it begins
-                        corr.append(1)
-                    corr[-1] -= 1
+                        corr.append(c - 1)  # this native event counts in the run it begins
+                        c = 1
+                    c -= 1
                 out.extend(got)
             else:
                 out.append(item)
+        corr.append(c)
         self.corrections = corr
         return out
 
@@ -64,9 +75,12 @@ class Adapter:
         try:
             return self.convert(item)
         except Exception as err:  # noqa: BLE001 - any shape an agent could write
-            return [Invalid(item.line, item.offset, item.size,
-                            f"event could not be read as {self.agent}'s ({type(err).__name__}: {err})",
-                            f"{item.type}/{item.subtype}".strip("/"))]
+            return [self._unreadable(item, err)]
+
+    def _unreadable(self, item: Event, err: Exception) -> Invalid:
+        return Invalid(item.line, item.offset, item.size,
+                       f"event could not be read as {self.agent}'s ({type(err).__name__}: {err})",
+                       f"{item.type}/{item.subtype}".strip("/"))
 
     def finish(self) -> list[Item]:
         """End of input: events held back (a tool call whose message never completed...).
@@ -116,23 +130,75 @@ def s(value: Any) -> str:
 
 
 def one_line(text: str, limit: int = 200) -> str:
-    """Whitespace folded, cut at ``limit`` characters."""
-    text = " ".join(text.split())
+    """Whitespace folded, cut at ``limit`` characters (the last one then ``…``); only the
+    beginning of a long text is folded (:func:`cursor_watch.tools.folded`)."""
+    text = folded(text, limit + 1) if limit > 0 else " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+class CallEvent:
+    """A canonical ``tool_call`` event made by an adapter (:func:`tool_event`), with what the
+    model reads of it at hand instead of in a dict.
+
+    It stands for the generic :class:`Event` whose dict is :attr:`data` (built only when asked):
+    the model applies it from its attributes with the same rules and result
+    (``tests/test_typed.py`` compares the two on random and real streams). Any view or stage
+    that wants the dict reads :attr:`data`.
+
+    Attributes:
+        type: ``tool_call``; subtype: ``started`` or ``completed``; known: True.
+        line, offset, size: the native line's place (as :class:`Event`).
+        call_id: the agent's pairing key; kind: the canonical kind (``shell``, ``read``...);
+        tool_name: the agent's own tool name; body: the variant body (``args``, ``result``,
+        ``description``); parent_call_id: the sub-agent call it ran in ("" for none);
+        timestamp_ms: its time (epoch ms) or None; untimed: a replayed event without a time
+        (the model leaves its times unknown); running_usage: an adapter's tokens-so-far dict
+        (Claude Code's), or None.
+    """
+
+    __slots__ = ("subtype", "line", "offset", "size", "call_id", "kind", "tool_name", "body", "parent_call_id",
+                 "timestamp_ms", "untimed", "running_usage")
+    type = "tool_call"
+    known = True
+
+    def __init__(self, item: Any, subtype: str, call_id: str, kind: str, name: str, body: dict, parent: str,
+                 ts: int | None, untimed: bool) -> None:
+        self.subtype = subtype
+        self.line = item.line
+        self.offset = item.offset
+        self.size = item.size
+        self.call_id = call_id
+        self.kind = kind
+        self.tool_name = name
+        self.body = body
+        self.parent_call_id = parent
+        self.timestamp_ms = ts
+        self.untimed = untimed
+        self.running_usage = None
+
+    @property
+    def data(self) -> dict:
+        """The generic event's dict (a new one each time)."""
+        data: dict[str, Any] = {"type": "tool_call", "subtype": self.subtype, "call_id": self.call_id,
+                                "tool_name": self.tool_name, "tool_call": {self.kind + "ToolCall": self.body}}
+        if self.parent_call_id:
+            data["parent_call_id"] = self.parent_call_id
+        if self.timestamp_ms is not None:
+            data["timestamp_ms"] = self.timestamp_ms
+        elif self.untimed:
+            data["untimed"] = True
+        if self.running_usage is not None:
+            data["running_usage"] = self.running_usage
+        return data
+
+    def __repr__(self) -> str:
+        return f"CallEvent({self.subtype} {self.call_id!r} line={self.line})"
+
+
 def tool_event(item: Event, subtype: str, call_id: str, kind: str, name: str, body: dict,
-               parent: str = "", ts: int | None = None, live: bool = True) -> Event:
-    """A canonical ``tool_call`` event: ``body`` (``args``, ``result``, ``description``) under
-    ``<kind>ToolCall``, the agent's ``name`` as ``tool_name``; ``ts`` its time (epoch ms) if the
-    line has one, else, when not ``live`` (a replay), marked ``untimed`` (the model then leaves
-    the time unknown instead of reading its clock)."""
-    data: dict[str, Any] = {"type": "tool_call", "subtype": subtype, "call_id": call_id, "tool_name": name,
-                            "tool_call": {kind + "ToolCall": body}}
-    if parent:
-        data["parent_call_id"] = parent
-    if ts is not None:
-        data["timestamp_ms"] = ts
-    elif not live:
-        data["untimed"] = True
-    return Event(data, item.line, item.offset, item.size)
+               parent: str = "", ts: int | None = None, live: bool = True) -> CallEvent:
+    """A canonical ``tool_call`` event (:class:`CallEvent`): ``body`` (``args``, ``result``,
+    ``description``) under ``<kind>ToolCall``, the agent's ``name`` as ``tool_name``; ``ts`` its
+    time (epoch ms) if the line has one, else, when not ``live`` (a replay), marked ``untimed``
+    (the model then leaves the time unknown instead of reading its clock)."""
+    return CallEvent(item, subtype, call_id, kind, name, body, parent, ts, ts is None and not live)

@@ -14,6 +14,7 @@ class CursorAdapter(Adapter):
 
     name = "cursor"
     agent = "cursor"
+    typed_decoder = True  # cursor_typed's structs (the decoder's own default)
 
     def adapt(self, items: list[Item]) -> list[Item]:
         """``items`` unchanged (``corrections`` stays ``[0]``)."""

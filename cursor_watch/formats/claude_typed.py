@@ -1,0 +1,106 @@
+"""Typed decoding of Claude Code ``stream_event`` lines: the Claude adapter's fast path (issue 19).
+
+With ``--include-partial-messages`` most lines of a Claude Code stream are ``stream_event``
+lines (``bench/gen_stream.py OUT --agent claude --partial``: 83 % of the lines, 61 % of them
+``content_block_delta`` text and thinking deltas). This module decodes them with
+:mod:`msgspec` straight into structs holding only what the adapter reads
+(:meth:`cursor_watch.formats.claude.ClaudeAdapter.adapt` takes them from their attributes:
+no dict, no generic :class:`~cursor_watch.events.Event`); everything else of the line
+(``session_id``, ``uuid``...) is skipped in C.
+
+Rules (why a typed event always means what the generic path would make of the same line):
+
+* Only ``stream_event`` lines are typed; every other line raises in :data:`DECODER` and goes
+  the generic way (``orjson.loads`` into :class:`~cursor_watch.events.Event`).
+* Every field the adapter reads is typed as strictly as real streams write it (strings or
+  null, integers within 64 bits, objects): a line with any other shape there raises
+  ``msgspec.ValidationError`` and takes the generic path, which has the rules for it. So a
+  typed value is always the value ``orjson`` gives (no ``Any`` field, whose integers beyond
+  64 bits would differ: ``orjson`` turns them into floats).
+* The bulky or rare parts (``content_block``, ``message``) stay :class:`msgspec.Raw` and are
+  decoded by ``orjson`` when read (:func:`loads`), as the generic path decodes them.
+* As for Cursor's typed path (:mod:`cursor_watch.formats.cursor_typed`), msgspec skips unknown
+  fields without checking them as strictly as ``orjson``: the decoder checks UTF-8 on every
+  line that is not ASCII first, and a number that overflows a double in a skipped field is the
+  one known difference (``tests/test_typed.py`` pins it).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, ClassVar
+
+import msgspec
+import orjson
+from msgspec import UNSET, Meta, Raw, Struct, UnsetType
+
+from .cursor_typed import INT64_MIN, TypedEvent
+
+INT64_MAX = (1 << 63) - 1
+
+# an integer within int64, which orjson keeps as int too (it gives a float beyond 64 bits; a
+# value between 2**63 and 2**64, an int for both, is refused here all the same: msgspec's bounds
+# are int64s, and such a line takes the generic path)
+Int = Annotated[int, Meta(ge=INT64_MIN, le=INT64_MAX)]
+
+
+class Delta(Struct, gc=False):
+    """``event.delta`` of a ``content_block_delta``: its ``type`` (``text_delta``,
+    ``thinking_delta``, ``input_json_delta``...) and the one text field of that type."""
+
+    type: str | None = None
+    text: str | None | UnsetType = UNSET
+    thinking: str | None | UnsetType = UNSET
+    partial_json: str | None | UnsetType = UNSET
+
+
+class StreamInner(Struct, gc=False):
+    """The API stream event a ``stream_event`` line wraps (``event``).
+
+    ``type`` is ``content_block_delta``, ``content_block_start``, ``content_block_stop``,
+    ``message_start``, ``message_delta``, ``message_stop`` (or another: nothing then);
+    ``index`` the block's index within its message (None when absent or null);
+    ``content_block`` (a start's block) and ``message`` (``message_start``'s) are raw JSON.
+    """
+
+    type: str | None = None
+    index: Int | None = None
+    delta: Delta | None | UnsetType = UNSET
+    content_block: Raw | UnsetType = UNSET
+    message: Raw | UnsetType = UNSET
+
+
+class StreamEvent(TypedEvent, tag="stream_event", tag_field="type", kw_only=True):
+    """A Claude Code ``stream_event`` line.
+
+    Attributes:
+        event: the wrapped API event (:class:`StreamInner`).
+        parent_tool_use_id: the sub-agent call the line belongs to (None for the main agent).
+        subtype: the line's ``subtype`` ("" when absent, as :class:`~cursor_watch.events.Event`).
+        timestamp_ms: the line's ``timestamp_ms`` (None when absent; Claude Code writes none).
+        line, offset, size, raw: as :class:`~cursor_watch.formats.cursor_typed.TypedEvent`.
+    """
+
+    type: ClassVar[str] = "stream_event"
+    known: ClassVar[bool] = False  # not a canonical type (the generic Event says the same)
+    event: StreamInner
+    parent_tool_use_id: str | None = None
+    subtype: str = ""
+    timestamp_ms: Int | None = None
+
+
+DECODER = msgspec.json.Decoder(StreamEvent)
+"""Decodes one line (bytes) into a :class:`StreamEvent`; raises ``msgspec.ValidationError``
+for any other kind or shape and ``msgspec.DecodeError`` for bad JSON (the same errors as
+:data:`cursor_watch.formats.cursor_typed.DECODER`)."""
+
+
+def loads(raw: Raw | UnsetType) -> Any:
+    """A raw part decoded as the generic path decodes it (``orjson``); None when absent.
+
+    Raises:
+        orjson.JSONDecodeError: for what msgspec read but ``orjson`` refuses (a number beyond
+            a double): the caller gives the line to the generic path.
+    """
+    if raw is UNSET:
+        return None
+    return orjson.loads(memoryview(raw))
