@@ -297,3 +297,60 @@ def test_serve_usage_errors():
         p = run(args, stdin=b"")
         err = p.stderr.decode()
         assert p.returncode == 2 and err.count("\n") == 1 and words in err, (args, err)
+
+
+def test_next_slice_grows_while_cheap_and_shrinks_when_slow() -> None:
+    """The pump's slices: doubled while one takes under half SLICE_S (up to MAX_SLICE),
+    halved when one takes more than SLICE_S (down to SLICE)."""
+    size = runner.SLICE
+    for _ in range(10):
+        size = runner.next_slice(size, 0.0)
+    assert size == runner.MAX_SLICE
+    assert runner.next_slice(size, runner.SLICE_S * 0.75) == size
+    for _ in range(10):
+        size = runner.next_slice(size, runner.SLICE_S * 2)
+    assert size == runner.SLICE
+
+
+def test_pump_gives_the_loop_turns_when_chunks_are_always_queued() -> None:
+    """A source whose next chunk is always there (get() never waits) still lets the event loop
+    run between slices, whatever their size; and the model is the one a single feed gives."""
+    data = (SAMPLES / "partial-output.jsonl").read_bytes()
+    data = data * ((3 << 20) // len(data) + 1)  # a run after another, 3 MB or more
+
+    class Eager:
+        size_at_start = None
+
+        def __init__(self) -> None:
+            self.chunks = [data[i:i + (1 << 20)] for i in range(0, len(data), 1 << 20)]
+
+        async def get(self, timeout: float | None = None) -> bytes | None:
+            return self.chunks.pop(0) if self.chunks else None
+
+    turns = 0
+
+    async def other() -> None:
+        nonlocal turns
+        while True:
+            turns += 1
+            await asyncio.sleep(0)
+
+    async def main() -> Monitor:
+        mon = Monitor()
+        task = asyncio.create_task(other())
+        await asyncio.sleep(0)
+        old = runner.YIELD_S
+        runner.YIELD_S = 0.0  # a turn after every slice
+        try:
+            await runner.pump(Eager(), mon, lambda changes: None)
+        finally:
+            runner.YIELD_S = old
+        task.cancel()
+        return mon
+
+    mon = asyncio.run(main())
+    assert turns > 3
+    whole = Monitor()
+    whole.feed(data)
+    assert len(mon.runs) == len(whole.runs) > 1
+    assert [summary_json(r.session) for r in mon.runs] == [summary_json(r.session) for r in whole.runs]
