@@ -1018,7 +1018,10 @@ class Session:
         if call_id.__class__ is not str or not call_id:
             call_id = call_id if isinstance(call_id, str) and call_id else f"(no call_id, line {item.line})"
         kind = item.kind
-        body = item.body if kind else {}  # "ToolCall" alone is no variant (tools.find_variant)
+        # the body as the model reads it (CallEvent.head: a successful result's output text may
+        # be left undecoded there, which nothing here reads); "ToolCall" alone is no variant
+        # (tools.find_variant)
+        body = item.head if kind else {}
         tool = kind or "unknown"
         call = self.tool_calls.revive(call_id)
         new = call is None

@@ -315,9 +315,34 @@ def one_by_one_same_as_batches(chunks: list[bytes], fmt: str) -> None:
     assert snapshot(batched) == snapshot(single)
 
 
+def adapted_calls(chunks: list[bytes], typed: bool, fmt: str) -> list[tuple]:
+    """The canonical tool calls the adapter gives for ``chunks``: each one's place and dict
+    (:attr:`~cursor_watch.formats.common.CallEvent.data`: a lazy one's body built from its raw
+    output). (Its other events may differ in how deltas are merged around a line one path
+    calls invalid; the models are compared for those.)"""
+    mon = Monitor(clock=lambda: CLOCK_MS, fmt=fmt)
+    if fmt == "auto":
+        detect = mon.reader.on_detect
+
+        def detected(adapter) -> None:
+            detect(adapter)
+            if not typed:
+                mon.decoder.typed = False
+
+        mon.reader.on_detect = detected
+    elif not typed:
+        mon.decoder.typed = False
+    items = []
+    for chunk in chunks:
+        items += mon.reader.adapt(mon.decoder.feed(chunk))
+    items += mon.reader.adapt(mon.decoder.finish()) + mon.reader.finish()
+    return [(i.line, i.offset, i.size, i.data) for i in items if i.__class__ is CallEvent]
+
+
 def assert_same_agent_model(data: bytes, chunks: list[bytes] | None = None,
                             fmt: str = "claude") -> tuple[Monitor, Monitor]:
     chunks = chunks or [data]
+    assert adapted_calls(chunks, True, fmt) == adapted_calls(chunks, False, fmt)
     typed, generic = read_agent(chunks, True, fmt), read_agent(chunks, False, fmt)
     assert snapshot(typed) == snapshot(generic)
     one_by_one_same_as_batches(chunks, fmt)
@@ -377,25 +402,75 @@ def claude_stream_event(draw) -> dict:
     return line
 
 
+# tool names of every canonical kind whose result the adapter builds its own way, and inputs
+# those kinds read (an edit's strings make its diff, a todo list its summary)
+TOOL_NAMES = ["Bash", "Read", "Edit", "TodoWrite", "WebFetch", "Task", "mcp__s__t", "Grep", "Weird"]
+TOOL_INPUTS = [{"command": "ls", "file_path": "/a"}, {"file_path": "/a", "old_string": "a\n", "new_string": "b\n"},
+               {"todos": [{"content": "x", "status": "in_progress"}]}, {"description": "d", "prompt": "p"}, {}]
+# a tool_result's content: mostly a string (left raw by the typed path), else text blocks, other blocks
+RESULT_STRINGS = ["out", "", "line 1\nline 2 «quoted» ✓\t\"x\"", "Claude requested permissions to write to /a"]
+RESULT_CONTENTS = RESULT_STRINGS * 3 + [[{"type": "text", "text": "a"}], [{"type": "text", "text": "a"}, {"type": "image"}],
+                                        [{"type": "tool_reference", "tool_name": "t"}], ["s", 1], {"type": "text"}]
+# a user line's tool_use_result: read for a shell call's output, an edit's patch, a todo list
+TOOL_USE_RESULTS = [{"stdout": "o", "stderr": "e", "interrupted": False}, {"stdout": "o2", "interrupted": True},
+                    {"structuredPatch": [{"oldStart": 1, "oldLines": 1, "newStart": 1, "newLines": 1,
+                                          "lines": ["-a", "+b"]}], "filePath": "/a"},
+                    {"newTodos": [{"content": "x", "status": "completed"}]}, "text", None, [1]]
+
+
+@st.composite
+def claude_user_event(draw) -> dict:
+    """A ``user`` line (the typed path's UserEvent, or the generic one for shapes it refuses):
+    tool results of every content shape, text blocks, other blocks, a loose value now and then
+    (rarer than elsewhere: a line has many fields, and most lines must fit the typed structs)."""
+
+    def often(draw, regular, rare=None):
+        return draw(regular) if draw(st.integers(0, 24)) else draw(rare if rare is not None else loose)
+
+    blocks: list = []
+    for _ in range(draw(st.integers(0, 3))):
+        bt = often(draw, st.sampled_from(["tool_result", "tool_result", "tool_result", "text", "image"]))
+        block: dict = {"type": bt}
+        if bt == "text":
+            maybe(draw, block, "text", often(draw, st.sampled_from(["go", "", "x y"])))
+        elif bt != "image":
+            maybe(draw, block, "tool_use_id", often(draw, st.sampled_from(TOOL_IDS)))
+            maybe(draw, block, "content", often(draw, st.sampled_from(RESULT_CONTENTS)))
+            maybe(draw, block, "is_error", often(draw, st.sampled_from([False, False, True, None])))
+        blocks.append(block if draw(st.integers(0, 24)) else draw(loose))
+    msg: dict = {"role": "user"}
+    maybe(draw, msg, "content", often(draw, st.just(blocks), st.sampled_from(["a prompt", ""]) | loose))
+    line: dict = {"type": "user"}
+    maybe(draw, line, "message", often(draw, st.just(msg)))
+    maybe(draw, line, "parent_tool_use_id", often(draw, st.sampled_from(PARENTS)))
+    maybe(draw, line, "timestamp", often(draw, st.sampled_from(["2026-09-21T14:13:20.223Z", "2026-09-21", "x"])))
+    if draw(st.integers(0, 2)) == 0:
+        line["tool_use_result"] = often(draw, st.sampled_from(TOOL_USE_RESULTS))
+    if draw(st.integers(0, 6)) == 0:
+        line["isSynthetic"] = often(draw, st.booleans())
+    if draw(st.integers(0, 8)) == 0:
+        line[draw(st.sampled_from(["subtype", "timestamp_ms", "uuid"]))] = draw(TS)
+    line["session_id"] = "s1"
+    return line
+
+
 @st.composite
 def claude_other_event(draw) -> dict:
-    kind = draw(st.sampled_from(["assistant", "assistant", "user", "system", "result", "rate_limit_event"]))
+    kind = draw(st.sampled_from(["assistant", "assistant", "user", "user", "system", "result", "rate_limit_event"]))
     parent = often(draw, st.sampled_from(PARENTS))
     if kind == "assistant":
         block = draw(st.sampled_from([
             {"type": "text", "text": draw(st.sampled_from(["a", "ab", "b", ""]))},
             {"type": "thinking", "thinking": "t", "signature": "x"},
-            {"type": "tool_use", "id": draw(st.sampled_from(TOOL_IDS)), "name": draw(st.sampled_from(["Bash", "Read"])),
-             "input": {"command": "ls", "file_path": "/a"}},
+            {"type": "tool_use", "id": draw(st.sampled_from(TOOL_IDS)), "name": draw(st.sampled_from(TOOL_NAMES)),
+             "input": draw(st.sampled_from(TOOL_INPUTS))},
         ]))
         msg = {"id": draw(st.sampled_from(MSG_IDS)), "role": "assistant", "content": [block],
                "usage": {"input_tokens": 1, "output_tokens": draw(st.integers(0, 3))}}
         return {"type": "assistant", "message": msg, "parent_tool_use_id": parent, "session_id": "s1",
                 "timestamp": "2026-09-21T14:13:20.223Z"}
     if kind == "user":
-        block = {"type": "tool_result", "tool_use_id": draw(st.sampled_from(TOOL_IDS)), "content": "out",
-                 "is_error": draw(st.booleans())}
-        return {"type": "user", "message": {"role": "user", "content": [block]}, "parent_tool_use_id": parent}
+        return draw(claude_user_event())
     if kind == "system":
         return draw(st.sampled_from([
             {"type": "system", "subtype": "init", "session_id": "s1", "model": "m", "claude_code_version": "2.1.9"},
@@ -467,6 +542,9 @@ def claude_stream(draw) -> bytes:
          b'{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta",'
          b'"partial_json":"{\\"command\\": \\"ls\\"}"}},"parent_tool_use_id":"toolu_1"}\n'
          b'{"type":"stream_event","event":{"type":"message_stop"},"parent_tool_use_id":"toolu_1"}\n')  # a sub-agent's call
+@example(b'{"type":"system","subtype":"init","session_id":"s","claude_code_version":"2"}\n'
+         b'{"type":"stream_event","event":{"type":"content_block_start","index":0,"content_block":{"type":"tool_use",'
+         b'"id":"toolu_1","name":"Bash","input":{"n":1e400}}}}\n')  # the same, last: no event on its line (last_event)
 def test_claude_typed_and_generic_paths_build_the_same_model(data):
     assert_same_agent_model(data)
 
@@ -511,6 +589,28 @@ def test_claude_the_known_difference_a_number_beyond_a_double_in_a_skipped_field
     start = (b'{"type":"stream_event","event":{"type":"content_block_start","index":1,"content_block":'
              b'{"type":"tool_use","id":"toolu_9","name":"Bash","input":{"n":-2e308}}}}\n')
     assert_same_agent_model(head + start + line[:-1].replace(b"1e400", b'"u"') + b"\n")
+
+
+def test_claude_user_lines_numbers_beyond_a_double():
+    """A ``user`` line (claude_typed.UserEvent): a number beyond a double in a part the typed
+    path decodes (a tool result's content that is not a string, the ``tool_use_result`` of the
+    line's only result) makes the line invalid on both paths, before any of its results counts;
+    in a part it never reads (the ``tool_use_result`` of a line with two results) it is the
+    known difference: the typed path reads the line."""
+    head = (b'{"type":"system","subtype":"init","session_id":"s","claude_code_version":"2"}\n'
+            b'{"type":"assistant","message":{"id":"m","content":[{"type":"tool_use","id":"t1","name":"Bash",'
+            b'"input":{"command":"ls"}},{"type":"tool_use","id":"t2","name":"Read","input":{"file_path":"/a"}}]}}\n')
+    ok = b'{"type":"tool_result","tool_use_id":"t1","content":"out"}'
+    for line in (b'{"type":"user","message":{"content":[' + ok + b',{"type":"tool_result","tool_use_id":"t2",'
+                 b'"content":[1e400]}]}}\n',
+                 b'{"type":"user","message":{"content":[' + ok + b']},"tool_use_result":{"n":1e400}}\n'):
+        typed, _generic = assert_same_agent_model(head + line)
+        assert typed.session.invalid_lines == 1 and typed.session.tool_counts["incomplete"] == 2
+    line = (b'{"type":"user","message":{"content":[' + ok + b',' + ok.replace(b"t1", b"t2") +
+            b']},"tool_use_result":{"n":1e400}}\n')
+    typed, generic = read_agent([head + line], True), read_agent([head + line], False)
+    assert typed.session.invalid_lines == 0 and typed.session.tool_counts["success"] == 2
+    assert generic.session.invalid_lines == 1 and generic.session.tool_counts["incomplete"] == 2
 
 
 # -- canonical tool calls (formats.common.CallEvent) on every adapter ------------------------

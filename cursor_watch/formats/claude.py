@@ -35,9 +35,10 @@ from msgspec import UNSET
 
 from ..events import invalid_item
 from .claude_typed import DECODER as TYPED_DECODER
-from .claude_typed import StreamEvent
+from .claude_typed import StreamEvent, UserEvent
 from .claude_typed import loads as raw_loads
-from .common import Adapter, CallEvent, Event, Invalid, Item, as_event, event, iso_ms, note, one_line, s, tool_event
+from .common import (Adapter, CallEvent, Event, Invalid, Item, as_event, event, iso_ms, lazy_tool_event, note, one_line,
+                     s, tool_event)
 
 # Claude Code's tool names -> canonical kinds (tools.py); mcp__SERVER__TOOL is "mcp"; others are
 # their own kind (generic detail). Task and Agent both name the sub-agent tool (init lists Task,
@@ -231,6 +232,7 @@ class ClaudeAdapter(Adapter):
         # hook events held back after a result (see convert), and how many the last convert gave
         self._held: list[Item] = []
         self._released = 0
+        self._refused: list[tuple[Any, Invalid]] = []  # typed lines orjson refuses, with their diagnostics
         self._after_result = False
         # the message whose text segment is open (its id, its text blocks so far): see _assistant
         self._text_mid: str | None = None
@@ -310,7 +312,7 @@ class ClaudeAdapter(Adapter):
                         append(Event({"type": "thinking", "subtype": "completed"}, item.line, item.offset, item.size))
                     continue
             else:
-                if cls is not Event:
+                if cls is not Event and cls is not UserEvent:  # (a UserEvent: this adapter's, read in convert)
                     if cls is not Invalid:
                         item = as_event(item)  # a typed Cursor event (formats.cursor_typed): read as its line's dict
                     if item.__class__ is Invalid:
@@ -368,12 +370,27 @@ class ClaudeAdapter(Adapter):
                 out.extend(got)
         if mtype:
             _merge(mtype, mdata, texts)
+        if self._refused:  # lines the typed path read and orjson refuses: invalid natives (see _refuse)
+            refused = {id(native): bad for native, bad in self._refused}
+            self._refused.clear()
+            for k, native in enumerate(items):
+                bad = refused.get(id(native))
+                if bad is not None:
+                    items[k] = bad
         if not cuts:
             self.corrections = [natives - _events(out, 0, len(out))]
         else:  # per run segment: each init's native event counts in the run it begins
             bounds = [(0, 0), *cuts, (natives, len(out))]
             self.corrections = [(n2 - n1) - _events(out, c1, c2) for (n1, c1), (n2, c2) in zip(bounds, bounds[1:])]
         return out
+
+    def _refuse(self, item: Any) -> list[Item]:
+        """The diagnostic of a typed line whose part ``orjson`` refuses (msgspec read it: a
+        number beyond a double), as the generic path gives it; :meth:`adapt` makes it the
+        batch's native item of that line too (the generic path has no event there)."""
+        bad = invalid_item(item.raw, item.line, item.offset, item.size)
+        self._refused.append((item, bad))
+        return [bad]
 
     def _release(self) -> list[Item]:
         """The hook events held back (see :meth:`convert`), in their order; none held after."""
@@ -431,6 +448,8 @@ class ClaudeAdapter(Adapter):
         t = item.type
         if item.__class__ is StreamEvent:
             return self._stream_typed(item)
+        if item.__class__ is UserEvent:
+            return self._user_typed(item)
         data = item.data
         if t == "stream_event":
             return self._stream(item, data)
@@ -536,7 +555,7 @@ class ClaudeAdapter(Adapter):
                 cb = raw_loads(ev.content_block)
                 msg = raw_loads(ev.message)
             except orjson.JSONDecodeError:  # what msgspec read and orjson refuses: the generic verdict
-                return [invalid_item(item.raw, item.line, item.offset, item.size)]
+                return self._refuse(item)
             got_cb = cb if isinstance(cb, dict) else {}
             got_msg = msg if isinstance(msg, dict) else {}
             return self._api_event(item, et, item.parent_tool_use_id or "", ev.index, dt, value,
@@ -710,9 +729,22 @@ class ClaudeAdapter(Adapter):
                     ev.running_usage = running
         return out
 
-    def _completed(self, item: Event, block: dict, tur: Any, ts: int | None) -> Event:
+    def _completed(self, item: Any, block: dict, tur: Any, ts: int | None, raw: Any = None) -> CallEvent:
+        """The ``completed`` tool call of a ``tool_result`` block (a dict, as the generic path
+        reads it). ``raw``: the block's ``content`` still undecoded, a JSON string (the typed
+        path, :meth:`_user_typed`; ``block`` then has ``content`` ""): unless the result is a
+        failure (its text is the reason), the call's body is built from it only when asked
+        (:func:`~cursor_watch.formats.common.lazy_tool_event`)."""
         cid = s(block.get("tool_use_id"))
         kind, name, parent, inp = self._calls.pop(cid, None) or (self._kinds.get(cid, "unknown"), "", "", None)
+        if raw is not None:
+            if block.get("is_error") is not True:
+                def make() -> dict:
+                    return {"result": tool_result(kind, {**block, "content": raw_loads(raw)}, tur, inp)}
+
+                return lazy_tool_event(item, cid, kind, name or kind, {"result": tool_result(kind, block, tur, inp)},
+                                       make, parent, ts, self.live)
+            block = {**block, "content": raw_loads(raw)}
         body: dict[str, Any] = {"result": tool_result(kind, block, tur, inp)}
         failure = body["result"].get("failure")
         if failure is not None and cid:
@@ -740,11 +772,55 @@ class ClaudeAdapter(Adapter):
                 out.append(self._completed(item, block, tur, ts))
             elif block.get("type") == "text":
                 texts.append(s(block.get("text")))
+        return self._user_texts(item, out, texts, parent, ts, data.get("isSynthetic") is True)
+
+    def _user_typed(self, item: UserEvent) -> list[Item]:
+        """A ``user`` line decoded by :mod:`cursor_watch.formats.claude_typed`: :meth:`_user`'s
+        rules on the struct's values (the shapes those rules accept). A tool result's content
+        that is a JSON string stays raw (see :meth:`_completed`); any other content, and the
+        line's ``tool_use_result`` where a result reads it, is decoded as the generic path
+        decodes it (a number beyond a double there makes the line invalid, as there)."""
+        parent = item.parent_tool_use_id or ""
+        ts = iso_ms(item.timestamp)
+        content = item.message.content
+        out: list[Item] = []
+        texts = []
+        if content.__class__ is str:
+            texts.append(content)
+        elif content:  # a list of blocks
+            # every part read is decoded before anything changes (a part orjson refuses makes
+            # the whole line invalid, as on the generic path)
+            results: list[tuple[dict, Any]] = []
+            try:
+                for block in content:
+                    bt = block.type
+                    if bt == "tool_result":
+                        raw = block.content
+                        if raw is UNSET:
+                            value, raw = None, None
+                        elif memoryview(raw)[:1] == b'"':  # a string: decoded only if asked (it always decodes)
+                            value = ""
+                        else:
+                            value, raw = raw_loads(raw), None
+                        results.append(({"tool_use_id": block.tool_use_id, "content": value,
+                                         "is_error": block.is_error}, raw))
+                    elif bt == "text":
+                        texts.append(block.text or "")
+                tur = raw_loads(item.tool_use_result) if len(results) == 1 else None
+            except orjson.JSONDecodeError:  # what msgspec read and orjson refuses: the generic verdict
+                return self._refuse(item)
+            for got, raw in results:
+                out.append(self._completed(item, got, tur, ts, raw))
+        return self._user_texts(item, out, texts, parent, ts, item.isSynthetic is True)
+
+    def _user_texts(self, item: Any, out: list[Item], texts: list[str], parent: str, ts: int | None,
+                    synthetic: bool) -> list[Item]:
+        """``out`` (a ``user`` line's tool results) and the event its text blocks make."""
         if texts:
             text = "\n".join(texts)
             if parent:
                 out.append(note(item, "subagent_prompt", f"sub-agent prompt: {one_line(text, 300)}", "subagent", parent))
-            elif data.get("isSynthetic") is True:
+            elif synthetic:
                 # written by Claude Code, not the user: the summary a compaction leaves (2.1.285,
                 # untether's captures): a status line, never the run's prompt
                 out.append(note(item, "synthetic_user", f"synthetic user message: {one_line(text, 300)}", "status"))

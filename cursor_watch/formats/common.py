@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
@@ -150,14 +151,17 @@ class CallEvent:
         line, offset, size: the native line's place (as :class:`Event`).
         call_id: the agent's pairing key; kind: the canonical kind (``shell``, ``read``...);
         tool_name: the agent's own tool name; body: the variant body (``args``, ``result``,
-        ``description``); parent_call_id: the sub-agent call it ran in ("" for none);
+        ``description``); head: the body as the model reads it: :attr:`body` itself, or for a
+        successful result whose tool output is left undecoded (:func:`lazy_tool_event`) the
+        same body with that output's text empty (the model keeps no output text of a
+        success); parent_call_id: the sub-agent call it ran in ("" for none);
         timestamp_ms: its time (epoch ms) or None; untimed: a replayed event without a time
         (the model leaves its times unknown); running_usage: an adapter's tokens-so-far dict
         (Claude Code's), or None.
     """
 
-    __slots__ = ("subtype", "line", "offset", "size", "call_id", "kind", "tool_name", "body", "parent_call_id",
-                 "timestamp_ms", "untimed", "running_usage")
+    __slots__ = ("subtype", "line", "offset", "size", "call_id", "kind", "tool_name", "head", "_body", "_make",
+                 "parent_call_id", "timestamp_ms", "untimed", "running_usage")
     type = "tool_call"
     known = True
 
@@ -170,11 +174,22 @@ class CallEvent:
         self.call_id = call_id
         self.kind = kind
         self.tool_name = name
-        self.body = body
+        self.head = self._body = body
+        self._make: Callable[[], dict] | None = None
         self.parent_call_id = parent
         self.timestamp_ms = ts
         self.untimed = untimed
         self.running_usage = None
+
+    @property
+    def body(self) -> dict:
+        """The variant body (``args``, ``result``, ``description``); a lazy event's
+        (:func:`lazy_tool_event`) is built on first use."""
+        body = self._body
+        if body is None:
+            body = self._body = self._make()  # type: ignore[misc]
+            self._make = None
+        return body
 
     @property
     def data(self) -> dict:
@@ -202,3 +217,20 @@ def tool_event(item: Event, subtype: str, call_id: str, kind: str, name: str, bo
     time (epoch ms) if the line has one, else, when not ``live`` (a replay), marked ``untimed``
     (the model then leaves the time unknown instead of reading its clock)."""
     return CallEvent(item, subtype, call_id, kind, name, body, parent, ts, ts is None and not live)
+
+
+def lazy_tool_event(item: Any, call_id: str, kind: str, name: str, head: dict, make: Callable[[], dict],
+                    parent: str = "", ts: int | None = None, live: bool = True) -> CallEvent:
+    """A ``completed`` :func:`tool_event` whose body is built only when asked (:attr:`CallEvent.body`).
+
+    For a successful result whose tool output (the bulk of an agent's stream) is still raw
+    JSON: ``head`` is the body with that output's text empty (what the model reads: it keeps
+    no output text of a successful call, and classifies it the same way: ``tests/test_typed.py``
+    compares the models), ``make()`` builds the whole body (decoding the output; it must not
+    raise: give it only output that decodes). A view, an export or a test that reads
+    :attr:`~CallEvent.body` or :attr:`~CallEvent.data` gets the whole one.
+    """
+    ev = CallEvent(item, "completed", call_id, kind, name, head, parent, ts, ts is None and not live)
+    ev._body = None  # type: ignore[assignment]
+    ev._make = make
+    return ev
