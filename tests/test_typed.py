@@ -454,11 +454,61 @@ def claude_user_event(draw) -> dict:
     return line
 
 
+USAGES = [{"input_tokens": 1, "output_tokens": 3, "cache_read_input_tokens": 2}, {"output_tokens": 2**65},
+          {"input_tokens": "x"}, {"output_tokens": 1, "output_tokens_details": {"thinking_tokens": 1}}, None, 5, {}]
+
+
+@st.composite
+def claude_assistant_event(draw) -> dict:
+    """An ``assistant`` line (the typed path's AssistantEvent, or the generic one for shapes it
+    refuses): text, thinking and tool-call blocks, a server tool's result, usage of any shape,
+    an error, a loose value now and then (rarer than elsewhere, as in claude_user_event)."""
+
+    def often(draw, regular, rare=None):
+        return draw(regular) if draw(st.integers(0, 24)) else draw(rare if rare is not None else loose)
+
+    blocks: list = []
+    for _ in range(draw(st.integers(0, 3))):
+        bt = often(draw, st.sampled_from(["text", "text", "thinking", "tool_use", "tool_use", "server_tool_use",
+                                          "web_search_tool_result", "redacted_thinking"]))
+        block: dict = {"type": bt}
+        if bt == "text":
+            maybe(draw, block, "text", often(draw, st.sampled_from(["a", "ab", "b", "", "x «y»"])))
+        elif bt == "thinking":
+            maybe(draw, block, "thinking", often(draw, st.sampled_from(["t", ""])))
+            block["signature"] = "x"
+        elif bt in ("tool_use", "server_tool_use"):
+            maybe(draw, block, "id", often(draw, st.sampled_from(TOOL_IDS)))
+            maybe(draw, block, "name", often(draw, st.sampled_from(TOOL_NAMES)))
+            maybe(draw, block, "input", often(draw, st.sampled_from(TOOL_INPUTS)))
+        elif bt == "web_search_tool_result":
+            maybe(draw, block, "tool_use_id", often(draw, st.sampled_from(TOOL_IDS)))
+            maybe(draw, block, "content", often(draw, st.sampled_from(RESULT_CONTENTS)))
+        blocks.append(block if draw(st.integers(0, 24)) else draw(loose))
+    msg: dict = {"role": "assistant"}
+    maybe(draw, msg, "id", often(draw, st.sampled_from(MSG_IDS)))
+    maybe(draw, msg, "content", often(draw, st.just(blocks), st.sampled_from(["a text", ""]) | loose))
+    if draw(st.integers(0, 2)) == 0:
+        msg["usage"] = often(draw, st.sampled_from(USAGES))
+    line: dict = {"type": "assistant"}
+    maybe(draw, line, "message", often(draw, st.just(msg)))
+    maybe(draw, line, "parent_tool_use_id", often(draw, st.sampled_from(PARENTS)))
+    maybe(draw, line, "timestamp", often(draw, st.sampled_from(["2026-09-21T14:13:20.223Z", "2026-09-21", "x"])))
+    if draw(st.integers(0, 8)) == 0:
+        line["error"] = often(draw, st.sampled_from(["rate_limit", ""]))
+    if draw(st.integers(0, 8)) == 0:
+        line[draw(st.sampled_from(["subtype", "timestamp_ms", "uuid"]))] = draw(TS)
+    line["session_id"] = "s1"
+    return line
+
+
 @st.composite
 def claude_other_event(draw) -> dict:
     kind = draw(st.sampled_from(["assistant", "assistant", "user", "user", "system", "result", "rate_limit_event"]))
     parent = often(draw, st.sampled_from(PARENTS))
     if kind == "assistant":
+        if draw(st.booleans()):
+            return draw(claude_assistant_event())
         block = draw(st.sampled_from([
             {"type": "text", "text": draw(st.sampled_from(["a", "ab", "b", ""]))},
             {"type": "thinking", "thinking": "t", "signature": "x"},

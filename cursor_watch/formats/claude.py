@@ -35,7 +35,7 @@ from msgspec import UNSET
 
 from ..events import invalid_item
 from .claude_typed import DECODER as TYPED_DECODER
-from .claude_typed import StreamEvent, UserEvent
+from .claude_typed import AssistantEvent, StreamEvent, UserEvent
 from .claude_typed import loads as raw_loads
 from .common import (Adapter, CallEvent, Event, Invalid, Item, as_event, event, iso_ms, lazy_tool_event, note, one_line,
                      s, tool_event)
@@ -312,7 +312,8 @@ class ClaudeAdapter(Adapter):
                         append(Event({"type": "thinking", "subtype": "completed"}, item.line, item.offset, item.size))
                     continue
             else:
-                if cls is not Event and cls is not UserEvent:  # (a UserEvent: this adapter's, read in convert)
+                if cls is not Event and cls is not UserEvent and cls is not AssistantEvent:  # (this adapter's typed
+                    # events, read in convert)
                     if cls is not Invalid:
                         item = as_event(item)  # a typed Cursor event (formats.cursor_typed): read as its line's dict
                     if item.__class__ is Invalid:
@@ -450,6 +451,8 @@ class ClaudeAdapter(Adapter):
             return self._stream_typed(item)
         if item.__class__ is UserEvent:
             return self._user_typed(item)
+        if item.__class__ is AssistantEvent:
+            return self._assistant_typed(item)
         data = item.data
         if t == "stream_event":
             return self._stream(item, data)
@@ -652,20 +655,77 @@ class ClaudeAdapter(Adapter):
         msg = data.get("message")
         if not isinstance(msg, dict):
             return [item]
-        parent = s(data.get("parent_tool_use_id"))
-        mid = s(msg.get("id"))
-        ts = iso_ms(data.get("timestamp"))
-        streamed = mid in self._streamed
-        out: list[Item] = []
         content = msg.get("content")
         if isinstance(content, str):
             content = [{"type": "text", "text": content}]
+        blocks: list[tuple] = []
         for block in content if isinstance(content, list) else ():
             if not isinstance(block, dict):
                 continue
             bt = block.get("type")
             if bt == "text":
-                text = s(block.get("text"))
+                blocks.append(("text", s(block.get("text"))))
+            elif bt == "thinking":
+                blocks.append(("thinking", s(block.get("thinking"))))
+            elif bt in ("tool_use", "server_tool_use"):
+                blocks.append(("tool_use", s(block.get("id")), s(block.get("name")), block.get("input")))
+            elif isinstance(block.get("tool_use_id"), str):  # a server tool's result (web_search_tool_result...)
+                blocks.append(("result", block))
+        error = data.get("error")
+        return self._message(item, s(data.get("parent_tool_use_id")), s(msg.get("id")), iso_ms(data.get("timestamp")),
+                             blocks, error if isinstance(error, str) else "", msg.get("usage"))
+
+    def _assistant_typed(self, item: AssistantEvent) -> list[Item]:
+        """An ``assistant`` line decoded by :mod:`cursor_watch.formats.claude_typed`:
+        :meth:`_assistant`'s rules on the struct's values. A line with a server tool's result
+        block (rare) is read the generic way (its line's dict); a tool call's ``input`` and the
+        message's ``usage`` are decoded as the generic path decodes them, before anything
+        changes (a number beyond a double there makes the line invalid, as there)."""
+        msg = item.message
+        content = msg.content
+        blocks: list[tuple] = []
+        try:
+            if content.__class__ is str:
+                blocks.append(("text", content))
+            elif content:  # a list of blocks
+                for block in content:
+                    bt = block.type
+                    if bt == "text":
+                        blocks.append(("text", block.text or ""))
+                    elif bt == "thinking":
+                        blocks.append(("thinking", block.thinking or ""))
+                    elif bt == "tool_use" or bt == "server_tool_use":
+                        blocks.append(("tool_use", block.id or "", block.name or "", raw_loads(block.input)))
+                    elif block.tool_use_id is not UNSET:  # maybe a server tool's result: the generic rules
+                        generic = as_event(item)
+                        if generic.__class__ is Invalid:
+                            return self._refuse(item)
+                        return self._assistant(generic, generic.data)  # type: ignore[arg-type]
+            usage = raw_loads(msg.usage)
+        except orjson.JSONDecodeError:  # what msgspec read and orjson refuses: the generic verdict
+            return self._refuse(item)
+        return self._message(item, item.parent_tool_use_id or "", msg.id or "", iso_ms(item.timestamp), blocks,
+                             item.error or "", usage)
+
+    def _message(self, item: Any, parent: str, mid: str, ts: int | None, blocks: list[tuple], error: str,
+                 usage_value: Any) -> list[Item]:
+        """The canonical events of an ``assistant`` line, from what either path read.
+
+        Args:
+            parent: ``parent_tool_use_id`` as a string ("" for the main agent); mid: the
+            message's ``id`` as a string; ts: the line's time (epoch ms) or None; blocks: its
+            content blocks in order, as ``("text", text)``, ``("thinking", text)``,
+            ``("tool_use", id, name, input)`` (strings as :func:`s` gives them; ``input`` any
+            JSON value) or ``("result", block)`` (a server tool's result, its dict); error: the
+            line's ``error`` when a string, else ""; usage_value: the message's ``usage`` (any
+            JSON value, None when absent).
+        """
+        streamed = mid in self._streamed
+        out: list[Item] = []
+        for block in blocks:
+            bt = block[0]
+            if bt == "text":
+                text = block[1]
                 if parent:
                     if text:
                         out.append(note(item, "subagent_text", f"sub-agent: {one_line(text, 300)}", "subagent", parent))
@@ -686,7 +746,7 @@ class ClaudeAdapter(Adapter):
                     flush["timestamp_ms"] = ts
                 out.append(event(flush, item))
             elif bt == "thinking":
-                text = s(block.get("thinking"))
+                text = block[1]
                 if parent or streamed or not text:
                     continue  # streamed already, a sub-agent's, or redacted (a signature only)
                 th: dict[str, Any] = {"type": "thinking", "subtype": "delta", "text": text}
@@ -694,17 +754,17 @@ class ClaudeAdapter(Adapter):
                     th["timestamp_ms"] = ts
                 out.append(event(th, item))
                 out.append(event({"type": "thinking", "subtype": "completed"}, item))
-            elif bt in ("tool_use", "server_tool_use"):
-                cid = s(block.get("id")) or f"(no id, line {item.line})"
+            elif bt == "tool_use":
+                cid = block[1] or f"(no id, line {item.line})"
                 for key, b in list(self._blocks.items()):
                     if b[1] == cid:
                         del self._blocks[key]
-                out.append(self._started(item, cid, s(block.get("name")) or "unknown", block.get("input"), parent, ts))
-            elif isinstance(block.get("tool_use_id"), str):  # a server tool's result (web_search_tool_result...)
-                out.append(self._completed(item, block, None, ts))
-        if isinstance(data.get("error"), str) and data["error"]:
-            out.append(note(item, "error", f"assistant error: {data['error']}", "error"))
-        usage = _usage(msg.get("usage"))
+                out.append(self._started(item, cid, block[2] or "unknown", block[3], parent, ts))
+            else:  # a server tool's result (web_search_tool_result...)
+                out.append(self._completed(item, block[1], None, ts))
+        if error:
+            out.append(note(item, "error", f"assistant error: {error}", "error"))
+        usage = _usage(usage_value)
         if usage is not None:
             # tokens used so far, for live --max-tokens / --max-cost (issue 21): each message's
             # latest usage once (sub-agents' messages too: they are spent), summed per kind

@@ -1,4 +1,4 @@
-"""Typed decoding of Claude Code ``stream_event`` and ``user`` lines: the Claude adapter's fast path (issue 19).
+"""Typed decoding of Claude Code ``stream_event``, ``user`` and ``assistant`` lines: the Claude adapter's fast path (issue 19).
 
 With ``--include-partial-messages`` most lines of a Claude Code stream are ``stream_event``
 lines (``bench/gen_stream.py OUT --agent claude --partial``: 83 % of the lines, 61 % of them
@@ -10,8 +10,8 @@ no dict, no generic :class:`~cursor_watch.events.Event`); everything else of the
 
 Rules (why a typed event always means what the generic path would make of the same line):
 
-* Only ``stream_event`` and ``user`` lines are typed; every other line raises in :data:`DECODER`
-  and goes the generic way (``orjson.loads`` into :class:`~cursor_watch.events.Event`).
+* Only ``stream_event``, ``user`` and ``assistant`` lines are typed; every other line raises in
+  :data:`DECODER` and goes the generic way (``orjson.loads`` into :class:`~cursor_watch.events.Event`).
 * A ``user`` line's tool results (``content``, most of a stream's bytes: 74 % of the generated
   stream's) stay raw: a result the model classifies without its text (a success) is given to
   it with the text empty, and its text decoded only if something asks for the event's body
@@ -22,8 +22,9 @@ Rules (why a typed event always means what the generic path would make of the sa
   typed value is always the value ``orjson`` gives (no ``Any`` field, whose integers beyond
   64 bits would differ: ``orjson`` turns them into floats).
 * The bulky or rare parts (``content_block``, ``message``, a tool result's ``content``,
-  ``tool_use_result``) stay :class:`msgspec.Raw` and are decoded by ``orjson`` when read
-  (:func:`loads`), as the generic path decodes them. msgspec checks the JSON it skips as
+  ``tool_use_result``, a tool call's ``input``, a message's ``usage``) stay :class:`msgspec.Raw`
+  and are decoded by ``orjson`` when read (:func:`loads`), as the generic path decodes them
+  (before the adapter changes anything for the line). msgspec checks the JSON it skips as
   strictly as ``orjson`` (escapes, surrogates, control characters), but for UTF-8 (checked by
   the decoder) and numbers beyond a double: a raw part that is a JSON string always decodes.
 * As for Cursor's typed path (:mod:`cursor_watch.formats.cursor_typed`), msgspec skips unknown
@@ -141,10 +142,57 @@ class UserEvent(TypedEvent, tag="user", tag_field="type", kw_only=True):
     isSynthetic: bool | None = None  # noqa: N815 (the stream's own key)
 
 
-TYPED_CLASSES = (StreamEvent, UserEvent)
+class MessageBlock(Struct, gc=False):
+    """One item of an ``assistant`` line's ``message.content``: ``text`` (``text``), ``thinking``
+    (``thinking``), ``tool_use``/``server_tool_use`` (``id``, ``name``, ``input`` raw).
+    ``tool_use_id`` (a server tool's result) is only looked for: such a line is read the
+    generic way (:meth:`cursor_watch.formats.claude.ClaudeAdapter._assistant_typed`)."""
 
-DECODER = msgspec.json.Decoder(StreamEvent | UserEvent)
-"""Decodes one line (bytes) into a :class:`StreamEvent` or a :class:`UserEvent`; raises
+    type: str | None = None
+    text: str | None = None
+    thinking: str | None = None
+    id: str | None = None
+    name: str | None = None
+    input: Raw | UnsetType = UNSET
+    tool_use_id: Raw | UnsetType = UNSET
+
+
+class AssistantMessage(Struct, gc=False):
+    """``message`` of an ``assistant`` line: ``id`` (several lines share it), ``content`` (a
+    list of blocks, a string, or null), ``usage`` (raw JSON: UNSET when absent)."""
+
+    id: str | None = None
+    content: list[MessageBlock] | str | None = None
+    usage: Raw | UnsetType = UNSET
+
+
+class AssistantEvent(TypedEvent, tag="assistant", tag_field="type", kw_only=True):
+    """A Claude Code ``assistant`` line: one message (often one content block of it).
+
+    Attributes:
+        message: its message (:class:`AssistantMessage`: required, an object).
+        parent_tool_use_id: the sub-agent call the line belongs to (None for the main agent).
+        subtype: the line's ``subtype`` ("" when absent, as :class:`~cursor_watch.events.Event`).
+        timestamp: the ISO time Claude Code writes on the line (None when absent).
+        timestamp_ms: the line's ``timestamp_ms`` (None when absent; Claude Code writes none).
+        error: an API error Claude Code reports on the line (``rate_limit``...), or None.
+        line, offset, size, raw: as :class:`~cursor_watch.formats.cursor_typed.TypedEvent`.
+    """
+
+    type: ClassVar[str] = "assistant"
+    message: AssistantMessage
+    parent_tool_use_id: str | None = None
+    subtype: str = ""
+    timestamp: str | None = None
+    timestamp_ms: Int | None = None
+    error: str | None = None
+
+
+TYPED_CLASSES = (StreamEvent, UserEvent, AssistantEvent)
+
+DECODER = msgspec.json.Decoder(StreamEvent | UserEvent | AssistantEvent)
+"""Decodes one line (bytes) into a :class:`StreamEvent`, :class:`UserEvent` or
+:class:`AssistantEvent`; raises
 ``msgspec.ValidationError`` for any other kind or shape and ``msgspec.DecodeError`` for bad
 JSON (the same errors as :data:`cursor_watch.formats.cursor_typed.DECODER`)."""
 
