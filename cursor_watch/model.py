@@ -630,9 +630,10 @@ class Session:
     def apply_all(self, items: list[Event | Invalid], start: int, changes: list[tuple[str, Any]]) -> int:
         """Apply ``items[start:]`` in order, adding their changes to ``changes``.
 
-        Stops before the first ``system`` event, which may begin a new run (the caller
+        Stops before the first ``system/init`` event, which may begin a new run (the caller
         routes it: :class:`cursor_watch.runs.RunSplitter`), and returns its index; else
-        returns ``len(items)``. The model's state is exactly that of :meth:`apply` on each
+        returns ``len(items)``. (Any other ``system`` event is applied here: what the
+        splitter does with one is :meth:`apply`.) The model's state is exactly that of :meth:`apply` on each
         item; in ``changes``, consecutive changes of the same segment or thinking block made by
         deltas are folded into one (views read a batch as a set of keys).
 
@@ -749,7 +750,7 @@ class Session:
             self.last_ts_ms = last_ts
             if cls is Event:
                 t = item.type
-                if t == "system":
+                if t == "system" and item.subtype == "init":
                     return i
                 if (t == "thinking" or t == "assistant") and self.session_id is not None and not self.spill.error:
                     # an adapter's text events (no time of their own, no usage so far): apply()'s

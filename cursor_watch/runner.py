@@ -136,7 +136,7 @@ class Monitor:
             switches = splitter.switches
             while i < n:
                 i = splitter.current.session.apply_all(items, i, changes)
-                if i < n:  # a system event: an init may begin a new run
+                if i < n:  # a system/init: it may begin a new run
                     if splitter.starts_run(items[i]):
                         self._mark_last(items, i)  # the ending run's last event, for its end note
                     changes += splitter.apply(items[i])
