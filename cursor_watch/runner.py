@@ -4,24 +4,29 @@
 every view; :func:`pump` is the async loop that reads a :class:`Source`, paces a
 replay (``--speed``), flushes a held broken line when the stream goes idle, and
 hands each batch of changes to a callback; :class:`Watch` runs one or many sources
-(a :class:`Feed` each) to their end and decides the exit status.
+(a :class:`Feed` each) to their end and decides the exit status (:meth:`Watch.replay`: files
+read to their end, without an event loop).
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import gc
+import os
 import signal
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
 
 from .events import Decoder, Event, Invalid
+from .lazy import lazy_module
 from .formats import Adapter, Reader
 from .model import CHANGE_RESULT, Session
 from .runs import STDERR_TAIL, Run, RunSplitter, all_succeeded, finish_run, source_name, split_changes
 from .sources import FileSource, Notice, ProcessSource, Source, SourceError, list_stream_files
+
+asyncio = lazy_module("asyncio")  # imported when an event loop runs (not by Watch.replay)
 
 Changes = list[tuple[str, Any]]
 
@@ -496,7 +501,8 @@ class Watch:
         self.signal_status: int | None = None
         self.stopped_by_us = False
         self.budget_stop: str | None = None  # why --enforce stopped the command
-        self._stop = asyncio.Event()
+        self.stopping = False  # asked to stop (a signal, a quit, --enforce, a result's grace)
+        self._stop_event: asyncio.Event | None = None  # the same, for the event loop (see _stop)
         self._result_timer: asyncio.TimerHandle | None = None
         self._on_changes: RunChanges | None = None
         self._tasks: list[asyncio.Task] = []
@@ -564,10 +570,26 @@ class Watch:
 
     # -- stopping --------------------------------------------------------------------------
 
+    @property
+    def _stop(self) -> asyncio.Event:
+        """:attr:`stopping` as an ``asyncio.Event`` (made on first use: a watch run by
+        :meth:`replay` has none)."""
+        event = self._stop_event
+        if event is None:
+            event = self._stop_event = asyncio.Event()
+            if self.stopping:
+                event.set()
+        return event
+
+    def _set_stop(self) -> None:
+        self.stopping = True
+        if self._stop_event is not None:
+            self._stop_event.set()
+
     def _on_signal(self, signum: int) -> None:
         if self.signal_status is None:
             self.signal_status = 128 + signum
-        self._stop.set()
+        self._set_stop()
         if self.on_signal is not None:
             self.on_signal(signum)
 
@@ -580,17 +602,17 @@ class Watch:
         """Stop watching (the user quit): a spawned command is terminated, and its
         status is then not passed through (we stopped it)."""
         self.stopped_by_us = True
-        self._stop.set()
+        self._set_stop()
 
     def stop_for_budget(self, reason: str) -> bool:
         """``--enforce``: a run went past a budget; stop a spawned command (TERM, then KILL after
         its grace period) and exit with :data:`EXIT_BUDGET`. Returns False (nothing stopped) when
         no command is being watched."""
-        if not any(isinstance(f.source, ProcessSource) for f in self.feeds) or self._stop.is_set():
+        if not any(isinstance(f.source, ProcessSource) for f in self.feeds) or self.stopping:
             return False
         self.budget_stop = reason
         self.stopped_by_us = True
-        self._stop.set()
+        self._set_stop()
         return True
 
     def watch_result(self) -> None:
@@ -609,7 +631,7 @@ class Watch:
             proc = getattr(feed.source, "proc", None)
             if proc is not None and proc.returncode is None:
                 self.stopped_by_us = True
-                self._stop.set()
+                self._set_stop()
 
     # -- running ---------------------------------------------------------------------------
 
@@ -648,7 +670,7 @@ class Watch:
             if slots is not None:
                 await slots.acquire()
                 holding = True
-            if self._stop.is_set():
+            if self.stopping:
                 return
             feed.state = "reading"
             try:
@@ -661,7 +683,7 @@ class Watch:
             feed.started = True
             await pump(source, feed.monitor, lambda c: self._deliver(feed, c), self.speed, self._stop,
                        on_caught_up=caught_up)
-            if not self._stop.is_set():
+            if not self.stopping:
                 await self._end_feed(feed)
         finally:
             if holding and slots is not None:
@@ -692,14 +714,25 @@ class Watch:
         replayed file ended, a run still in progress is marked ``observed_until_stop``: it
         has no result because we stopped reading. A spawned command's run is not (we stopped
         the command: its run really ended)."""
-        if feed.ended or not feed.started:
+        if not self._ending(feed):
             return
+        await feed.source.stop()
+        self._ended(feed)
+
+    def _ending(self, feed: Feed) -> bool:
+        """The first part of :meth:`_end_feed` (before the source is stopped): False when the
+        feed has ended already or never started."""
+        if feed.ended or not feed.started:
+            return False
         feed.ended = True
-        if self._stop.is_set() and not isinstance(feed.source, ProcessSource):
+        if self.stopping and not isinstance(feed.source, ProcessSource):
             run = feed.monitor.run
             if run.session.result is None and not run.session.ended:
                 run.observed_until_stop = True
-        await feed.source.stop()
+        return True
+
+    def _ended(self, feed: Feed) -> None:
+        """The rest of :meth:`_end_feed` (the source stopped): its error, the run's end."""
         if feed.source.error:
             self._deliver(feed, feed.monitor.session.add_note("source", "error", feed.source.error))
         exit_status = feed.source.exit_status if isinstance(feed.source, ProcessSource) else None
@@ -758,7 +791,7 @@ class Watch:
         dir_task = asyncio.create_task(self._watch_directories()) if self.directories and self.follow else None
         stop_task = asyncio.create_task(self._stop.wait())
         try:
-            while not self._stop.is_set():
+            while not self.stopping:
                 pending = {t for t in self._tasks if not t.done()}
                 if not pending and dir_task is None:
                     break
@@ -785,11 +818,94 @@ class Watch:
         for task in self._tasks:
             if not task.cancelled() and task.exception() is not None:
                 raise task.exception()  # type: ignore[misc]
+        return self._outcome()
+
+    def _outcome(self) -> int:
+        """The end of :meth:`run` and :meth:`replay`: raises :class:`SourceError` when no source
+        could be read, else the exit status (kept as ``exit_code``)."""
         errors = [f.error for f in self.feeds if f.error]
         if errors and len(errors) == len(self.feeds) and not self.directories:
             raise SourceError(errors[0] if len(errors) == 1 else f"no stream could be read: {errors[0]}")
         self.exit_code = self.exit_status()
         return self.exit_code
+
+    # -- files read to their end, without an event loop -------------------------------------
+
+    def replayable(self) -> bool:
+        """:meth:`replay` can watch these sources: every one a regular file read to its end (not
+        followed, nor copied by ``--save``), no pace (``--speed``), no outlet (``--otlp``,
+        alerts: they run on the event loop), and the watch not started yet."""
+        return (bool(self.feeds) and not self.follow and not self.speed and not self.outlets
+                and self._on_changes is None
+                and all(f.source.__class__ is FileSource and not f.source.follow and f.source.save is None
+                        and f.source.spool is None and os.path.isfile(f.source.path) for f in self.feeds))
+
+    def replay(self, on_changes: RunChanges, close: bool = True) -> int:
+        """:meth:`run` for :meth:`replayable` sources, in the calling thread, without an event loop.
+
+        Each file is read in turn to its end in ``sources.CHUNK`` (1 MiB) pieces, each fed whole
+        to its monitor (nothing else waits for a turn: no view, no outlet); ``on_changes`` and
+        ``close`` are as for :meth:`run`, and so are the runs, their end notes, the errors (a
+        file that can't be opened: :class:`SourceError` when no file could be read, a read
+        error) and the exit status. SIGINT, SIGTERM and SIGHUP stop it after the chunk being
+        fed, as they stop :meth:`run` (handlers installed when called from the main thread, the
+        previous ones put back at the end).
+
+        Raises:
+            SourceError: no source could be read (as :meth:`run`).
+        """
+        self._on_changes = on_changes
+        self._close = close
+        previous: dict[int, Any] = {}
+        if self.install_signals and threading.current_thread() is threading.main_thread():
+            for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+                previous[sig] = signal.signal(sig, lambda signum, _frame: self._on_signal(signum))
+        try:
+            for feed in list(self.feeds):
+                if self.stopping:
+                    break
+                self._replay_feed(feed)
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+            for feed in self.feeds:
+                self._end_replayed(feed)
+        return self._outcome()
+
+    def _end_replayed(self, feed: Feed) -> None:
+        """:meth:`_end_feed` for a file of :meth:`replay` (its input closed in this thread)."""
+        if self._ending(feed):
+            feed.source.close_input()  # type: ignore[attr-defined]
+            self._ended(feed)
+
+    def _replay_feed(self, feed: Feed) -> None:
+        """One file of :meth:`replay`: :meth:`_run_feed` and :func:`pump` for a file read in
+        this thread, ended when read (when stopped, :meth:`replay` ends it)."""
+        source: FileSource = feed.source  # type: ignore[assignment]
+        feed.state = "reading"
+        try:
+            source.open()
+        except SourceError as err:
+            feed.error = str(err)
+            feed.state = "error"
+            self._deliver(feed, [])
+            return
+        feed.started = True
+        backlog = source.size_at_start
+        monitor = feed.monitor
+        if backlog <= 0:
+            feed.caught_up = True
+        while not self.stopping:
+            chunk = source.read_chunk()
+            if not chunk:
+                break
+            changes = monitor.feed(chunk)
+            if changes:
+                self._deliver(feed, changes)
+            if not feed.caught_up and source.bytes_read >= backlog:
+                feed.caught_up = True
+        if not self.stopping:
+            self._end_replayed(feed)
 
     def exit_status(self) -> int:
         """The exit-status contract (see ``cli``): signal, then a budget stop, then a child's status,

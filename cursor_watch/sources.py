@@ -6,12 +6,13 @@ Before a chunk is queued it is written to the ``--save`` file (when given), so
 every byte the agent printed is kept, including lines that don't parse.
 
 Pipes and processes are read with asyncio (quitting never waits on a silent
-producer); regular files are read in a thread in 1 MiB chunks (``design.md``).
+producer); regular files are read in a thread in 1 MiB chunks (``design.md``), or, for a
+``--summary`` of files read to their end, in the calling thread without an event loop
+(:meth:`FileSource.read_chunk`, ``runner.Watch.replay``).
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import os
 import shutil
@@ -21,6 +22,10 @@ import sys
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
+
+from .lazy import lazy_module
+
+asyncio = lazy_module("asyncio")  # imported when an event loop runs (runner.Watch.replay reads files without one)
 
 CHUNK = 1 << 20  # bytes per read
 QUEUE_CHUNKS = 32  # chunks buffered between reader and consumer (backpressure)
@@ -165,9 +170,17 @@ class Source:
         self.on_stderr: Callable[[str], None] | None = None
         self.exit_status: int | None = None
         self.error: str | None = None
-        self._queue: asyncio.Queue = asyncio.Queue(maxsize=QUEUE_CHUNKS)
+        self._chunks: asyncio.Queue | None = None  # made on first use (see _queue)
         self._task: asyncio.Task | None = None
         self._save_reported = False
+
+    @property
+    def _queue(self) -> asyncio.Queue:
+        """The chunks read and not yet taken (made on first use: a file read by
+        :meth:`FileSource.read_chunk` has none)."""
+        if self._chunks is None:
+            self._chunks = asyncio.Queue(maxsize=QUEUE_CHUNKS)
+        return self._chunks
 
     async def start(self) -> None:
         """Open the input and start reading. Raises :class:`SourceError`."""
@@ -268,10 +281,45 @@ class FileSource(Source):
         self.bytes_read = 0
         self.applied_bytes: int | None = None  # a paced replay (--speed): bytes replayed so far
 
-    async def start(self) -> None:
+    def open(self) -> None:
+        """Open the file (:meth:`start` without the reading task: see :meth:`read_chunk`).
+
+        Raises:
+            SourceError: the file can't be opened (or is a directory).
+        """
         self._fd = _open_input(self.path)
         self.size_at_start = os.fstat(self._fd).st_size
+
+    async def start(self) -> None:
+        self.open()
         await super().start()
+
+    def read_chunk(self) -> bytes:
+        """The next chunk (at most ``CHUNK`` bytes) of a file :meth:`open` ed and read to its end in
+        the calling thread (``runner.Watch.replay``, not :meth:`start`: no ``--follow``, no
+        ``--save`` copy); ``b""`` at its end, or after a read error (:attr:`error` says which,
+        as when the reading task meets one). The file is closed then."""
+        fd = self._fd
+        if fd is None:
+            return b""
+        try:
+            chunk = os.read(fd, CHUNK)
+        except OSError as err:
+            self.error = f"read error on {self.label}: {err.strerror or err}"
+            chunk = b""
+        if chunk:
+            self.bytes_read += len(chunk)
+            return chunk
+        self.close_input()
+        return b""
+
+    def close_input(self) -> None:
+        """Close the file :meth:`open` opened, if it still is (``runner.Watch.replay``'s
+        :meth:`stop`; re-reading payloads uses a descriptor of its own, see :meth:`reread`)."""
+        if self._fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(self._fd)
+            self._fd = None
 
     def progress(self) -> float | None:
         """Fraction of the file replayed so far (replay only; None when following).

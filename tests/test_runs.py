@@ -354,3 +354,124 @@ def test_pump_gives_the_loop_turns_when_chunks_are_always_queued() -> None:
     whole.feed(data)
     assert len(mon.runs) == len(whole.runs) > 1
     assert [summary_json(r.session) for r in mon.runs] == [summary_json(r.session) for r in whole.runs]
+
+
+# -- Watch.replay: files read to their end without an event loop (--summary of files) ---------
+
+def _summary_bytes(watch: Watch) -> bytes:
+    from cursor_watch.summary import write_summaries
+
+    out = bytearray()
+    write_summaries(watch.runs(), out.extend)
+    return bytes(out)
+
+
+def _both(paths: list[str], on_changes=None) -> tuple[tuple, tuple]:
+    """(exit status, summary, each run's end) of the same files by Watch.run and by Watch.replay."""
+    results = []
+    for replay in (False, True):
+        sources, dirs = open_sources(paths, None)
+        watch = Watch(sources, directories=dirs, clock=lambda: 1_790_000_000_000.0)
+        assert watch.replayable()
+        calls = (lambda run, changes: on_changes(watch)) if on_changes else (lambda run, changes: None)
+        code = watch.replay(calls) if replay else asyncio.run(watch.run(calls))
+        ends = [(r.source, r.index, r.first_line, r.last_line, r.last_event, r.observed_until_stop)
+                for r in watch.runs()]
+        results.append((code, _summary_bytes(watch), ends, [f.state for f in watch.feeds]))
+    return results[0], results[1]
+
+
+def test_replay_gives_what_the_event_loop_gives(tmp_path, monkeypatch):
+    """Watch.replay leaves the runs, their notes and the exit status Watch.run leaves: sample
+    streams (several runs in one file, one cut without a result), every agent's captures, a
+    directory, an empty file; and with small chunks (a stream read in many pieces)."""
+    from test_agents import capture_params
+
+    samples = sorted(str(p) for p in SAMPLES.glob("*.jsonl"))
+    cut = tmp_path / "cut.jsonl"
+    cut.write_bytes((SAMPLES / "plain-tools.jsonl").read_bytes()[:-200])
+    twice = tmp_path / "twice.jsonl"
+    twice.write_bytes((SAMPLES / "plain-tools.jsonl").read_bytes() * 2 + (SAMPLES / "failed-no-result.jsonl").read_bytes())
+    (tmp_path / "empty.jsonl").write_bytes(b"")
+    captures = [str(p.values[0]) for p in capture_params() if p.values[0] is not None]
+    cases = [samples, [str(cut)], [str(twice)], [str(tmp_path)], captures[:12], [str(SAMPLES)]]
+    for paths in cases:
+        a, b = _both(paths)
+        assert a == b, paths
+    from cursor_watch import sources
+
+    monkeypatch.setattr(sources, "CHUNK", 1000)
+    a, b = _both([str(twice)] + captures[:3])
+    assert a == b
+
+
+def test_replay_stops_on_a_signal_as_run_does(tmp_path, monkeypatch):
+    """SIGTERM during a replay: the run being read is observed until the stop, its end note
+    says so, the exit status is 128+15 (as Watch.run), and the previous handler is back."""
+    import signal
+
+    from cursor_watch import sources
+
+    monkeypatch.setattr(sources, "CHUNK", 4096)
+    big = tmp_path / "big.jsonl"
+    big.write_bytes((SAMPLES / "partial-output.jsonl").read_bytes())  # ~10 chunks, a result at its end
+    lines = big.read_bytes().count(b"\n")
+    sent = []
+
+    def kill(watch):
+        if not sent:
+            sent.append(True)
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    before = signal.getsignal(signal.SIGTERM)
+    for replay in (False, True):
+        sent.clear()
+        sources_, dirs = open_sources([str(big)], None)
+        watch = Watch(sources_, directories=dirs)
+        calls = lambda run, changes: kill(watch)  # noqa: E731
+        code = watch.replay(calls) if replay else asyncio.run(watch.run(calls))
+        assert code == 128 + signal.SIGTERM
+        (run,) = watch.runs()
+        assert run.observed_until_stop and run.session.result is None and run.last_line < lines
+        assert any("stopped by signal 15 (SIGTERM)" in n.text for n in run.session.notes)
+        assert signal.getsignal(signal.SIGTERM) == before
+
+
+def test_replay_read_error_as_run(tmp_path, monkeypatch):
+    """A read error after the first chunk: the same note, end and exit status on both paths."""
+    import errno
+
+    from cursor_watch import sources
+
+    monkeypatch.setattr(sources, "CHUNK", 2048)
+    path = tmp_path / "a.jsonl"
+    path.write_bytes((SAMPLES / "plain-tools.jsonl").read_bytes())
+    real_read = os.read
+    reads = {}
+
+    def failing_read(fd, n):
+        if n == 2048:
+            reads[fd] = reads.get(fd, 0) + 1
+            if reads[fd] > 1:
+                raise OSError(errno.EIO, "Input/output error")
+        return real_read(fd, n)
+
+    monkeypatch.setattr(os, "read", failing_read)
+    a, b = _both([str(path)])
+    monkeypatch.setattr(os, "read", real_read)
+    assert a == b
+    assert b"the source failed: read error on" in b[1] and a[0] == 1
+
+
+def test_a_summary_of_files_runs_no_event_loop(tmp_path):
+    """--summary of regular files never imports asyncio's machinery (Watch.replay); a pipe does."""
+    code = ("import sys, runpy; sys.argv = ['cursor-watch'] + sys.argv[1:]\n"
+            "try:\n    runpy.run_module('cursor_watch', run_name='__main__')\n"
+            "except SystemExit as e:\n    sys.stderr.write(f'exit {e.code} loop {\"asyncio.base_events\" in sys.modules}')\n")
+    sample = str(SAMPLES / "plain-tools.jsonl")
+    p = subprocess.run([sys.executable, "-c", code, "--summary", "--json", sample, sample], capture_output=True,
+                       env=ENV, cwd=ROOT, timeout=60)
+    assert p.stderr.decode().endswith("exit 0 loop False"), p.stderr
+    p = subprocess.run([sys.executable, "-c", code, "--summary", "--json"], capture_output=True, env=ENV, cwd=ROOT,
+                       input=(SAMPLES / "plain-tools.jsonl").read_bytes(), timeout=60)
+    assert p.stderr.decode().endswith("exit 0 loop True"), p.stderr
