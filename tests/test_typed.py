@@ -595,6 +595,12 @@ def claude_stream(draw) -> bytes:
 @example(b'{"type":"system","subtype":"init","session_id":"s","claude_code_version":"2"}\n'
          b'{"type":"stream_event","event":{"type":"content_block_start","index":0,"content_block":{"type":"tool_use",'
          b'"id":"toolu_1","name":"Bash","input":{"n":1e400}}}}\n')  # the same, last: no event on its line (last_event)
+@example(b'{"type":"system","subtype":"init","session_id":"s","claude_code_version":"2"}\n'
+         b'{"type":"stream_event","event":{"type":"message_start","message":{"id":"m1","usage":{"n":1}}}}\n'
+         b'{"type":"stream_event","event":{"type":"content_block_start","index":0,"content_block":{"type":"tool_use",'
+         b'"id":"toolu_1","input":{}}}}\n'
+         b'{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"ok"}]}}\n')
+# a call started by its content_block_start only (no name: "unknown"), completed by its result
 def test_claude_typed_and_generic_paths_build_the_same_model(data):
     assert_same_agent_model(data)
 

@@ -533,10 +533,14 @@ class ClaudeAdapter(Adapter):
         dt = delta.get("type")
         field = _DELTA_FIELDS.get(dt) if dt.__class__ is str else None
         et = ev.get("type")
+        block = message_id = None
+        if et == "content_block_start":
+            cb = ev.get("content_block") if isinstance(ev.get("content_block"), dict) else {}
+            block = (cb.get("type"), s(cb.get("id")), s(cb.get("name")), cb.get("input"))
+        elif et == "message_start":
+            message_id = ev.get("message").get("id") if isinstance(ev.get("message"), dict) else None
         return self._api_event(item, et, s(data.get("parent_tool_use_id")), index if index.__class__ is int else None,
-                               dt, delta.get(field) if field else None,
-                               lambda: ev.get("content_block") if isinstance(ev.get("content_block"), dict) else {},
-                               lambda: ev.get("message") if isinstance(ev.get("message"), dict) else {})
+                               dt, delta.get(field) if field else None, block, message_id)
 
     def _stream_typed(self, item: StreamEvent) -> list[Item]:
         """A ``stream_event`` line decoded by :mod:`cursor_watch.formats.claude_typed` (the same
@@ -552,29 +556,33 @@ class ClaudeAdapter(Adapter):
                 if value is UNSET:
                     value = None
         et = ev.type
-        if et == "content_block_start" or et == "message_start":
-            # the rare, nested parts: decoded now, as the generic path decodes them
-            try:
-                cb = raw_loads(ev.content_block)
-                msg = raw_loads(ev.message)
-            except orjson.JSONDecodeError:  # what msgspec read and orjson refuses: the generic verdict
-                return self._refuse(item)
-            got_cb = cb if isinstance(cb, dict) else {}
-            got_msg = msg if isinstance(msg, dict) else {}
-            return self._api_event(item, et, item.parent_tool_use_id or "", ev.index, dt, value,
-                                   lambda: got_cb, lambda: got_msg)
-        return self._api_event(item, et, item.parent_tool_use_id or "", ev.index, dt, value, _empty, _empty)
+        block = message_id = None
+        if et == "content_block_start":
+            cb = ev.content_block
+            if cb is UNSET:
+                block = (None, "", "", None)
+            else:
+                try:  # a tool call's input, decoded as the generic path decodes it
+                    block = (cb.type, cb.id or "", cb.name or "", raw_loads(cb.input))
+                except orjson.JSONDecodeError:  # what msgspec read and orjson refuses: the generic verdict
+                    return self._refuse(item)
+        elif et == "message_start" and ev.message is not UNSET:
+            message_id = ev.message.id
+        return self._api_event(item, et, item.parent_tool_use_id or "", ev.index, dt, value, block, message_id)
 
     def _api_event(self, item: Any, et: Any, parent: str, index: int | None, dt: Any, value: Any,
-                   block_of: Any, message_of: Any) -> list[Item]:
+                   start: tuple | None, message_id: Any) -> list[Item]:
         """The canonical events of one ``stream_event`` line, from what either path read.
 
         Args:
             et: ``event.type`` (any JSON value); parent: ``parent_tool_use_id`` as a string ("" for
             the main agent); index: ``event.index`` when an integer, else None; dt: ``delta.type``;
             value: the delta's field of that type (``text``, ``thinking``, ``partial_json``: any
-            JSON value, None when absent); block_of, message_of: give ``event.content_block`` and
-            ``event.message`` as dicts (``{}`` when absent or not objects).
+            JSON value, None when absent); start: a ``content_block_start``'s block as ``(type,
+            id, name, input)`` (``type`` and ``input`` any JSON value, None when absent; ``id``
+            and ``name`` as :func:`s` gives them; ``(None, "", "", None)`` when it is absent or
+            not an object), else None; message_id: a ``message_start``'s ``message.id`` (any
+            JSON value; None when absent, or when the message is not an object).
         """
         if et == "content_block_delta":
             if dt == "text_delta":
@@ -597,15 +605,14 @@ class ClaudeAdapter(Adapter):
                     block[3].append(value)
             return []
         if et == "content_block_start":
-            cb = block_of()
+            btype, cid, name, inp = start  # type: ignore[misc]
             key = (parent, index)
-            btype, cid, name = cb.get("type"), s(cb.get("id")), s(cb.get("name"))
             self._blocks[key] = [btype, cid, name, [], item]  # type: ignore[index]
             if btype in ("tool_use", "server_tool_use") and cid and cid not in self._kinds:
                 # the call runs from here (live: its input streams for seconds before the whole
                 # assistant line); that line, or the input_json_delta pieces at message_stop,
                 # fill its arguments, and its tool_result completes it: one call, one id
-                return [self._started(item, cid, name or "unknown", cb.get("input"), parent, None)]
+                return [self._started(item, cid, name or "unknown", inp, parent, None)]
             return []
         if et == "content_block_stop":
             block = self._blocks.get((parent, index))
@@ -613,12 +620,11 @@ class ClaudeAdapter(Adapter):
                 return [event({"type": "thinking", "subtype": "completed"}, item)]  # (a redacted one had no text)
             return []
         if et == "message_start":
-            msg = message_of()
-            if isinstance(msg.get("id"), str):
-                self._streamed.add(msg["id"])
+            if isinstance(message_id, str):
+                self._streamed.add(message_id)
             for key in [k for k in self._blocks if k[0] == parent]:
                 del self._blocks[key]
-            if not parent and self._text_mid is not None and self._text_mid != msg.get("id"):
+            if not parent and self._text_mid is not None and self._text_mid != message_id:
                 return self._close_text(item)  # its text deltas must not join the last message's
             return []
         if et == "message_stop":
@@ -954,10 +960,6 @@ class ClaudeAdapter(Adapter):
 
 # a delta's type -> the field holding its text (Anthropic's streaming events)
 _DELTA_FIELDS = {"text_delta": "text", "thinking_delta": "thinking", "input_json_delta": "partial_json"}
-
-
-def _empty() -> dict:
-    return {}
 
 
 def _events(out: list, start: int, end: int) -> int:

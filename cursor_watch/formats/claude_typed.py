@@ -21,8 +21,8 @@ Rules (why a typed event always means what the generic path would make of the sa
   ``msgspec.ValidationError`` and takes the generic path, which has the rules for it. So a
   typed value is always the value ``orjson`` gives (no ``Any`` field, whose integers beyond
   64 bits would differ: ``orjson`` turns them into floats).
-* The bulky or rare parts (``content_block``, ``message``, a tool result's ``content``,
-  ``tool_use_result``, a tool call's ``input``, a message's ``usage``) stay :class:`msgspec.Raw`
+* The bulky or rare parts (a tool call's ``input``, a tool result's ``content``,
+  ``tool_use_result``, a message's ``usage``) stay :class:`msgspec.Raw`
   and are decoded by ``orjson`` when read (:func:`loads`), as the generic path decodes them
   (before the adapter changes anything for the line). msgspec checks the JSON it skips as
   strictly as ``orjson`` (escapes, surrogates, control characters), but for UTF-8 (checked by
@@ -61,20 +61,37 @@ class Delta(Struct, gc=False):
     partial_json: str | None | UnsetType = UNSET
 
 
+class StartBlock(Struct, gc=False):
+    """``event.content_block`` of a ``content_block_start``: the block's ``type``, a tool
+    call's ``id`` and ``name``, and its ``input`` (raw JSON, UNSET when absent)."""
+
+    type: str | None = None
+    id: str | None = None
+    name: str | None = None
+    input: Raw | UnsetType = UNSET
+
+
+class StartMessage(Struct, gc=False):
+    """``event.message`` of a ``message_start``: its ``id`` (the rest is skipped)."""
+
+    id: str | None = None
+
+
 class StreamInner(Struct, gc=False):
     """The API stream event a ``stream_event`` line wraps (``event``).
 
     ``type`` is ``content_block_delta``, ``content_block_start``, ``content_block_stop``,
     ``message_start``, ``message_delta``, ``message_stop`` (or another: nothing then);
     ``index`` the block's index within its message (None when absent or null);
-    ``content_block`` (a start's block) and ``message`` (``message_start``'s) are raw JSON.
+    ``content_block`` (a start's block: :class:`StartBlock`) and ``message``
+    (``message_start``'s: :class:`StartMessage`) are UNSET when absent.
     """
 
     type: str | None = None
     index: Int | None = None
     delta: Delta | None | UnsetType = UNSET
-    content_block: Raw | UnsetType = UNSET
-    message: Raw | UnsetType = UNSET
+    content_block: StartBlock | UnsetType = UNSET
+    message: StartMessage | UnsetType = UNSET
 
 
 class StreamEvent(TypedEvent, tag="stream_event", tag_field="type", kw_only=True):
