@@ -350,7 +350,10 @@ class Note:
 
     def state(self) -> tuple:
         """Every field as a plain tuple (see :mod:`cursor_watch.spill`)."""
-        return (self.kind, self.subtype, self.text, self.line, self.ts_ms, self.call_id)
+        return _NOTE_STATE(self)
+
+
+_NOTE_STATE = operator.attrgetter(*Note.__slots__)  # (kind, subtype, text, line, ts_ms, call_id)
 
 
 class Diagnostic:
@@ -366,7 +369,10 @@ class Diagnostic:
 
     def state(self) -> tuple:
         """Every field as a plain tuple (see :mod:`cursor_watch.spill`)."""
-        return (self.line, self.offset, self.size, self.message)
+        return _DIAGNOSTIC_STATE(self)
+
+
+_DIAGNOSTIC_STATE = operator.attrgetter(*Diagnostic.__slots__)  # (line, offset, size, message)
 
 
 class UnknownEvent:
@@ -384,7 +390,10 @@ class UnknownEvent:
 
     def state(self) -> tuple:
         """Every field as a plain tuple (see :mod:`cursor_watch.spill`)."""
-        return (self.line, self.offset, self.size, self.type, self.subtype, self.preview)
+        return _UNKNOWN_STATE(self)
+
+
+_UNKNOWN_STATE = operator.attrgetter(*UnknownEvent.__slots__)  # (line, offset, size, type, subtype, preview)
 
 
 class ResultInfo:
@@ -505,9 +514,10 @@ class Session:
         self.thinking: SpillList[ThinkingBlock] = spill_list("thinking", ThinkingBlock.from_state)
         self.tool_calls: SpillDict[ToolCall] = SpillDict(
             sp, _CALL_STATE, ToolCall.from_state, _call_id_of, _index_of, _done, hot, batch)
-        self.notes: SpillList[Note] = spill_list("notes", _from_args(Note))
-        self.diagnostics: SpillList[Diagnostic] = spill_list("diagnostics", _from_args(Diagnostic))
-        self.unknown: SpillList[UnknownEvent] = spill_list("unknown", _from_args(UnknownEvent))
+        # (their states read by attrgetters: a state() call per record cost more than its pickle)
+        self.notes: SpillList[Note] = spill_list("notes", _from_args(Note), _NOTE_STATE)
+        self.diagnostics: SpillList[Diagnostic] = spill_list("diagnostics", _from_args(Diagnostic), _DIAGNOSTIC_STATE)
+        self.unknown: SpillList[UnknownEvent] = spill_list("unknown", _from_args(UnknownEvent), _UNKNOWN_STATE)
         self.timeline: SpillList[tuple[str, Any]] = spill_list("timeline", tuple, tuple)
         self.result: ResultInfo | None = None
         # (first timestamp_ms, prompt, first call_id) as they stood when the run's first tool call

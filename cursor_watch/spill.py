@@ -150,6 +150,7 @@ class SpillList(Generic[T]):
         self._decode = decode
         self._hot_max = max(1, hot)  # the last item may still be open: it always stays
         self._batch = max(1, batch)
+        self._full = self._hot_max + self._batch  # items in memory when the oldest batch moves
         self._cold = 0  # items [0, _cold) are on disk, in rows of ``batch`` items
         self._items: list[T] = []
         self._cache: tuple[int, list[T]] | None = None  # the last batch read back
@@ -164,11 +165,10 @@ class SpillList(Generic[T]):
         """Add ``item``; moves the oldest batch to disk when the hot tail is full."""
         items = self._items
         items.append(item)
-        if len(items) >= self._hot_max + self._batch and not self._spill.error:
+        if len(items) >= self._full and not self._spill.error:
             n = self._batch
-            encode = self._encode
             # one row per batch: one pickle of n states is ~5x cheaper than n rows
-            row = (self._name, self._cold, dump(tuple(encode(x) for x in items[:n])))
+            row = (self._name, self._cold, dump(tuple(map(self._encode, items[:n]))))
             if self._spill.write("INSERT INTO items VALUES (?, ?, ?)", [row]):
                 del items[:n]
                 self._cold += n
@@ -327,7 +327,7 @@ class SpillDict(Generic[T]):
         # again gets a new place, and its row in ``calls`` points there
         blob = self._blobs + 1
         encode, key_of = self._encode, self._key_of
-        data = dump(tuple(encode(x) for x in old))
+        data = dump(tuple(map(encode, old)))
         rows = [(position_of(x), hash(key_of(x)), blob, slot) for slot, x in enumerate(old)]
         if self._spill.write_all([("INSERT INTO call_blobs VALUES (?, ?)", [(blob, data)]),
                                   ("INSERT OR REPLACE INTO calls VALUES (?, ?, ?, ?)", rows)]):
