@@ -250,7 +250,8 @@ class ClaudeAdapter(Adapter):
         shows the same thing). A merged delta keeps its first line's number and span."""
         out: list[Item] = []
         append = out.append
-        convert = self.safe_convert
+        convert = self.convert
+        unreadable = self._unreadable
         natives = 0
         cuts: list[tuple[int, int]] = []  # (native events, canonical items) before each init
         mtype = ""  # the delta type being merged ("" when none)
@@ -339,7 +340,10 @@ class ClaudeAdapter(Adapter):
                 _merge(mtype, mdata, texts)
                 mtype = ""
             held = len(self._held)
-            got = convert(item)
+            try:  # (safe_convert, inline)
+                got = convert(item)
+            except Exception as err:  # noqa: BLE001 - any shape an agent could write
+                got = [unreadable(item, err)]
             if len(self._held) > held:
                 natives -= 1  # held back (a hook event after a result): counted where it is released
                 continue
@@ -411,7 +415,15 @@ class ClaudeAdapter(Adapter):
         if self._after_result and item.type == "system" and item.subtype in ("hook_started", "hook_response"):
             self._held.append(self._system(item, item.data))
             return []
-        out = self._convert(item)
+        cls = item.__class__  # (the dispatch by kind, inline: most lines are typed)
+        if cls is StreamEvent:
+            out = self._stream_typed(item)
+        elif cls is AssistantEvent:
+            out = self._assistant_typed(item)
+        elif cls is UserEvent:
+            out = self._user_typed(item)
+        else:
+            out = self._convert(item)
         self._after_result = item.type == "result"
         if self._held:
             held = self._release()
