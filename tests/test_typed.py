@@ -503,6 +503,26 @@ def claude_assistant_event(draw) -> dict:
 
 
 @st.composite
+def claude_system_event(draw) -> dict:
+    """A ``system`` line: mostly the subtypes the typed path reads (status, thinking_tokens)
+    with their fields in any shape, now and then another (read from its dict)."""
+    subtype = often(draw, st.sampled_from(["status", "status", "thinking_tokens", "init", "hook_response",
+                                           "compact_boundary", "task_progress"]))
+    line: dict = {"type": "system"}
+    maybe(draw, line, "subtype", subtype)
+    for key, values in (("status", ["requesting", "compacting", "", None]), ("compact_result", ["success", ""]),
+                        ("compact_error", ["boom " * 60, ""]), ("permissionMode", ["plan", ""]),
+                        ("estimated_tokens", [0, 1234, None]), ("session_id", ["s1"])):
+        if draw(st.integers(0, 2)) == 0:
+            line[key] = often(draw, st.sampled_from(values))
+    if subtype == "init":
+        line.update(session_id="s1", model="m", claude_code_version="2.1.9")
+    if draw(st.integers(0, 8)) == 0:
+        line[draw(st.sampled_from(["timestamp_ms", "uuid"]))] = draw(TS)
+    return line
+
+
+@st.composite
 def claude_other_event(draw) -> dict:
     kind = draw(st.sampled_from(["assistant", "assistant", "user", "user", "system", "result", "rate_limit_event"]))
     parent = often(draw, st.sampled_from(PARENTS))
@@ -522,6 +542,8 @@ def claude_other_event(draw) -> dict:
     if kind == "user":
         return draw(claude_user_event())
     if kind == "system":
+        if draw(st.booleans()):
+            return draw(claude_system_event())
         return draw(st.sampled_from([
             {"type": "system", "subtype": "init", "session_id": "s1", "model": "m", "claude_code_version": "2.1.9"},
             {"type": "system", "subtype": "status", "status": "requesting"},

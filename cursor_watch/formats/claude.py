@@ -35,7 +35,7 @@ from msgspec import UNSET
 
 from ..events import invalid_item
 from .claude_typed import DECODER as TYPED_DECODER
-from .claude_typed import AssistantEvent, StreamEvent, UserEvent
+from .claude_typed import TYPED_SUBTYPES, AssistantEvent, StreamEvent, SystemEvent, UserEvent
 from .claude_typed import loads as raw_loads
 from .common import (Adapter, CallEvent, Event, Invalid, Item, as_event, event, iso_ms, lazy_tool_event, note, one_line,
                      s, tool_event)
@@ -313,10 +313,16 @@ class ClaudeAdapter(Adapter):
                         append(Event({"type": "thinking", "subtype": "completed"}, item.line, item.offset, item.size))
                     continue
             else:
-                if cls is not Event and cls is not UserEvent and cls is not AssistantEvent:  # (this adapter's typed
-                    # events, read in convert)
+                if cls is not Event and cls is not UserEvent and cls is not AssistantEvent and not (
+                        cls is SystemEvent and item.subtype in TYPED_SUBTYPES):  # (this adapter's typed events,
+                    # read in convert)
                     if cls is not Invalid:
-                        item = as_event(item)  # a typed Cursor event (formats.cursor_typed): read as its line's dict
+                        # a typed Cursor event (formats.cursor_typed), or a system line of a subtype
+                        # read the generic way (claude_typed.SystemEvent): read as its line's dict
+                        native = item
+                        item = as_event(item)
+                        if item.__class__ is Invalid and native.__class__ is SystemEvent:
+                            self._refused.append((native, item))  # (see _refuse)
                     if item.__class__ is Invalid:
                         if self._held:  # hook events, then not the next init: they stay in the run they follow
                             held = self._release()
@@ -422,6 +428,8 @@ class ClaudeAdapter(Adapter):
             out = self._assistant_typed(item)
         elif cls is UserEvent:
             out = self._user_typed(item)
+        elif cls is SystemEvent:
+            out = [self._system_typed(item)]
         else:
             out = self._convert(item)
         self._after_result = item.type == "result"
@@ -482,6 +490,15 @@ class ClaudeAdapter(Adapter):
             return [note(item, "rate_limit", "rate limit: " + (", ".join(bits) or "event"), "rate_limit")]
         return [item]  # an event type this adapter doesn't know: listed as unknown
 
+    def _system_typed(self, item: SystemEvent) -> Event:
+        """A ``system/status`` or ``system/thinking_tokens`` line decoded by
+        :mod:`cursor_watch.formats.claude_typed` (any other subtype is read the generic way,
+        see :meth:`adapt`): :meth:`_system`'s rules on the struct's values."""
+        if item.subtype == "status":
+            return _status_note(item, item.status or "", item.compact_result or "", item.compact_error or "",
+                                item.permissionMode or "")
+        return _thinking_tokens_note(item, s(item.estimated_tokens))
+
     def _system(self, item: Event, data: dict) -> Event:
         st = item.subtype
         if st == "init":
@@ -504,19 +521,9 @@ class ClaudeAdapter(Adapter):
                 text += f" (exit {data.get('exit_code')})"
             return note(item, st, text, "hook")
         if st == "status":
-            # status (requesting, compacting, or null), and what else the line says (2.1.285,
-            # untether's captures: compact_result after a compaction; permissionMode on a change)
-            bits = [s(data.get("status"))] if data.get("status") else []
-            if data.get("compact_result"):
-                bits.append(f"compaction {s(data.get('compact_result'))}")
-            if data.get("compact_error"):
-                bits.append(f"compaction error: {one_line(s(data.get('compact_error')), 200)}")
-            if data.get("permissionMode"):
-                bits.append(f"permission mode {s(data.get('permissionMode'))}")
-            return note(item, st, "status: " + (", ".join(bits) or "none"), "status")
-        if st == "thinking_tokens":  # the thinking so far, as an estimate (2.1.270+: ailang, untether captures)
-            est = data.get("estimated_tokens")
-            return note(item, st, f"thinking: ~{s(est) or '?'} tokens so far (estimated)", "status")
+            return _status_note(item, *(s(data.get(k)) if data.get(k) else "" for k in _STATUS_KEYS))
+        if st == "thinking_tokens":
+            return _thinking_tokens_note(item, s(data.get("estimated_tokens")))
         if st == "compact_boundary":
             meta = data.get("compact_metadata") if isinstance(data.get("compact_metadata"), dict) else {}
             bits = [f"{k} {v}" for k, v in meta.items() if k in ("trigger", "pre_tokens")]
@@ -968,6 +975,32 @@ class ClaudeAdapter(Adapter):
         if held:
             self.corrections = [*self.corrections[:-1], self.corrections[-1] + len(held)]
         return held + self._pending_tools()
+
+
+# a system/status line's keys that its note tells (see _status_note)
+_STATUS_KEYS = ("status", "compact_result", "compact_error", "permissionMode")
+
+
+def _status_note(item: Any, status: str, compact_result: str, compact_error: str, mode: str) -> Event:
+    """The note of a ``system/status`` line: its status (``requesting``, ``compacting``, or
+    none), and what else it says (2.1.285, untether's captures: ``compact_result`` after a
+    compaction; ``permissionMode`` on a change). Each value as :func:`s` gives it, "" where the
+    line's value is absent or false."""
+    bits = [status] if status else []
+    if compact_result:
+        bits.append(f"compaction {compact_result}")
+    if compact_error:
+        bits.append(f"compaction error: {one_line(compact_error, 200)}")
+    if mode:
+        bits.append(f"permission mode {mode}")
+    return note(item, "status", "status: " + (", ".join(bits) or "none"), "status")
+
+
+def _thinking_tokens_note(item: Any, estimate: str) -> Event:
+    """The note of a ``system/thinking_tokens`` line: the thinking so far, as an estimate
+    (2.1.270+: ailang, untether captures); ``estimate`` its ``estimated_tokens`` as :func:`s`
+    gives it."""
+    return note(item, "thinking_tokens", f"thinking: ~{estimate or '?'} tokens so far (estimated)", "status")
 
 
 # a delta's type -> the field holding its text (Anthropic's streaming events)

@@ -10,7 +10,8 @@ no dict, no generic :class:`~cursor_watch.events.Event`); everything else of the
 
 Rules (why a typed event always means what the generic path would make of the same line):
 
-* Only ``stream_event``, ``user`` and ``assistant`` lines are typed; every other line raises in
+* Only ``stream_event``, ``user``, ``assistant`` and ``system`` lines are typed (a ``system``
+  line of a rare subtype is read from its dict by the adapter); every other line raises in
   :data:`DECODER` and goes the generic way (``orjson.loads`` into :class:`~cursor_watch.events.Event`).
 * A ``user`` line's tool results (``content``, most of a stream's bytes: 74 % of the generated
   stream's) stay raw: a result the model classifies without its text (a success) is given to
@@ -205,11 +206,37 @@ class AssistantEvent(TypedEvent, tag="assistant", tag_field="type", kw_only=True
     error: str | None = None
 
 
-TYPED_CLASSES = (StreamEvent, UserEvent, AssistantEvent)
+class SystemEvent(TypedEvent, tag="system", tag_field="type", kw_only=True):
+    """A Claude Code ``system`` line, with the fields of the frequent subtypes
+    (:data:`TYPED_SUBTYPES`): a ``status`` line's ``status``, ``compact_result``,
+    ``compact_error`` and ``permissionMode``, a ``thinking_tokens`` line's ``estimated_tokens``.
+    A line of any other subtype (``init``, hook events...) is read from its line's dict by the
+    adapter (:meth:`cursor_watch.formats.claude.ClaudeAdapter.adapt`).
 
-DECODER = msgspec.json.Decoder(StreamEvent | UserEvent | AssistantEvent)
-"""Decodes one line (bytes) into a :class:`StreamEvent`, :class:`UserEvent` or
-:class:`AssistantEvent`; raises
+    Attributes:
+        subtype: the line's ``subtype`` ("" when absent, as :class:`~cursor_watch.events.Event`).
+        timestamp_ms: the line's ``timestamp_ms`` (None when absent; Claude Code writes none).
+        line, offset, size, raw: as :class:`~cursor_watch.formats.cursor_typed.TypedEvent`.
+    """
+
+    type: ClassVar[str] = "system"
+    subtype: str = ""
+    status: str | None = None
+    compact_result: str | None = None
+    compact_error: str | None = None
+    permissionMode: str | None = None  # noqa: N815 (the stream's own key)
+    estimated_tokens: Int | None = None
+    timestamp_ms: Int | None = None
+
+
+TYPED_SUBTYPES = frozenset({"status", "thinking_tokens"})
+"""The ``system`` subtypes the adapter reads from a :class:`SystemEvent`'s fields."""
+
+TYPED_CLASSES = (StreamEvent, UserEvent, AssistantEvent, SystemEvent)
+
+DECODER = msgspec.json.Decoder(StreamEvent | UserEvent | AssistantEvent | SystemEvent)
+"""Decodes one line (bytes) into a :class:`StreamEvent`, :class:`UserEvent`,
+:class:`AssistantEvent` or :class:`SystemEvent`; raises
 ``msgspec.ValidationError`` for any other kind or shape and ``msgspec.DecodeError`` for bad
 JSON (the same errors as :data:`cursor_watch.formats.cursor_typed.DECODER`)."""
 
