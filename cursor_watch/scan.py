@@ -38,8 +38,6 @@ from .tools import find_variant
 RECORD = struct.Struct("<qii")
 CHUNK = 1 << 20  # bytes read and scanned at a time
 DONE, UNDECODED = -2, -1
-_TYPE = b'"tool_call"'
-_OTHER_MARKERS = PAYLOAD_MARKERS[1:]
 
 
 def _counts(query: Any, raw: bytes) -> tuple[int, int] | None:
@@ -63,14 +61,17 @@ def _counts(query: Any, raw: bytes) -> tuple[int, int] | None:
 
 
 def scan(read: Callable[[int, int], bytes], start: int, end: int | None, query: Any,
-         chunk: int | None = None) -> Iterator[list[tuple[int, int, int]]]:
+         chunk: int | None = None, markers: tuple[bytes, ...] = PAYLOAD_MARKERS) -> Iterator[list[tuple[int, int, int]]]:
     """Scan stream bytes ``[start, end)`` (``end`` None: to the end as it is now).
 
     Yields, per chunk, the records of that chunk ending with a ``DONE`` record (the
     offset scanned up to). A chunk ends at a line end; the last line of the range is
-    scanned once it ends in a newline, or at the end of the range.
+    scanned once it ends in a newline, or at the end of the range. Only lines holding one of
+    ``markers`` (the run's agent's: :func:`cursor_watch.formats.payload_markers`) or a ``\\u``
+    escape are decoded.
     """
     filt = query.prefilter()
+    first, others = markers[0], markers[1:]
     chunk = chunk or CHUNK
     pos = start
     while end is None or pos < end:
@@ -113,8 +114,8 @@ def scan(read: Callable[[int, int], bytes], start: int, end: int | None, query: 
                 continue
             # a tool_call event has "tool_call" in its raw bytes (a type written with \u
             # escapes is the only other way): the other events (deltas...) are not decoded;
-            # other agents' tool payloads have markers of their own (formats.PAYLOAD_MARKERS)
-            if _TYPE in line or b"\\u" in line or any(m in line for m in _OTHER_MARKERS):
+            # other agents' tool payloads have markers of their own (formats.payload_markers)
+            if first in line or b"\\u" in line or (others and any(m in line for m in others)):
                 counts = _counts(query, line)
                 if counts is None:
                     out.append((pos + s, UNDECODED, UNDECODED))
@@ -141,9 +142,10 @@ def _child(argv: list[str]) -> int:
         return os.pread(fd, size, base + offset)
 
     query = Query(spec["text"], regex=spec["regex"])
+    markers = tuple(m.encode("latin-1") for m in spec.get("markers") or ()) or PAYLOAD_MARKERS
     out = sys.stdout.buffer
     try:
-        for records in scan(read, spec["start"], spec.get("end"), query):
+        for records in scan(read, spec["start"], spec.get("end"), query, markers=markers):
             out.write(b"".join(RECORD.pack(*r) for r in records))
             out.flush()
     except (BrokenPipeError, KeyboardInterrupt):
@@ -162,14 +164,16 @@ class ScanWorker:
             inherited by the child; stream offset 0 is at ``base`` in it.
         start, end: the byte range to scan (``end`` None: to the end as it is now).
         query: the :class:`~cursor_watch.search.Query`.
+        markers: the lines to decode (see :func:`scan`).
 
     Raises:
         OSError: the process could not be started (the caller scans in-process instead).
     """
 
-    def __init__(self, path: str | None, fd: int | None, base: int, start: int, end: int | None, query: Any) -> None:
+    def __init__(self, path: str | None, fd: int | None, base: int, start: int, end: int | None, query: Any,
+                 markers: tuple[bytes, ...] = PAYLOAD_MARKERS) -> None:
         spec = {"path": path, "fd": fd, "base": base, "start": start, "end": end, "text": query.text,
-                "regex": query.regex}
+                "regex": query.regex, "markers": [m.decode("latin-1") for m in markers]}
         env = dict(os.environ)
         root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
         env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")

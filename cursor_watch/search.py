@@ -222,6 +222,11 @@ class Search:
 
     # -- work -------------------------------------------------------------------------------
 
+    def _markers(self) -> tuple[bytes, ...]:
+        from .formats import payload_markers
+
+        return payload_markers(getattr(self.session, "agent", None))
+
     def _start_scan(self, start: int, end: int | None) -> None:
         from .scan import ScanWorker, scan
 
@@ -237,11 +242,12 @@ class Search:
         big = size is not None and (end if end is not None else size) - start >= WORKER_MIN_BYTES
         if self.file is not None and big:
             try:
-                self._worker = ScanWorker(self.file[0], self.file[1], self.file[2], start, end, self.query)
+                self._worker = ScanWorker(self.file[0], self.file[1], self.file[2], start, end, self.query,
+                                          self._markers())
                 return
             except OSError:
                 self._worker = None
-        self._inproc = scan(self.reread, start, end, self.query)
+        self._inproc = scan(self.reread, start, end, self.query, markers=self._markers())
 
     def _set(self, line: int, kind: str, key: Any, field: str, count: int, call_index: int = 0) -> None:
         k = (kind, key, field)
@@ -333,7 +339,8 @@ class Search:
                 if failed:  # scan the rest here
                     from .scan import scan
 
-                    self._inproc = scan(self.reread, self._scanned, self._scan_end, self.query)
+                    self._inproc = scan(self.reread, self._scanned, self._scan_end, self.query,
+                                        markers=self._markers())
             self._take(records)
             return
         while self._inproc is not None and time.monotonic() < deadline:

@@ -378,3 +378,28 @@ def test_a_scan_process_that_fails_is_finished_in_process(tmp_path, monkeypatch)
     while not search.step(0.5):
         pass
     assert search.total == brute_force(mon, raw, q) > 0
+
+
+def test_a_cursor_runs_scan_decodes_only_its_tool_call_lines():
+    """The scan decodes the lines that can hold a payload of the run's agent: for a Cursor run only
+    those with ``"tool_call"`` (other agents' markers in every line cost a 1 GB search ~20 %), for
+    another agent's run its own markers too (issue 19's payloads stay searchable)."""
+    from cursor_watch.formats import PAYLOAD_MARKERS, payload_markers
+    from cursor_watch.match import Query
+    from cursor_watch.scan import UNDECODED, scan
+
+    assert payload_markers("cursor") == payload_markers(None) == (b'"tool_call"',)
+    assert payload_markers("claude-code") == payload_markers("codex") == PAYLOAD_MARKERS
+    # a line that is not JSON but holds another agent's marker: decoded (and refused) only when
+    # that agent's markers are looked for
+    data = b'{"type":"assistant","text":"x"}\n' + b'not json "tool_result" zebra\n'
+
+    def read(offset: int, size: int) -> bytes:
+        return data[offset:offset + size]
+
+    def undecoded(markers):
+        records = [r for batch in scan(read, 0, len(data), Query("zebra"), markers=markers) for r in batch]
+        return [r for r in records if r[1] == UNDECODED]
+
+    assert undecoded(payload_markers("cursor")) == []
+    assert len(undecoded(payload_markers("claude-code"))) == 1

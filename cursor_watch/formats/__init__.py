@@ -284,6 +284,14 @@ def canonical_tool_call(data: dict, call_id: str, kind: str = "", args: Any = No
 PAYLOAD_MARKERS = (b'"tool_call"', b'"tool_use', b'"tool_result"', b'"item.')
 
 
+def payload_markers(agent: str | None) -> tuple[bytes, ...]:
+    """The markers a search's scan looks for in a run of ``agent`` (``session.agent``): Cursor's
+    own (and an unknown agent's, read as Cursor's) only ``"tool_call"``; another agent's all of
+    :data:`PAYLOAD_MARKERS`. Looking for every marker in every line of a Cursor stream cost a
+    1 GB search about 20 % (bench/bench_search.py)."""
+    return PAYLOAD_MARKERS[:1] if agent in (None, "cursor") else PAYLOAD_MARKERS
+
+
 def native_payloads(data: dict) -> list[tuple[Any, Any]]:
     """The tool payloads of one native line as ``(arguments, result)`` pairs (either None),
     for counting a search's matches: the agent's own values, not the canonical copies (which
