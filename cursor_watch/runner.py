@@ -676,9 +676,7 @@ class Watch:
             try:
                 await source.start()
             except SourceError as err:
-                feed.error = str(err)
-                feed.state = "error"
-                self._deliver(feed, [])
+                self._failed_to_start(feed, err)
                 return
             feed.started = True
             await pump(source, feed.monitor, lambda c: self._deliver(feed, c), self.speed, self._stop,
@@ -878,6 +876,12 @@ class Watch:
             feed.source.close_input()  # type: ignore[attr-defined]
             self._ended(feed)
 
+    def _failed_to_start(self, feed: Feed, err: SourceError) -> None:
+        """A source that could not be opened or started: the feed's error, shown."""
+        feed.error = str(err)
+        feed.state = "error"
+        self._deliver(feed, [])
+
     def _replay_feed(self, feed: Feed) -> None:
         """One file of :meth:`replay`: :meth:`_run_feed` and :func:`pump` for a file read in
         this thread, ended when read (when stopped, :meth:`replay` ends it)."""
@@ -886,9 +890,7 @@ class Watch:
         try:
             source.open()
         except SourceError as err:
-            feed.error = str(err)
-            feed.state = "error"
-            self._deliver(feed, [])
+            self._failed_to_start(feed, err)
             return
         feed.started = True
         backlog = source.size_at_start

@@ -263,12 +263,9 @@ class GenericCallsReader(Reader):
         return _as_generic(super().finish())
 
 
-def read_agent(chunks: list[bytes], typed: bool, fmt: str = "claude") -> Monitor:
-    """A monitor fed ``chunks``, the format forced (typed decoding from the first line) or
-    ``auto`` (from the first chunk after the one the format is found in). With ``typed`` off,
-    everything takes the generic path: the adapter's typed decoder is turned off as soon as it
-    is given, and each canonical tool call (formats.common.CallEvent) reaches the model as the
-    generic Event of its dict."""
+def agent_monitor(typed: bool, fmt: str) -> Monitor:
+    """A monitor of format ``fmt`` (forced, or ``auto``); with ``typed`` off its decoder's typed
+    path is off from the first line (forced) or as soon as the format is detected (``auto``)."""
     mon = Monitor(clock=lambda: CLOCK_MS, fmt=fmt)
     if fmt == "auto":
         detect = mon.reader.on_detect
@@ -281,6 +278,16 @@ def read_agent(chunks: list[bytes], typed: bool, fmt: str = "claude") -> Monitor
         mon.reader.on_detect = detected
     elif not typed:
         mon.decoder.typed = False
+    return mon
+
+
+def read_agent(chunks: list[bytes], typed: bool, fmt: str = "claude") -> Monitor:
+    """A monitor fed ``chunks``, the format forced (typed decoding from the first line) or
+    ``auto`` (from the first chunk after the one the format is found in). With ``typed`` off,
+    everything takes the generic path: the adapter's typed decoder is turned off as soon as it
+    is given, and each canonical tool call (formats.common.CallEvent) reaches the model as the
+    generic Event of its dict."""
+    mon = agent_monitor(typed, fmt)
     if not typed:
         mon.reader.__class__ = GenericCallsReader
     for chunk in chunks:
@@ -320,18 +327,7 @@ def adapted_calls(chunks: list[bytes], typed: bool, fmt: str) -> list[tuple]:
     (:attr:`~cursor_watch.formats.common.CallEvent.data`: a lazy one's body built from its raw
     output). (Its other events may differ in how deltas are merged around a line one path
     calls invalid; the models are compared for those.)"""
-    mon = Monitor(clock=lambda: CLOCK_MS, fmt=fmt)
-    if fmt == "auto":
-        detect = mon.reader.on_detect
-
-        def detected(adapter) -> None:
-            detect(adapter)
-            if not typed:
-                mon.decoder.typed = False
-
-        mon.reader.on_detect = detected
-    elif not typed:
-        mon.decoder.typed = False
+    mon = agent_monitor(typed, fmt)
     items = []
     for chunk in chunks:
         items += mon.reader.adapt(mon.decoder.feed(chunk))
