@@ -248,7 +248,8 @@ def first_rejected_line(run: Run) -> str | None:
     except Exception:  # noqa: BLE001 - a source that can't be re-read: the preview is quoted
         raw = b""
     text = raw.decode("utf-8", "replace").rstrip("\r\n") if raw else d.message.split(": ", 1)[-1]
-    text = strip_escapes(text).strip()
+    # a byte order mark is the stream's encoding, not the line's text (the preview has none)
+    text = strip_escapes(text.lstrip("\ufeff")).strip()
     if len(text) > QUOTE_CHARS:
         text = text[:QUOTE_CHARS] + "…"
     return text

@@ -95,6 +95,19 @@ def test_empty_input_and_text_only_input_say_so():
     assert p.returncode == 1
 
 
+def test_the_first_bad_line_is_quoted_without_its_byte_order_mark(tmp_path):
+    # the property test of file, pipe and spawned summaries found it: a file's quote was re-read
+    # from its bytes with the BOM (U+FEFF) before the text, a pipe's (the preview) without
+    data = b"\xef\xbb\xbfnot json\n"
+    f = tmp_path / "bom.jsonl"
+    f.write_bytes(data)
+    want = '· no events: 1 line, none of them stream-json; the first: "not json"'
+    for p in (cw("--plain", str(f)), cw("--plain", "-", stdin=data)):
+        out = p.stdout.decode()
+        assert want in out, out
+        assert "\ufeff" not in out
+
+
 def test_a_timestamp_no_date_has_is_named_not_a_crash():
     # a hostile timestamp_ms beyond any date (the typed property test found it): the end note
     # names the value instead of raising from datetime
