@@ -988,6 +988,20 @@ class Session:
             changes.append((CHANGE_THINKING, block.index))
         return changes
 
+    def _new_call(self, call_id: str) -> ToolCall:
+        """A new running call, numbered next, in the table and the timeline (once per call)."""
+        call = ToolCall(len(self.tool_calls) + 1, call_id)
+        self.tool_calls.add(call)  # running: stays in memory while its fields are set
+        self.tool_counts[STATUS_RUNNING] += 1
+        self.timeline.append(("tool", call_id))
+        return call
+
+    def _call_done(self, call_id: str, changes: list[tuple[str, Any]]) -> None:
+        """A call stopped running (once per call): the run's opening is fixed by the first."""
+        if self.opening is None:
+            self._set_opening()
+        changes.append((CHANGE_TOOL_DONE, call_id))
+
     def _set_status(self, call: ToolCall, status: str) -> None:
         self.tool_counts[call.status] -= 1
         call.status = status
@@ -1023,7 +1037,10 @@ class Session:
         ``tool_call`` object is one ``<kind>ToolCall`` variant without siblings (no
         ``toolCallId``, ``startedAtMs``, ``completedAtMs``) and which has no ``model_call_id``:
         what those rules read of it, read from its attributes (``tests/test_typed.py`` checks
-        that both give the same model)."""
+        that both give the same model). A body of its own, not :meth:`_apply_tool_call` on
+        a :class:`ToolFields` made from the event: making one per event cost 2-3 % of a Claude
+        Code or Codex ``--summary`` (``bench_agents.py``, paired, 2026-11-26); what happens once
+        per call is shared (:meth:`_new_call`, :meth:`_call_done`)."""
         changes = self._boundary() if self._open is not None or self._tentative is not None else []
         call_id = item.call_id
         if call_id.__class__ is not str or not call_id:
@@ -1037,10 +1054,7 @@ class Session:
         call = self.tool_calls.revive(call_id)
         new = call is None
         if new:
-            call = ToolCall(len(self.tool_calls) + 1, call_id)
-            self.tool_calls.add(call)  # running: stays in memory while its fields are set
-            self.tool_counts[STATUS_RUNNING] += 1
-            self.timeline.append(("tool", call_id))
+            call = self._new_call(call_id)
         if tool != "unknown" or call.kind == "unknown":
             call.kind = tool
             name = item.tool_name
@@ -1078,8 +1092,7 @@ class Session:
             if call.started_ms is not None and call.completed_ms is not None:
                 self._timed(call)
             if call.status != status:
-                if call.status == STATUS_RUNNING:
-                    done = True
+                done = call.status == STATUS_RUNNING
                 self._set_status(call, status)
         else:
             call.started_line = call.started_line or item.line
@@ -1091,9 +1104,7 @@ class Session:
                     self._timed(call)
         changes.append((CHANGE_TOOL_STARTED if new else CHANGE_TOOL_UPDATED, call_id))
         if done:
-            if self.opening is None:
-                self._set_opening()
-            changes.append((CHANGE_TOOL_DONE, call_id))
+            self._call_done(call_id, changes)
         return changes
 
     def _typed_tool_call(self, item: ToolCallEvent) -> list[tuple[str, Any]] | None:
@@ -1139,10 +1150,7 @@ class Session:
         call = self.tool_calls.revive(call_id)
         new = call is None
         if new:
-            call = ToolCall(len(self.tool_calls) + 1, call_id)
-            self.tool_calls.add(call)  # running: stays in memory while its fields are set
-            self.tool_counts[STATUS_RUNNING] += 1
-            self.timeline.append(("tool", call_id))
+            call = self._new_call(call_id)
         if tool != "unknown" or call.kind == "unknown":
             call.kind = tool
             call.tool = name if name.__class__ is str and name else tool
@@ -1192,8 +1200,7 @@ class Session:
             # a call seen only as completed, without startedAtMs, has no known start: its
             # duration is unknown (issue 18: nothing invented), not zero
             if call.status != status:
-                if call.status == STATUS_RUNNING:
-                    done = True
+                done = call.status == STATUS_RUNNING
                 self._set_status(call, status)
         else:
             # "started" (or an unknown subtype such as a 3P "progress"): the call runs
@@ -1208,9 +1215,7 @@ class Session:
                     self._timed(call)
         changes.append((CHANGE_TOOL_STARTED if new else CHANGE_TOOL_UPDATED, call_id))
         if done:
-            if self.opening is None:
-                self._set_opening()
-            changes.append((CHANGE_TOOL_DONE, call_id))
+            self._call_done(call_id, changes)
         return changes
 
     def _timed(self, call: ToolCall) -> None:
