@@ -95,23 +95,44 @@ class StreamInner(Struct, gc=False):
     message: StartMessage | UnsetType = UNSET
 
 
-class StreamEvent(TypedEvent, tag="stream_event", tag_field="type", kw_only=True):
-    """A Claude Code ``stream_event`` line.
+class ClaudeLine(TypedEvent, kw_only=True):
+    """Fields every typed Claude Code line has.
 
     Attributes:
-        event: the wrapped API event (:class:`StreamInner`).
-        parent_tool_use_id: the sub-agent call the line belongs to (None for the main agent).
         subtype: the line's ``subtype`` ("" when absent, as :class:`~cursor_watch.events.Event`).
         timestamp_ms: the line's ``timestamp_ms`` (None when absent; Claude Code writes none).
         line, offset, size, raw: as :class:`~cursor_watch.formats.cursor_typed.TypedEvent`.
     """
 
+    subtype: str = ""
+    timestamp_ms: Int | None = None
+
+
+class AgentLine(ClaudeLine, kw_only=True):
+    """A line of the main agent or of a sub-agent: ``parent_tool_use_id``, the sub-agent call
+    the line belongs to (None for the main agent); and :class:`ClaudeLine`'s fields."""
+
+    parent_tool_use_id: str | None = None
+
+
+class MessageLine(AgentLine, kw_only=True):
+    """A ``user`` or ``assistant`` line: ``timestamp``, the ISO time Claude Code writes on it
+    (None when absent); and :class:`AgentLine`'s fields."""
+
+    timestamp: str | None = None
+
+
+class StreamEvent(AgentLine, tag="stream_event", tag_field="type", kw_only=True):
+    """A Claude Code ``stream_event`` line.
+
+    Attributes:
+        event: the wrapped API event (:class:`StreamInner`).
+        parent_tool_use_id, subtype, timestamp_ms, line, offset, size, raw: as :class:`AgentLine`.
+    """
+
     type: ClassVar[str] = "stream_event"
     known: ClassVar[bool] = False  # not a canonical type (the generic Event says the same)
     event: StreamInner
-    parent_tool_use_id: str | None = None
-    subtype: str = ""
-    timestamp_ms: Int | None = None
 
 
 class ResultBlock(Struct, gc=False):
@@ -136,15 +157,12 @@ class UserMessage(Struct, gc=False):
     content: list[ResultBlock] | str | None = None
 
 
-class UserEvent(TypedEvent, tag="user", tag_field="type", kw_only=True):
+class UserEvent(MessageLine, tag="user", tag_field="type", kw_only=True):
     """A Claude Code ``user`` line (tool results; a prompt, a sub-agent's prompt).
 
     Attributes:
         message: its message (:class:`UserMessage`: required, an object).
-        parent_tool_use_id: the sub-agent call the line belongs to (None for the main agent).
-        subtype: the line's ``subtype`` ("" when absent, as :class:`~cursor_watch.events.Event`).
-        timestamp: the ISO time Claude Code writes on the line (None when absent).
-        timestamp_ms: the line's ``timestamp_ms`` (None when absent; Claude Code writes none).
+        timestamp, parent_tool_use_id, subtype, timestamp_ms: as :class:`MessageLine`.
         tool_use_result: the tool's structured output (raw JSON; UNSET when absent).
         isSynthetic: True on a message Claude Code wrote itself (a compaction's summary).
         line, offset, size, raw: as :class:`~cursor_watch.formats.cursor_typed.TypedEvent`.
@@ -152,10 +170,6 @@ class UserEvent(TypedEvent, tag="user", tag_field="type", kw_only=True):
 
     type: ClassVar[str] = "user"
     message: UserMessage
-    parent_tool_use_id: str | None = None
-    subtype: str = ""
-    timestamp: str | None = None
-    timestamp_ms: Int | None = None
     tool_use_result: Raw | UnsetType = UNSET
     isSynthetic: bool | None = None  # noqa: N815 (the stream's own key)
 
@@ -184,39 +198,29 @@ class AssistantMessage(Struct, gc=False):
     usage: Raw | UnsetType = UNSET
 
 
-class AssistantEvent(TypedEvent, tag="assistant", tag_field="type", kw_only=True):
+class AssistantEvent(MessageLine, tag="assistant", tag_field="type", kw_only=True):
     """A Claude Code ``assistant`` line: one message (often one content block of it).
 
     Attributes:
         message: its message (:class:`AssistantMessage`: required, an object).
-        parent_tool_use_id: the sub-agent call the line belongs to (None for the main agent).
-        subtype: the line's ``subtype`` ("" when absent, as :class:`~cursor_watch.events.Event`).
-        timestamp: the ISO time Claude Code writes on the line (None when absent).
-        timestamp_ms: the line's ``timestamp_ms`` (None when absent; Claude Code writes none).
+        timestamp, parent_tool_use_id, subtype, timestamp_ms: as :class:`MessageLine`.
         error: an API error Claude Code reports on the line (``rate_limit``...), or None.
         line, offset, size, raw: as :class:`~cursor_watch.formats.cursor_typed.TypedEvent`.
     """
 
     type: ClassVar[str] = "assistant"
     message: AssistantMessage
-    parent_tool_use_id: str | None = None
-    subtype: str = ""
-    timestamp: str | None = None
-    timestamp_ms: Int | None = None
     error: str | None = None
 
 
-class SystemEvent(TypedEvent, tag="system", tag_field="type", kw_only=True):
+class SystemEvent(ClaudeLine, tag="system", tag_field="type", kw_only=True):
     """A Claude Code ``system`` line, with the fields of the frequent subtypes
     (:data:`TYPED_SUBTYPES`): a ``status`` line's ``status``, ``compact_result``,
     ``compact_error`` and ``permissionMode``, a ``thinking_tokens`` line's ``estimated_tokens``.
     A line of any other subtype (``init``, hook events...) is read from its line's dict by the
     adapter (:meth:`cursor_watch.formats.claude.ClaudeAdapter.adapt`).
 
-    Attributes:
-        subtype: the line's ``subtype`` ("" when absent, as :class:`~cursor_watch.events.Event`).
-        timestamp_ms: the line's ``timestamp_ms`` (None when absent; Claude Code writes none).
-        line, offset, size, raw: as :class:`~cursor_watch.formats.cursor_typed.TypedEvent`.
+    Its fields are :class:`ClaudeLine`'s and those named above.
     """
 
     type: ClassVar[str] = "system"
@@ -226,7 +230,6 @@ class SystemEvent(TypedEvent, tag="system", tag_field="type", kw_only=True):
     compact_error: str | None = None
     permissionMode: str | None = None  # noqa: N815 (the stream's own key)
     estimated_tokens: Int | None = None
-    timestamp_ms: Int | None = None
 
 
 TYPED_SUBTYPES = frozenset({"status", "thinking_tokens"})
