@@ -27,17 +27,22 @@ from test_properties import chunked, session_snapshot, snapshot, stream
 CLOCK_MS = 1_000_000.0
 
 
-def read(chunks: list[bytes], typed: bool) -> Monitor:
-    mon = Monitor(clock=lambda: CLOCK_MS)
-    mon.decoder.typed = typed
+def fed(mon: Monitor, chunks: list[bytes]) -> Monitor:
+    """``mon`` fed ``chunks`` to the end: the last line, and what the format reader held while
+    it sniffed (issue 19), through it; every run finished."""
     for chunk in chunks:
         mon.feed(chunk)
-    # the last line, and what the format reader held while it sniffed (issue 19), through it
     for item in mon.reader.adapt(mon.decoder.finish()) + mon.reader.finish():
         mon.apply(item)
     for run in mon.runs:
         run.session.finish()
     return mon
+
+
+def read(chunks: list[bytes], typed: bool) -> Monitor:
+    mon = Monitor(clock=lambda: CLOCK_MS)
+    mon.decoder.typed = typed
+    return fed(mon, chunks)
 
 
 def assert_same_model(data: bytes, chunks: list[bytes] | None = None) -> None:
@@ -290,13 +295,7 @@ def read_agent(chunks: list[bytes], typed: bool, fmt: str = "claude") -> Monitor
     mon = agent_monitor(typed, fmt)
     if not typed:
         mon.reader.__class__ = GenericCallsReader
-    for chunk in chunks:
-        mon.feed(chunk)
-    for item in mon.reader.adapt(mon.decoder.finish()) + mon.reader.finish():
-        mon.apply(item)
-    for run in mon.runs:
-        run.session.finish()
-    return mon
+    return fed(mon, chunks)
 
 
 def one_by_one_same_as_batches(chunks: list[bytes], fmt: str) -> None:
