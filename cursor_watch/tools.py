@@ -121,6 +121,8 @@ def folded(text: str, limit: int) -> str:
 
 
 def _one_line(text: str, limit: int = 200) -> str:
+    """Whitespace folded, cut at ``limit`` characters (the last one then ``…``); only the
+    beginning of a long text is folded (:func:`folded`). ``limit`` 0: folded, not cut."""
     text = folded(text, limit + 1) if limit > 0 else " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
 

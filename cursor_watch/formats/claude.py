@@ -346,7 +346,7 @@ class ClaudeAdapter(Adapter):
                 _merge(mtype, mdata, texts)
                 mtype = ""
             held = len(self._held)
-            try:  # (safe_convert, inline)
+            try:  # (as Adapter.adapt: a line whose shape breaks convert is a diagnostic)
                 got = convert(item)
             except Exception as err:  # noqa: BLE001 - any shape an agent could write
                 got = [unreadable(item, err)]
@@ -466,13 +466,8 @@ class ClaudeAdapter(Adapter):
                        "message": {"role": "assistant", "content": [{"type": "text", "text": text}]}}, item)]
 
     def _convert(self, item: Event) -> list[Item]:
+        """:meth:`convert` for a generic :class:`Event` (the typed ones are dispatched there)."""
         t = item.type
-        if item.__class__ is StreamEvent:
-            return self._stream_typed(item)
-        if item.__class__ is UserEvent:
-            return self._user_typed(item)
-        if item.__class__ is AssistantEvent:
-            return self._assistant_typed(item)
         data = item.data
         if t == "stream_event":
             return self._stream(item, data)

@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from ..events import Event, Invalid
-from ..tools import folded
+from ..tools import _one_line as one_line  # (the adapters' one-line notes: the tools' rule)
 
 Item = Event | Invalid  # and CallEvent, an adapter's canonical tool call (below)
 
@@ -48,7 +48,8 @@ class Adapter:
             if cls is Event:
                 try:
                     got = convert(item)
-                except Exception as err:  # noqa: BLE001 - as safe_convert
+                except Exception as err:  # noqa: BLE001 - any shape an agent could write: the line
+                    # is a diagnostic (counted, shown with its number, kept by --save), never a crash
                     got = [self._unreadable(item, err)]
                 if got and got[0].__class__ is Invalid:
                     out.extend(got)  # a diagnostic, counted as an invalid line: not an event
@@ -69,14 +70,6 @@ class Adapter:
     def convert(self, item: Event) -> list[Item]:
         """The canonical events of one native event."""
         return [item]
-
-    def safe_convert(self, item: Event) -> list[Item]:
-        """:meth:`convert`, or a diagnostic for the line when the event's shape breaks it (bad
-        input never crashes: the line is counted, shown with its number, kept by ``--save``)."""
-        try:
-            return self.convert(item)
-        except Exception as err:  # noqa: BLE001 - any shape an agent could write
-            return [self._unreadable(item, err)]
 
     def _unreadable(self, item: Event, err: Exception) -> Invalid:
         return Invalid(item.line, item.offset, item.size,
@@ -128,13 +121,6 @@ def iso_ms(value: Any) -> int | None:
 def s(value: Any) -> str:
     """``value`` if it is a string, else "" (None) or its ``str``."""
     return value if value.__class__ is str else ("" if value is None else str(value))
-
-
-def one_line(text: str, limit: int = 200) -> str:
-    """Whitespace folded, cut at ``limit`` characters (the last one then ``…``); only the
-    beginning of a long text is folded (:func:`cursor_watch.tools.folded`)."""
-    text = folded(text, limit + 1) if limit > 0 else " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 class CallEvent:
