@@ -238,8 +238,12 @@ class Source:
                 self._queue.put_nowait(None)
             raise
         except OSError as err:
-            self.error = f"read error on {self.label}: {err.strerror or err}"
+            self.error = self._read_error(err)
         await self._queue.put(None)
+
+    def _read_error(self, err: OSError) -> str:
+        """The words of a read error (:attr:`error`)."""
+        return f"read error on {self.label}: {err.strerror or err}"
 
     async def _read(self) -> None:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -305,7 +309,7 @@ class FileSource(Source):
         try:
             chunk = os.read(fd, CHUNK)
         except OSError as err:
-            self.error = f"read error on {self.label}: {err.strerror or err}"
+            self.error = self._read_error(err)
             chunk = b""
         if chunk:
             self.bytes_read += len(chunk)
@@ -314,8 +318,9 @@ class FileSource(Source):
         return b""
 
     def close_input(self) -> None:
-        """Close the file :meth:`open` opened, if it still is (``runner.Watch.replay``'s
-        :meth:`stop`; re-reading payloads uses a descriptor of its own, see :meth:`reread`)."""
+        """Close the file :meth:`open` opened, if it still is: at the end of the reading task,
+        or of ``runner.Watch.replay`` (its :meth:`stop`). Re-reading payloads uses a descriptor
+        of its own (:meth:`reread`)."""
         if self._fd is not None:
             with contextlib.suppress(OSError):
                 os.close(self._fd)
@@ -400,10 +405,7 @@ class FileSource(Source):
                     pos = 0
                     await self._queue.put(Notice("truncated", f"{self.path} was truncated; reading from its start"))
         finally:
-            if self._fd is not None:
-                with contextlib.suppress(OSError):
-                    os.close(self._fd)
-                self._fd = None
+            self.close_input()
 
 
 def _open_input(path: str) -> int:
