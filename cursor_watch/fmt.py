@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
+from typing import Any
 from decimal import Decimal
 
 # the order and words of a tool-call count's parts (status -> word)
@@ -53,6 +54,15 @@ def format_ms(ms: int | float | None) -> str:
 
 _DURATION = re.compile(r"(\d+(?:\.\d+)?)(ms|s|m|h|d)?", re.ASCII)
 _UNIT_S = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0, None: 1.0}
+
+
+UNKNOWN_DURATION = "—"  # a duration that was not recorded, in every view
+
+
+def call_duration_text(call: Any) -> str:
+    """A tool call's duration (``2.1 s``, see :func:`format_ms`), or ``—`` when it is not known
+    (a ``model.ToolCall`` whose times were not both recorded)."""
+    return format_ms(call.duration_ms) or UNKNOWN_DURATION
 
 
 def parse_duration(text: str) -> float:

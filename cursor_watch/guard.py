@@ -220,11 +220,9 @@ def run_duration_s(session: Any, times: RunTimes | None, now_ms: float) -> float
     (``result.duration_ms``, else the span of its ``timestamp_ms``)."""
     if times is not None and times.live and not session.ended and session.result is None:
         return max(0.0, now_ms - times.seen_ms) / 1000.0
-    result = session.result
-    if result is not None and result.duration_ms is not None:
-        return result.duration_ms / 1000.0
-    if session.first_ts_ms is not None and session.last_ts_ms is not None:
-        return max(0, session.last_ts_ms - session.first_ts_ms) / 1000.0
+    recorded = session.duration_ms()
+    if recorded is not None:
+        return recorded / 1000.0
     if times is not None:
         return max(0.0, times.last_ms - times.seen_ms) / 1000.0
     return None

@@ -568,6 +568,17 @@ class Session:
             "tool_calls": len(self.tool_calls),
         }
 
+    def duration_ms(self) -> int | None:
+        """The run's recorded duration in ms: its ``result``'s ``duration_ms``, else the span of
+        its events' ``timestamp_ms`` (first to last), else None (the stream recorded no times;
+        never a time taken from the clock)."""
+        result = self.result
+        if result is not None and result.duration_ms is not None:
+            return result.duration_ms
+        if self.first_ts_ms is not None and self.last_ts_ms is not None:
+            return max(0, self.last_ts_ms - self.first_ts_ms)
+        return None
+
     def running_calls(self) -> list[ToolCall]:
         """Tool calls still running, in order of appearance (never read from disk:
         a running call is always in memory)."""

@@ -19,7 +19,7 @@ from .costs import run_cost, usage_of
 from .fmt import cost_label
 from .model import Session, ToolCall
 from .fmt import plural, tool_calls_phrase
-from .fmt import format_ms  # noqa: F401 - views import it from here too
+from .fmt import call_duration_text, format_ms  # noqa: F401 - views import format_ms from here too
 from .output import OutputClosed
 from .runs import Run
 from .safe import visible, visible_line
@@ -87,31 +87,13 @@ def header_text(session: Session) -> Text:
 
 
 NO_TIMES = "no times recorded"  # where a run's duration would be, when its stream carried no times
-UNKNOWN_DURATION = "—"  # a tool call's duration that was not recorded (the TUI's tool table says the same)
-
-
-def run_duration_ms(session: Session) -> int | None:
-    """The run's duration in ms: its ``result``'s ``duration_ms``, else the span of its events'
-    ``timestamp_ms`` (first to last), else None (the stream recorded no times)."""
-    if session.result is not None and session.result.duration_ms is not None:
-        return session.result.duration_ms
-    if session.first_ts_ms is not None and session.last_ts_ms is not None:
-        return max(0, session.last_ts_ms - session.first_ts_ms)
-    return None
-
-
 def run_duration_text(session: Session) -> str:
-    """``26.2 s`` (see :func:`run_duration_ms`); ``no times recorded`` when a run with events
+    """``26.2 s`` (:meth:`Session.duration_ms`); ``no times recorded`` when a run with events
     recorded none (never a time since cursor-watch started); ``""`` for a run without events."""
-    ms = run_duration_ms(session)
+    ms = session.duration_ms()
     if ms is not None:
         return format_ms(ms)
     return NO_TIMES if session.events else ""
-
-
-def call_duration_text(call: ToolCall) -> str:
-    """A tool call's duration (``2.1 s``), or ``—`` when it is not known."""
-    return format_ms(call.duration_ms) or UNKNOWN_DURATION
 
 
 def tool_pieces(call: ToolCall, event: str) -> list[Piece]:

@@ -109,9 +109,7 @@ def run_stats(run: Any) -> RunStats:
     usage = usage_of(s) or {}
     tokens = {key: (usage.get(key) if isinstance(usage.get(key), int) else 0) for key, _ in RATE_KINDS}
     cost = run_cost(s)
-    duration = s.result.duration_ms if s.result is not None else None
-    if duration is None and s.first_ts_ms is not None and s.last_ts_ms is not None:
-        duration = max(0, s.last_ts_ms - s.first_ts_ms)
+    duration = s.duration_ms()
     status = s.status if s.status != "running" else "incomplete"
     calls = [CallStat(c.tool, c.status, c.duration_ms, c.summary) for c in s.tool_calls.values()]
     return RunStats(run.source, run.index, s.first_ts_ms, s.model or UNKNOWN, _agent(s), s.cwd or UNKNOWN, status,

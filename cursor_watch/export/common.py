@@ -12,7 +12,7 @@ from typing import Any
 
 from ..fmt import plural, tool_calls_phrase
 from ..model import Session, ToolCall
-from ..plain import cost_text, format_ms, run_duration_ms, run_duration_text, usage_text  # noqa: F401 - run_duration_ms: imported from here too
+from ..plain import cost_text, format_ms, run_duration_text, usage_text
 from ..runs import Run
 from ..tools import without_reason
 

@@ -37,7 +37,7 @@ from ..fmt import plural
 from ..formats import agent_command
 from ..model import Session, ToolCall
 from ..payloads import call_detail
-from ..plain import STATUS_STYLE, dumps_json, format_ms
+from ..plain import STATUS_STYLE, call_duration_text, dumps_json, format_ms
 from ..runs import Run
 from ..safe import visible_doc
 from ..tools import RAW, Section, cut_payload, lexer_for
@@ -572,7 +572,7 @@ def _calls_table(session: Session, run_no: int) -> Iterator[str]:
         yield (f'<tr data-call="{anchor}"><td class="num"><a href="#{anchor}">{call.index}</a></td>'
                f"<td>{status_badge(call.status)}</td><td>{esc(call.tool, line=True)}</td>"
                f'<td class="sum"><a href="#{anchor}">{summary}</a></td>'
-               f'<td class="num">{format_ms(call.duration_ms) or "—"}</td></tr>\n')
+               f'<td class="num">{call_duration_text(call)}</td></tr>\n')
     yield "</tbody></table></div>\n"
 
 

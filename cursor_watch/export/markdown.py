@@ -39,7 +39,7 @@ from ..fmt import plural
 from ..formats import agent_command
 from ..model import ToolCall
 from ..payloads import call_detail
-from ..plain import STATUS_STYLE, dumps_json, format_ms
+from ..plain import STATUS_STYLE, call_duration_text, dumps_json, format_ms
 from ..runs import Run
 from ..safe import visible_doc
 from ..tools import AGENT_MARKDOWN, Section, cut_payload, lexer_for
@@ -337,7 +337,7 @@ def _run_blocks(run: Run, run_no: int, several: bool, limit: int, messages: _Mes
             if call.detail:
                 summary += " " + md_text(f"({call.detail})")
             yield Block(f"| [{call.index}](#r{run_no}-c{call.index}) | {md_text(_status(call.status))} | "
-                        f"{code_span(call.tool, in_table=True)} | {summary} | {format_ms(call.duration_ms) or '—'} |\n")
+                        f"{code_span(call.tool, in_table=True)} | {summary} | {call_duration_text(call)} |\n")
         yield Block("\n")
     yield Block("### Diagnostics\n\n")
     listed = 0

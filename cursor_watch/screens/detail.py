@@ -20,7 +20,7 @@ from textual.screen import Screen
 from textual.widgets import Collapsible, Markdown, Static
 
 from ..model import ToolCall
-from ..plain import STATUS_STYLE, dumps_json, format_ms
+from ..plain import STATUS_STYLE, call_duration_text, dumps_json, format_ms
 from ..safe import visible, visible_line
 from ..match import Query, payload_strings
 from ..mdtext import text_parser
@@ -54,7 +54,7 @@ def call_header(call: ToolCall) -> Table:
     grid.add_row("status", status)
     grid.add_row("started", _when(call.started_ms))
     grid.add_row("completed", _when(call.completed_ms))
-    grid.add_row("duration", format_ms(call.duration_ms) or "—")
+    grid.add_row("duration", call_duration_text(call))
     grid.add_row("call_id", Text(visible_line(call.call_id)))
     lines = ", ".join(f"{k} line {v}" for k, v in (("started", call.started_line), ("completed", call.completed_line)) if v)
     if lines:

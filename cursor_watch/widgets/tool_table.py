@@ -29,7 +29,7 @@ from textual.widgets import Static
 from ..filters import FilteredCalls
 from ..model import Session, ToolCall
 from ..names import PATH_MIN, call_summary
-from ..plain import STATUS_STYLE, format_ms
+from ..plain import STATUS_STYLE, call_duration_text, format_ms
 from ..safe import visible_line
 from ..tools import STATUS_RUNNING
 
@@ -111,7 +111,7 @@ def _cell_specs(call: ToolCall, now_ms: float, summary_width: int | None = None,
         time_style = "cyan"
     else:
         # a finished call whose times were not recorded: unknown, said so (issue 18)
-        time_text, time_style = format_ms(call.duration_ms) or "—", "dim"
+        time_text, time_style = call_duration_text(call), "dim"
     tool = visible_line(call.tool)
     if call.parent_call_id:  # ran inside a sub-agent: indented under it (its calls follow it)
         tool = "└ " + tool
