@@ -172,7 +172,9 @@ class CursorWatchApp(App):
         """The source feed ``run`` came from."""
         feed = self._feed_by_source.get(run.source)
         if feed is None or run not in feed.runs:
-            feed = next(f for f in self.watch.feeds if run in f.runs)
+            feed = self.watch.feed_of(run)
+            if feed is None:  # every run shown comes from one of the watch's feeds
+                raise LookupError(f"no feed holds run {run.index} of {run.source}")
             self._feed_by_source[run.source] = feed
         return feed
 
