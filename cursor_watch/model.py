@@ -179,6 +179,8 @@ class Segment:
         self._text = text
         self.length = len(text)
 
+    TEXT_STATE = 4  # where :meth:`state` puts the text (read from spilled states: summary.py)
+
     def state(self) -> tuple:
         """Everything as a plain tuple (see :mod:`cursor_watch.spill`)."""
         return (self.index, self.line, self.closed, self.ts_ms, self.text)
@@ -216,6 +218,8 @@ class ThinkingBlock:
         if len(self._parts) > 1:
             self._parts = ["".join(self._parts)]
         return self._parts[0] if self._parts else ""
+
+    TEXT_STATE = 5  # where :meth:`state` puts the text (read from spilled states: summary.py)
 
     def state(self) -> tuple:
         """Everything as a plain tuple (see :mod:`cursor_watch.spill`)."""

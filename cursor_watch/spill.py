@@ -178,10 +178,14 @@ class SpillList(Generic[T]):
         cached = self._cache
         if cached is not None and cached[0] == start:
             return cached[1]
-        rows = self._spill.query("SELECT data FROM items WHERE list = ? AND idx = ?", (self._name, start))
-        batch = [self._decode(state) for state in pickle.loads(rows[0][0])] if rows else []
+        batch = [self._decode(state) for state in self._states_at(start)]
         self._cache = (start, batch)
         return batch
+
+    def _states_at(self, start: int) -> tuple:
+        """The state tuples of the spilled batch that begins at ``start`` (read from disk)."""
+        rows = self._spill.query("SELECT data FROM items WHERE list = ? AND idx = ?", (self._name, start))
+        return pickle.loads(rows[0][0]) if rows else ()
 
     def _load(self, start: int, stop: int) -> list[T]:
         out: list[T] = []
@@ -225,10 +229,8 @@ class SpillList(Generic[T]):
             if cached is not None and cached[0] == start:
                 yield from map(of_item, cached[1])
                 continue
-            rows = self._spill.query("SELECT data FROM items WHERE list = ? AND idx = ?", (self._name, start))
-            if rows:
-                for state in pickle.loads(rows[0][0]):
-                    yield state[index]
+            for state in self._states_at(start):
+                yield state[index]
         yield from map(of_item, list(self._items))
 
     def __eq__(self, other: object) -> bool:

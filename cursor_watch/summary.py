@@ -20,7 +20,7 @@ import orjson
 
 from .costs import cost_json, run_cost
 from .guard import breaches, stall_periods, summary_limits
-from .model import Session
+from .model import Segment, Session, ThinkingBlock
 from .output import error_line, write_private
 from .runs import Run
 
@@ -66,11 +66,10 @@ def _summary_fields(session: Session, stderr_tail: list[str] | None) -> list[tup
         }),
         ("status", s.status if s.status != "running" else "incomplete"),
         ("result", result),
-        # the texts of spilled records read from their states (Segment.state()[4],
-        # ThinkingBlock.state()[5]) without making the records
-        ("assistant_text", _Joined(s.segments.project(4, _text))),
-        ("segments", _Items(s.segments.project(4, _text))),
-        ("thinking_text", _Joined(s.thinking.project(5, _text))),
+        # the texts of spilled records read from their states without making the records
+        ("assistant_text", _Joined(s.segments.project(Segment.TEXT_STATE, _text))),
+        ("segments", _Items(s.segments.project(Segment.TEXT_STATE, _text))),
+        ("thinking_text", _Joined(s.thinking.project(ThinkingBlock.TEXT_STATE, _text))),
         ("tool_calls", _Items(c.to_json() for c in s.tool_calls.values())),
         ("notes", _Items({"line": n.line, "kind": n.kind, "subtype": n.subtype, "text": n.text} for n in s.notes)),
         ("counts", s.counts()),

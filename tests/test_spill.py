@@ -229,3 +229,18 @@ def test_at_range_reads_a_page_of_calls_from_memory_and_disk():
     assert sorted(page) == list(range(2, 18))
     assert all(page[i].call_id == f"c{i}" == calls.at(i).call_id for i in page)
     assert sorted(calls.at_range(19, 30)) == [19, 20]  # past the end: what there is
+
+
+def test_the_summary_reads_spilled_texts_where_their_states_hold_them():
+    """summary.py reads spilled segments' and thinking blocks' texts from their state tuples
+    (SpillList.project) at Segment.TEXT_STATE and ThinkingBlock.TEXT_STATE: those must stay
+    where state() puts the text, or a long run's summary would quote another field."""
+    from cursor_watch.model import Segment, ThinkingBlock
+
+    seg = Segment(3, 7, 1_000)
+    seg.append("the segment's text")
+    assert seg.state()[Segment.TEXT_STATE] == "the segment's text"
+    block = ThinkingBlock(2, 5, 1_000)
+    block._parts = ["the thinking"]  # (text comes only from deltas the model applies)
+    assert block.text == "the thinking"
+    assert block.state()[ThinkingBlock.TEXT_STATE] == "the thinking"
