@@ -188,7 +188,8 @@ def call_summary(tool: str, summary: str, width: int, cwd: str | None = None) ->
         path_room = width - len(sep) - pattern_room
         if path_room < min(cell_len(path), PATH_MIN):  # a narrow room: the path first
             pattern_room = width - len(sep) - min(cell_len(path), PATH_MIN)
-        if pattern_room < 2:
-            return short_path(path, width)
+        if pattern_room < 2:  # no room for the pattern: its place is marked, never dropped unsaid
+            rest = width - cell_len("…" + sep)
+            return "…" + sep + short_path(path, rest) if rest >= PATH_MIN // 2 else "…" + short_path(path, width - 1)
         before = middle(pattern, pattern_room) + sep
     return before + short_path(path, width - cell_len(before))

@@ -120,7 +120,7 @@ def folded(text: str, limit: int) -> str:
     return " ".join(text.split())[:limit]
 
 
-def _one_line(text: str, limit: int = 200) -> str:
+def one_line(text: str, limit: int = 200) -> str:
     """Whitespace folded, cut at ``limit`` characters (the last one then ``…``); only the
     beginning of a long text is folded (:func:`folded`). ``limit`` 0: folded, not cut."""
     text = folded(text, limit + 1) if limit > 0 else " ".join(text.split())
@@ -166,20 +166,20 @@ def summarize(tool: str, args: Any, outcome_payload: Any = None) -> str:
 
     try:
         if tool == "shell":
-            return _one_line(pick("command"))
+            return one_line(pick("command"))
         if tool in ("read", "edit", "write", "delete", "ls"):
-            return _one_line(pick("path", "targetFile", "targetDirectory"))
+            return one_line(pick("path", "targetFile", "targetDirectory"))
         if tool == "grep":
             pattern, path = pick("pattern"), pick("path")
-            return _one_line(f"{pattern}" + (f" in {path}" if path else ""))
+            return one_line(f"{pattern}" + (f" in {path}" if path else ""))
         if tool == "glob":
             pattern = pick("globPattern", "pattern")
             target = pick("targetDirectory")
-            return _one_line(pattern + (f" in {target}" if target else ""))
+            return one_line(pattern + (f" in {target}" if target else ""))
         if tool == "webFetch":
-            return _one_line(pick("url"))
+            return one_line(pick("url"))
         if tool == "webSearch":
-            return _one_line(pick("searchTerm", "query"))
+            return one_line(pick("searchTerm", "query"))
         if tool == "updateTodos":
             todos = a.get("todos") or r.get("todos") or []
             counts: dict[str, int] = {}
@@ -192,22 +192,22 @@ def summarize(tool: str, args: Any, outcome_payload: Any = None) -> str:
             n = len(todos) if isinstance(todos, list) else 0
             return f"{n} todo{'s' if n != 1 else ''}" + (": " + ", ".join(parts) if parts else "")
         if tool == "task":
-            return _one_line(pick("description", "prompt"))
+            return one_line(pick("description", "prompt"))
         if tool == "mcp":
-            return _one_line(pick("toolName", "name"))
+            return one_line(pick("toolName", "name"))
         if tool == "getMcpTools":
             server, name = pick("server"), pick("toolName")
-            return _one_line(f"{server} {name}".strip())
+            return one_line(f"{server} {name}".strip())
         if tool == "askQuestion":
             title = pick("title")
             qs = a.get("questions")
             if not title and isinstance(qs, list) and qs and isinstance(qs[0], dict):
                 title = _s(qs[0].get("prompt"))
-            return _one_line(title)
+            return one_line(title)
         if tool == "semSearch":
-            return _one_line(pick("query"))
+            return one_line(pick("query"))
         if tool == "createPlan":
-            return _one_line(pick("name", "overview"))
+            return one_line(pick("name", "overview"))
     except Exception:  # noqa: BLE001 - summaries must never break a view
         return tool
     return _first_arg(tool, a)
@@ -237,8 +237,8 @@ def _first_arg(tool: str, args: dict) -> str:
         if key in ("toolCallId",):
             continue
         if isinstance(value, (str, int, float, bool)):
-            return _one_line(f"{tool} {key}={value}")
-        return _one_line(f"{tool} {key}=…")
+            return one_line(f"{tool} {key}={value}")
+        return one_line(f"{tool} {key}=…")
     return tool
 
 

@@ -267,6 +267,10 @@ def test_call_summary_keeps_the_file_name_relative_to_the_cwd():
     out = call_summary("grep", "x" * 60 + f" in {DEEP}", 50, None)
     assert "…" in out.split(" in ")[0] and out.endswith("refuse_delete_handler.py") and len(out) <= 50, out
     assert call_summary("shell", "cat " + DEEP, 20, ACME) == "cat " + DEEP  # not a path: whole
+    for width in (20, 12):  # too narrow for the pattern: its place is marked, never silently gone
+        out = call_summary("grep", f"def handle_request in {DEEP}", width, None)
+        assert out.startswith("…") and len(out) == width, out
+    assert call_summary("grep", f"def handle_request in {DEEP}", 20, None).startswith("… in /"), out
 
 
 async def test_80x24_tool_paths_keep_the_file_name_in_the_table_and_the_transcript(tmp_path):
@@ -326,3 +330,16 @@ def test_a_long_summary_that_is_no_path_gives_way_before_the_outcome_and_time():
     assert len(line) <= 60 and line.endswith(" · success · 6 ms"), line
     assert "6 todos: 4 completed" in line and "…" in line, line
     assert marker_text(call).plain.endswith("cut away · success · 6 ms")  # no width: whole
+
+
+def test_a_long_failure_detail_on_a_transcript_marker_is_cut_with_a_mark():
+    from cursor_watch.model import ToolCall
+    from cursor_watch.widgets.transcript import marker_text
+
+    call = ToolCall(1, "c1")
+    call.tool, call.status, call.summary = "shell", "failure", "npm test"
+    call.detail = "AssertionError: " + "x" * 200 + " the end"
+    text = marker_text(call).plain
+    detail = text.split(" (", 1)[1]
+    assert detail.startswith("AssertionError: xxx") and detail.endswith("…)") and "the end" not in text, text
+    assert len(detail) == 80 + 1  # the 80 cells kept, the last one the mark, and the bracket

@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from ..events import Event, Invalid
-from ..tools import _one_line as one_line  # (the adapters' one-line notes: the tools' rule)
+from ..tools import one_line  # (the adapters' one-line notes: the tools' rule)
 
 Item = Event | Invalid  # and CallEvent, an adapter's canonical tool call (below)
 

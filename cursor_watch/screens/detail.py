@@ -26,7 +26,7 @@ from ..match import Query, payload_strings
 from ..mdtext import text_parser
 from ..payloads import load_call_events
 from ..widgets.transcript import code_theme
-from ..tools import RAW, Section, cut_payload, detail_sections, lexer_for, without_reason
+from ..tools import RAW, Section, one_line, cut_payload, detail_sections, lexer_for, without_reason
 
 CHECK = {"completed": ("☑", "green"), "in progress": ("◐", "cyan"), "pending": ("☐", ""), "cancelled": ("☒", "dim")}
 
@@ -227,7 +227,7 @@ class ToolDetailScreen(Screen):
         symbol, style = STATUS_STYLE.get(call.status, ("?", ""))
         title = Text()
         title.append(f"{symbol} [{call.index}] {visible_line(call.tool)}  ", style=style)
-        title.append(visible_line(call.summary)[:120], style="bold")
+        title.append(one_line(visible_line(call.summary), 120), style="bold")  # cut: …
         title.append("   Esc back · r raw JSON", style="dim")
         yield Static(title, classes="title")
         with VerticalScroll(id="detail-body"):
