@@ -171,7 +171,7 @@ class AlertRules:
                     raised.add("budget")
                     out.append(self._alert("budget", run, now, "; ".join(b.label() for b in over),
                                            {"budget": [b.to_json() for b in over]}))
-            if s.result is None and getattr(run, "observed_until_stop", False):
+            if run.cut_short:
                 continue  # we stopped watching while it went on: not an outcome, no alert
             if s.result is not None or s.ended:
                 status = s.status if s.status in ("success", "error") else "incomplete"

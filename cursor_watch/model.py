@@ -1241,8 +1241,13 @@ class Session:
 
     def _set_opening(self) -> None:
         """Fix :attr:`opening` (the first tool call to end, the first result or the end)."""
+        self.opening = self.opening_now()
+
+    def opening_now(self) -> tuple[int | None, str | None, str | None]:
+        """``(first timestamp_ms, prompt, first call_id)`` as they stand now: what
+        :attr:`opening` is fixed to (``otlp.key_of`` reads it before then)."""
         first = self.tool_calls.at(1) if len(self.tool_calls) else None
-        self.opening = (self.first_ts_ms, self.prompt, first.call_id if first is not None else None)
+        return (self.first_ts_ms, self.prompt, first.call_id if first is not None else None)
 
     def _interaction_query(self, item: Event, data: dict, ts: int | None) -> list[tuple[str, Any]]:
         changes = self._boundary(resend=True)

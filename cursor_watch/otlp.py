@@ -208,10 +208,9 @@ def run_key(session_id: str | None, run_index: int, source: str, opening: tuple 
 def key_of(run: Any) -> str:
     """The key of a :class:`~cursor_watch.runs.Run` (:func:`run_key` with its session's opening)."""
     s = run.session
-    opening = getattr(s, "opening", None)
+    opening = s.opening
     if opening is None:  # not fixed yet (a run read so far): what its opening is now
-        first = s.tool_calls.at(1) if len(s.tool_calls) else None
-        opening = (s.first_ts_ms, s.prompt, first.call_id if first is not None else None)
+        opening = s.opening_now()
     return run_key(s.session_id, run.index, run.source, opening)
 
 
@@ -683,7 +682,7 @@ class OtlpOutlet:
         call = run.session.tool_calls.get(call_id)
         if call is None:
             return
-        if call.status == STATUS_INCOMPLETE and getattr(run, "observed_until_stop", False):
+        if call.status == STATUS_INCOMPLETE and run.cut_short:
             return  # still running when we stopped watching: not incomplete, its end is not known
         ids = self.ids_of(run)
         ids.saw(call.started_ms, call.completed_ms)
@@ -696,7 +695,7 @@ class OtlpOutlet:
         s = run.session
         if not s.events and not s.invalid_lines and not s.tool_calls:
             return  # nothing was read (an empty file, a command that printed nothing): no trace
-        if s.result is None and getattr(run, "observed_until_stop", False):
+        if run.cut_short:
             return  # we stopped watching while it went on: it did not end (see the class doc)
         ids = self.ids_of(run)
         if ids.ended:

@@ -79,6 +79,13 @@ class Run:
         self.observed_until_stop = False
 
     @property
+    def cut_short(self) -> bool:
+        """cursor-watch stopped watching while the run went on (:attr:`observed_until_stop`) and
+        it has no ``result`` (one read at the very end, after the stop, does end it): not an
+        outcome, so no ``failed`` alert, no run span, no incomplete tool span."""
+        return self.observed_until_stop and self.session.result is None
+
+    @property
     def key(self) -> tuple[str, int]:
         """``(source, run index)``: the order of ``--summary`` output (by source path, then run)."""
         return (self.source, self.index)
