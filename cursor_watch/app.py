@@ -271,9 +271,7 @@ class CursorWatchApp(App):
     # -- data in -------------------------------------------------------------------
 
     def _on_changes(self, run: Run, changes: list[tuple[str, Any]]) -> None:
-        feed = self.feed_of(run)
-        kind = feed.source.kind
-        live = kind in ("stdin", "process") or (kind == "follow" and feed.caught_up)
+        live = self.feed_of(run).live
         self.activity_of(run).observe(run, changes, self._monotonic(), live)
         self.alerts.observe(run, changes, live)
         if run is self._shown:

@@ -477,11 +477,9 @@ class _LiveAlerts:
         self.task = asyncio.get_running_loop().create_task(self._tick())
 
     def observe(self, run: Any, changes: list) -> None:
-        for feed in self.watch.feeds:
-            if feed.runs and (feed.runs[-1] is run or run in feed.runs):
-                kind = feed.source.kind
-                self.outlet.observe(run, changes, kind in ("stdin", "process") or (kind == "follow" and feed.caught_up))
-                return
+        feed = self.watch.feed_of(run)
+        if feed is not None:
+            self.outlet.observe(run, changes, feed.live)
 
     async def _tick(self) -> None:
         while True:

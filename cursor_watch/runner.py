@@ -437,6 +437,13 @@ class Feed:
         """The runs read from this source so far."""
         return self.monitor.runs
 
+    @property
+    def live(self) -> bool:
+        """What it reads now is happening now: a pipe, a spawned command, or a followed file
+        once its content at start has been read (a replay never is)."""
+        kind = self.source.kind
+        return kind in ("stdin", "process") or (kind == "follow" and self.caught_up)
+
     def on_stderr(self, line: str) -> None:
         """A stderr line of the spawned command: kept for the source and its current run."""
         self.stderr_tail.append(line)
