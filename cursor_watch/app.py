@@ -130,8 +130,8 @@ class CursorWatchApp(App):
         # README's "alerts only with it" holds for the notifications, the bell and the list's mark
         self.notify_stalls = limits is not None and limits.stall_s is not None
         self.otlp: Any = None  # the --otlp outlet (run_tui sets it): spans not sent go to diagnostics
-        self.export_problems: list[str] = []  # lines for every run's diagnostics pane (--otlp failures)
-        self._otlp_unsent = 0
+        self.export_problem: str | None = None  # --otlp: the latest "spans not sent" line (every run's pane)
+        self._otlp_said: tuple[int, str] = (0, "")  # (unsent, reason) of the last line in a pane
         self.terminal_notifications: list[str] = []  # escape sequences sent (tests read them)
         self.attention_log: list[str] = []  # attention notifications shown, in order
         self.error: str | None = None
@@ -359,22 +359,24 @@ class CursorWatchApp(App):
         self.alerts.check()
 
     def _check_export(self) -> None:
-        """``--otlp``: when more spans could not be sent than last time, say so in the
-        diagnostics pane (of the run shown, and of every run opened later): one line with the
-        count so far and the reason."""
+        """``--otlp``: spans that could not be sent, in the diagnostics pane: one line with the
+        count so far and the reason, added to the pane of the run shown when the reason changes
+        or the count has doubled since the last line (a dead backend adds a few lines an hour,
+        not one a second); a run opened later shows the latest line only."""
         if self.otlp is None:
             return
         from .otlp import describe_endpoint, protocol, status_line
 
         status = self.otlp.status()
-        unsent = status["unsent"]
-        if unsent <= self._otlp_unsent:
+        unsent = status["unsent"] + status["errors"]
+        said, reason = self._otlp_said
+        if unsent <= said or (unsent < 2 * said and status["error"] == reason):
             return
         line = status_line(status, describe_endpoint(getattr(self.otlp, "endpoint", None), protocol()))
         if line is None:
             return
-        self._otlp_unsent = unsent
-        self.export_problems.append(line)
+        self._otlp_said = (unsent, status["error"])
+        self.export_problem = line
         screen = self._run_screen()
         if screen is not None:
             screen.add_diagnostics([line])

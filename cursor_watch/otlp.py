@@ -711,14 +711,15 @@ class OtlpOutlet:
         """How the export is going, while it goes (the TUI's diagnostics read it each second).
 
         Returns:
-            ``{"records": spans recorded, "unsent": spans known not sent so far (the exporter's
-            failed exports, spans dropped while it was behind, records that could not be built),
-            "error": the last reason or ""}``.
+            ``{"records": spans recorded, "unsent": of those, spans known not sent so far (the
+            exporter's failed exports, spans dropped while it was behind), "dropped": the
+            latter, "errors": spans that could not be built (not recorded), "error": the last
+            reason or ""}``: the counts of :func:`report_line`'s report, so far.
         """
         sink = self.sink
-        unsent = int(getattr(sink, "failed", 0)) + int(getattr(sink, "dropped", 0)) + self.errors
-        return {"records": self.records, "unsent": unsent,
-                "error": getattr(sink, "error", "") or (self.last_error if self.errors else "")}
+        dropped = int(getattr(sink, "dropped", 0))
+        return {"records": self.records, "unsent": int(getattr(sink, "failed", 0)) + dropped, "dropped": dropped,
+                "errors": self.errors, "error": getattr(sink, "error", "") or (self.last_error if self.errors else "")}
 
     def close(self) -> dict:
         """End the export (bounded, see :class:`ProcessSink`); returns the sink's report."""
@@ -732,30 +733,31 @@ class OtlpOutlet:
 
 def report_line(report: dict, where: str) -> str | None:
     """The stderr line for a report (None when every span was sent)."""
-    unsent = report.get("records", 0) - report.get("ok", 0)
-    if unsent <= 0 and not report.get("errors"):
-        return None
-    total = report.get("records", 0)
-    reason = report.get("error") or ""
-    bits = [f"--otlp: {unsent} of {total} spans could not be sent to {where}"]
-    if report.get("dropped"):
-        bits.append(f"{report['dropped']} dropped while the exporter was behind")
-    if report.get("errors"):
-        bits.append(f"{report['errors']} could not be built")
-    line = "; ".join(bits)
-    if reason:
-        line += f" ({clean_line(reason, 300)})"
-    return line
+    return unsent_line(report.get("records", 0) - report.get("ok", 0), report, where)
 
 
 def status_line(status: dict, where: str) -> str | None:
     """The diagnostics line for :meth:`OtlpOutlet.status` while the watch goes on (None when
     nothing is known to be unsent): ``--otlp: 3 of 12 spans could not be sent to URL so far (reason)``."""
-    if status.get("unsent", 0) <= 0:
+    return unsent_line(status.get("unsent", 0), status, where, so_far=True)
+
+
+def unsent_line(unsent: int, counts: dict, where: str, so_far: bool = False) -> str | None:
+    """``--otlp: N of M spans could not be sent to WHERE[ so far]; K dropped while the exporter
+    was behind; E could not be built (reason)``: ``unsent`` of ``counts["records"]``, with its
+    ``dropped``, ``errors`` and ``error``; None when nothing is unsent and nothing failed to build."""
+    errors = counts.get("errors") or 0
+    if unsent <= 0 and not errors:
         return None
-    line = f"--otlp: {status['unsent']} of {status.get('records', 0)} spans could not be sent to {where} so far"
-    if status.get("error"):
-        line += f" ({clean_line(status['error'], 300)})"
+    bits = [f"--otlp: {unsent} of {counts.get('records', 0)} spans could not be sent to {where}"
+            + (" so far" if so_far else "")]
+    if counts.get("dropped"):
+        bits.append(f"{counts['dropped']} dropped while the exporter was behind")
+    if errors:
+        bits.append(f"{errors} could not be built")
+    line = "; ".join(bits)
+    if counts.get("error"):
+        line += f" ({clean_line(counts['error'], 300)})"
     return line
 
 

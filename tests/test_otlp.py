@@ -701,6 +701,17 @@ async def test_the_tui_diagnostics_pane_counts_spans_not_sent():
         await wait_until(pilot, lambda: outlet.records == 2)
         clock.t += 1.5
         await wait_until(pilot, lambda: any(line.startswith("--otlp: 2 of 2") for line in pane_lines()))
+        # a line when the count has doubled (or the reason changed), not at every failure: a
+        # dead backend must not fill the pane
+        for n in (3, 4):
+            await source.push(shell(f"c{n}", "started", 1700 + n, started=1700 + n)
+                              + shell(f"c{n}", "completed", 1800 + n, completed=1800 + n))
+            await wait_until(pilot, lambda: outlet.records == n)
+            clock.t += 1.5
+            await pilot.pause(0.3)
+        await wait_until(pilot, lambda: any(line.startswith("--otlp: 4 of 4") for line in pane_lines()))
+        assert [line[:15] for line in pane_lines() if "--otlp" in line] == [
+            "--otlp: 1 of 1 ", "--otlp: 2 of 2 ", "--otlp: 4 of 4 "]
 
 
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")

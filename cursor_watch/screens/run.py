@@ -165,7 +165,9 @@ class RunScreen(Finder, Screen):
         diagnostics += [f"line {u.line}: unknown event {u.type}/{u.subtype} ({u.preview})" for u in s.unknown]
         diagnostics += [f"source: {n.text}" for n in s.notes if n.kind == "source"]
         diagnostics += [f"stderr: {line}" for line in self.run.stderr]
-        diagnostics += list(getattr(self.app, "export_problems", ()))  # --otlp: spans not sent (watch-wide)
+        problem = getattr(self.app, "export_problem", None)  # --otlp: spans not sent (watch-wide)
+        if problem:
+            diagnostics.append(problem)
         self.query_one(DiagnosticsPane).add(diagnostics)
         self._built = True
         self.refresh_view([], [], force=True)
