@@ -76,7 +76,8 @@ class CursorWatchApp(App):
             notifications for attention events.
         limits: stall duration and budgets (:class:`~cursor_watch.guard.Limits`).
         deliverer: where alerts are sent (:class:`~cursor_watch.alerts.Deliverer`), none by default.
-        alert_on: the kinds sent out; send_stalls: ``stalled`` alerts are sent (``--stall`` given).
+        alert_on: the kinds sent out (``stalled`` only when ``limits`` has a stall duration:
+            ``--stall`` given).
         alert_replay: replayed files raise alerts too.
         enforce: ``--enforce``: a budget alert stops a spawned command (exit status 3).
     """
@@ -108,7 +109,6 @@ class CursorWatchApp(App):
         limits: Limits | None = None,
         deliverer: Deliverer | None = None,
         alert_on: frozenset[str] | None = None,
-        send_stalls: bool = False,
         alert_replay: bool = False,
         enforce: bool = False,
     ) -> None:
@@ -118,17 +118,18 @@ class CursorWatchApp(App):
         start_ms, start_mono = self._clock(), self._monotonic()
         # alerts measure time on the monotonic clock, stamped from the wall clock at start
         alert_clock = lambda: start_ms + (self._monotonic() - start_mono) * 1000.0  # noqa: E731
+        # stalls are shown (after 5 minutes without --stall) but sent and notified only with
+        # --stall: the README's "alerts only with it" holds for the notifications, the bell and
+        # the list's mark too
+        self.notify_stalls = limits is not None and limits.stall_s is not None
         self.alerts = AlertOutlet(AlertRules(limits, clock=alert_clock, replay=alert_replay), deliverer or Deliverer(),
-                                  alert_on or DEFAULT_KINDS, send_stalls=send_stalls, on_alert=self._show_alert,
+                                  alert_on or DEFAULT_KINDS, send_stalls=self.notify_stalls, on_alert=self._show_alert,
                                   on_budget=self._enforce if enforce else None, on_note=self._on_changes)
         self.watch = Watch(sources, speed=speed, result_grace=result_grace, on_signal=self._on_signal,
                            install_signals=install_signals, clock=self._clock, on_stderr=self._on_stderr,
                            directories=directories, follow=follow, fmt=fmt)
         self.several = len(self.watch.feeds) != 1 or bool(directories)
         self.notify_terminal = notify_terminal
-        # stalls are shown (after 5 minutes without --stall) but notified only with --stall: the
-        # README's "alerts only with it" holds for the notifications, the bell and the list's mark
-        self.notify_stalls = limits is not None and limits.stall_s is not None
         self.otlp: Any = None  # the --otlp outlet (run_tui sets it): spans not sent go to diagnostics
         self.export_problem: str | None = None  # --otlp: the latest "spans not sent" line (every run's pane)
         self._otlp_said: tuple[int, str] = (0, "")  # (unsent, reason) of the last line in a pane
@@ -700,7 +701,7 @@ def run_tui(opts: Any) -> int:
                          result_grace=opts.result_grace, notify_terminal=getattr(opts, "notify", False),
                          fmt=getattr(opts, "format", "auto"),
                          limits=getattr(opts, "limits", None), deliverer=getattr(opts, "deliverer", None),
-                         alert_on=getattr(opts, "alert_on", None), send_stalls=getattr(opts, "stall_s", None) is not None,
+                         alert_on=getattr(opts, "alert_on", None),
                          alert_replay=getattr(opts, "alert_replay", False), enforce=getattr(opts, "enforce", False))
     outlet = None
     if getattr(opts, "otlp", False):
