@@ -66,7 +66,8 @@ def middle(text: str, width: int, shared: tuple[int, int] = (0, 0)) -> str:
     room = width - 1
     head = (room * 3 + 4) // 8
     start, end = shared
-    if (start or end) and head <= start + CONTEXT and room - head <= end + CONTEXT and cell_len(text) == len(text):
+    if ((start or end) and head <= start + CONTEXT and room - head <= end + CONTEXT and room > MIN_HEAD + MIN_TAIL + 1
+            and cell_len(text) == len(text)):  # (a room too small for _apart's start and end: one cut)
         return _apart(text, room, start, end)  # (by characters: a name of one-cell characters)
     return _head(text, head) + ELLIPSIS + _tail(text, room - head)
 

@@ -563,7 +563,7 @@ def render_report(report: Report, console: Any) -> None:
         shared = shared_ends(runs)
         for c, name in zip(report.slowest, runs):
             slow.add_row(format_ms(c["duration_ms"]), visible_line(c["tool"]),
-                         visible_line(call_summary(c["tool"], c["summary"], SLOW_COLUMN)), c["status"],
+                         call_summary(c["tool"], visible_line(c["summary"]), SLOW_COLUMN), c["status"],
                          short_name(visible_line(f"{name} #{c['run']}"), SLOW_COLUMN, shared.get(name, (0, 0))))
         console.print()
         console.print(slow)

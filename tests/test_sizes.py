@@ -9,7 +9,7 @@ import pytest
 
 from apphelpers import make_app, text_of, wait_until
 from conftest import REAL_DIR
-from cursor_watch.names import middle, relative_if_shorter, short_name, short_path
+from cursor_watch.names import middle, relative_if_shorter, shared_ends, short_name, short_path
 from cursor_watch.runner import Monitor
 from cursor_watch.sources import FileSource
 from cursor_watch.widgets.header import LiveState, SessionHeader, render_header
@@ -35,6 +35,10 @@ def test_middle_keeps_the_distinctive_end():
     assert middle(name, len(name)) == name
     assert middle(name, 1) == "…" and middle(name, 0) == ""
     assert len(middle("日本語のファイル名です.jsonl", 12)) <= 12
+    names = ["saurabh7481__maestro__02_shell_tool_call.jsonl", "saurabh7481__maestro__03_edit_tool_call.jsonl"]
+    shared = shared_ends(names)
+    for width in range(1, 30):  # never wider than asked, even where the two cuts have no room
+        assert all(len(middle(n, width, shared[n])) <= width for n in names), width
 
 
 def test_run_suffix_is_never_cut():
