@@ -30,7 +30,7 @@ from textual.screen import Screen
 from .alerts import DEFAULT_KINDS, Alert, AlertOutlet, AlertRules, Deliverer
 from .costs import run_cost
 from .fmt import cost_label, short_duration
-from .formats import agent_short
+from .canonical import agent_short
 from .guard import Limits, Stall
 from .model import Session
 from .runner import RESULT_EXIT_GRACE_S, Feed, Monitor, Watch

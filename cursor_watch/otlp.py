@@ -471,7 +471,7 @@ def _payloads(run: Any, call: Any) -> tuple[Any, Any]:
     try:
         from .payloads import load_call_events
 
-        args, result, _note = load_call_events(call, reread)
+        args, result, _note = load_call_events(call, reread, getattr(run.session, "agent", None))
     except Exception:  # noqa: BLE001 - a source that can't be read back: what the model kept
         return call.args, None
     return args, result

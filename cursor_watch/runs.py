@@ -21,7 +21,8 @@ import signal
 from collections.abc import Callable
 from typing import Any
 
-from .events import Event, Invalid
+from .canonical import RunStart
+from .events import Invalid
 from .fmt import format_ms, plural
 from .model import Session
 from .safe import visible_line
@@ -143,21 +144,21 @@ class RunSplitter:
         self.runs.append(run)
         return run
 
-    def starts_run(self, item: Event | Invalid) -> bool:
-        """True when ``item`` is a ``system/init`` that begins a new run."""
-        return (item.__class__ is Event and item.type == "system" and item.subtype == "init"
-                and self.current.has_init)
+    def starts_run(self, item: Any) -> bool:
+        """True when ``item`` is a :class:`~cursor_watch.canonical.RunStart` (not ``implicit``)
+        that begins a new run: the current run has had its own."""
+        return item.__class__ is RunStart and not item.implicit and self.current.has_init
 
-    def begin_run(self, item: Event) -> list[tuple[str, Any]]:
-        """End the current run at ``item`` (an ``init``) and start the next one.
+    def begin_run(self, item: RunStart) -> list[tuple[str, Any]]:
+        """End the current run at ``item`` (a run start) and start the next one.
 
         Returns the old run's end changes followed by ``(CHANGE_RUN, new run)``.
         """
         old = self.current
-        # an adapter's init may say its run began on an earlier line (events it gives after the
-        # init, from before it: formats.__init__'s run_first_line / run_first_offset)
-        first, offset = item.data.get("run_first_line"), item.data.get("run_first_offset")
-        if not (first.__class__ is int and offset.__class__ is int and old.first_line < first <= item.line
+        # a run start may say its run began on an earlier line (Claude Code's SessionStart hook
+        # events, which its adapter gives after the init: RunStart.first_line / first_offset)
+        first, offset = item.first_line, item.first_offset
+        if not (first is not None and offset is not None and old.first_line < first <= item.line
                 and old.first_offset <= offset <= item.offset):
             first, offset = item.line, item.offset
         old.session.lines = first - old.first_line
@@ -186,13 +187,13 @@ class RunSplitter:
         changes.append((CHANGE_RUN, run))
         return changes
 
-    def apply(self, item: Event | Invalid) -> list[tuple[str, Any]]:
-        """Apply one item to the run it belongs to; returns its changes."""
+    def apply(self, item: Any) -> list[tuple[str, Any]]:
+        """Apply one canonical event (or invalid line) to the run it belongs to; returns its changes."""
         changes: list[tuple[str, Any]] = []
         if self.starts_run(item):
-            changes = self.begin_run(item)  # type: ignore[arg-type]
+            changes = self.begin_run(item)
         run = self.current
-        if item.__class__ is Event and item.type == "system" and item.subtype == "init":
+        if item.__class__ is RunStart and not item.implicit:
             run.has_init = True
         changes += run.session.apply(item)
         return changes

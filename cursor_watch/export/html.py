@@ -34,7 +34,7 @@ from typing import Any
 
 from .. import __version__
 from ..fmt import plural
-from ..formats import agent_command
+from ..canonical import agent_command
 from ..model import Session, ToolCall
 from ..payloads import call_detail
 from ..plain import STATUS_STYLE, call_duration_text, dumps_json, format_ms
@@ -323,7 +323,7 @@ def call_anchor(run_no: int, call: ToolCall) -> str:
 def render_call(call: ToolCall, run: Run, run_no: int, render: Renderer, limit: int) -> str:
     """One tool call: a ``<details>`` with status, tool, summary and duration in its
     ``<summary>``, and the call's facts and detail sections inside."""
-    sections, note = call_detail(call, run.reread, limit, raw=False)
+    sections, note = call_detail(call, run.reread, limit, raw=False, agent=run.session.agent)
     parts = [fields_html(call_facts(call), "fields facts")]
     if note:
         parts.append(f'<p class="note">{esc(note)}</p>')

@@ -36,7 +36,7 @@ from typing import Any
 
 from .. import __version__
 from ..fmt import plural
-from ..formats import agent_command
+from ..canonical import agent_command
 from ..model import ToolCall
 from ..payloads import call_detail
 from ..plain import STATUS_STYLE, call_duration_text, dumps_json, format_ms
@@ -259,7 +259,7 @@ def _status(status: str) -> str:
 def call_block(call: ToolCall, run: Run, run_no: int, limit: int) -> Block:
     """One tool call: an anchor, then ``<details>`` with its summary line, facts and sections."""
     b = _Builder(limit)
-    sections, note = call_detail(call, run.reread, limit, raw=False)
+    sections, note = call_detail(call, run.reread, limit, raw=False, agent=run.session.agent)
     duration = format_ms(call.duration_ms)
     summary = (f"{md_html(_status(call.status))} [{call.index}] <b>{md_html(call.tool)}</b> {md_html(call.summary)}"
                + (f" · {duration}" if duration else ""))

@@ -10,7 +10,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from ..fmt import plural
-from ..formats import agent_command
+from ..canonical import agent_command
 from ..model import Session
 from ..names import middle, relative_if_shorter, short_name, short_path
 from ..plain import cost_text, format_ms, usage_text
