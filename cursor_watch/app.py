@@ -28,7 +28,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from .alerts import DEFAULT_KINDS, Alert, AlertOutlet, AlertRules, Deliverer
-from .costs import run_cost
+from .costs import run_cost, usage_of
 from .fmt import cost_label, short_duration
 from .canonical import agent_short
 from .guard import Limits, Stall
@@ -444,8 +444,8 @@ class CursorWatchApp(App):
         path = src.path if isinstance(src, FileSource) else None
         started, file_time = run_started_ms(run, act, path) if (s.events or s.invalid_lines) else (None, False)
         elapsed = run_elapsed_ms(run, act, now)
-        usage = s.result.usage if s.result is not None else None
-        tokens = (usage.get("input_tokens"), usage.get("output_tokens")) if usage else None
+        usage = usage_of(s)
+        tokens = (usage.input_tokens, usage.output_tokens) if usage is not None else None
         cost = run_cost(s)
         cost_cell = cost_label(cost.reported, cost.estimate)  # an estimate says so: "≈ $0.42 est."
         first_line = (s.prompt or "").strip().split("\n", 1)[0]

@@ -139,10 +139,14 @@ class RunStart(Canonical):
         first_line, first_offset: where the run began when that is before this event (hook
             events Claude Code writes before its ``init``), else None.
         implicit: not a run start (see above): the model fills only what it does not know.
+        previous_open: the run before it has not ended and its end is still to come (Claude
+            Code holds a run's result back while a background task runs, and the task's
+            notification begins the next run): the runs keep it open for its
+            :class:`RunEnd` (``run_line``).
     """
 
     __slots__ = ("agent", "agent_version", "model", "cwd", "session_id", "permission_mode", "api_key_source",
-                 "tools", "mcp_servers", "first_line", "first_offset", "implicit")
+                 "tools", "mcp_servers", "first_line", "first_offset", "implicit", "previous_open")
     kind_name = "run start"
 
     def __init__(self, native: Any, ts: int | None, ts_source: int, agent: str | None, *, agent_version: Any = None,
@@ -162,6 +166,7 @@ class RunStart(Canonical):
         self.first_line: int | None = None
         self.first_offset: int | None = None
         self.implicit = implicit
+        self.previous_open = False
 
 
 class Prompt(Canonical):
@@ -299,9 +304,19 @@ class ToolStart(ToolEvent):
 
 
 class ToolUpdate(ToolEvent):
-    """A running call's progress (an unknown Cursor subtype, Codex ``item.updated``)."""
+    """A running call's progress (an unknown Cursor subtype, Codex ``item.updated``, Claude
+    Code's ``tool_progress`` heartbeat).
 
-    __slots__ = ()
+    Attributes:
+        elapsed_s: how long the call has run by the agent's own count (seconds: Claude Code's
+            ``elapsed_time_seconds``), else None.
+    """
+
+    __slots__ = ("elapsed_s",)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.elapsed_s: float | None = None
 
 
 class ToolEnd(ToolEvent):
@@ -459,10 +474,12 @@ class RunEnd(Canonical):
             model, else None.
         error: the error message where the agent gives one apart from ``text``, else "".
         session_id: the session the result names, or None.
+        run_line: the line of the :class:`RunStart` of the run it ends when that is not the
+            newest run (a run kept open: :attr:`RunStart.previous_open`), else None.
     """
 
     __slots__ = ("subtype", "is_error", "text", "duration_ms", "duration_api_ms", "request_id", "usage", "cost_usd",
-                 "model_usage", "error", "session_id")
+                 "model_usage", "error", "session_id", "run_line")
     kind_name = "run end"
 
     def __init__(self, native: Any, ts: int | None, ts_source: int, *, subtype: str = "", is_error: bool = False,
@@ -482,6 +499,7 @@ class RunEnd(Canonical):
         self.model_usage = model_usage
         self.error = error
         self.session_id = session_id
+        self.run_line: int | None = None
 
 
 class Unknown(Canonical):

@@ -562,7 +562,8 @@ class Session:
         """Apply ``items[start:]`` in order, adding their changes to ``changes``.
 
         Stops before the first :class:`~cursor_watch.canonical.RunStart` that is not
-        ``implicit`` (it may begin a new run: the caller routes it, :class:`cursor_watch.runs.RunSplitter`)
+        ``implicit`` (it may begin a new run) or :class:`~cursor_watch.canonical.RunEnd` of an
+        earlier run (``run_line``): the caller routes it (:class:`cursor_watch.runs.RunSplitter`)
         and returns its index; else returns ``len(items)``. The model's state is exactly that of
         :meth:`apply` on each item; in ``changes``, consecutive changes of the same segment or
         thinking block made by deltas are folded into one (views read a batch as a set of keys).
@@ -615,7 +616,7 @@ class Session:
                                 append(fold)
                         i += 1
                         continue
-            if cls is RunStart and not item.implicit:
+            if (cls is RunStart and not item.implicit) or (cls is RunEnd and item.run_line is not None):
                 self.events = events
                 self.last_ts_ms = last_ts
                 return i
@@ -940,7 +941,7 @@ def _detail(status: str, outcome: str, reason: str, exit_code: int | None) -> st
     if status == STATUS_SUCCESS:
         return ""
     bits = []
-    if outcome and outcome not in ("failure", "rejected"):
+    if outcome and outcome not in ("failure", "rejected", "failed"):
         bits.append(outcome)
     if reason:
         bits.append(folded(reason, DETAIL_CHARS))

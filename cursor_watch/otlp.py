@@ -75,6 +75,7 @@ from typing import Any
 
 import orjson
 
+from .costs import usage_of
 from .safe import visible_doc
 from .tools import STATUS_FAILURE, STATUS_INCOMPLETE, STATUS_REJECTED, STATUS_RUNNING, STATUS_SUCCESS
 
@@ -522,12 +523,13 @@ def run_record(run: Any, ids: RunIds, *, content: bool = False, now_ms: float | 
             attrs["cursor_watch.result.duration_ms"] = result.duration_ms
         if result.request_id:
             attrs["cursor_watch.request_id"] = clean_line(result.request_id)
-        usage = result.usage or {}
+    usage = usage_of(s)
+    if usage is not None:
         for key, attr in (("input_tokens", "gen_ai.usage.input_tokens"),
                           ("output_tokens", "gen_ai.usage.output_tokens"),
                           ("cache_read_tokens", "gen_ai.usage.cache_read.input_tokens"),
                           ("cache_write_tokens", "gen_ai.usage.cache_creation.input_tokens")):
-            value = _int64(usage.get(key))
+            value = _int64(getattr(usage, key))
             if value is not None:
                 attrs[attr] = value
     # times: the first and last the stream recorded (events and tool calls), else when read

@@ -283,7 +283,7 @@ def read_runs(path: str, slim_min: int | None = SLIM_MIN) -> Iterator[RunStats]:
     Raises:
         ReportError: the file can't be read.
     """
-    monitor = Monitor(source=path, source_label=os.path.basename(path))
+    monitor = Monitor(source=path, source_label=os.path.basename(path), live=False)  # a replay: no times invented
     buf = bytearray(CHUNK)
     filled = 0
     try:

@@ -19,12 +19,13 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from .canonical import TIME_STREAM
+from .canonical import TIME_STREAM, RunEnd
 from .events import Decoder, Invalid
 from .formats import Adapter, Reader
 from .lazy import lazy_module
 from .model import CHANGE_RESULT, Session
-from .runs import STDERR_TAIL, Run, RunSplitter, all_succeeded, finish_run, source_name, split_changes
+from .runs import (STDERR_TAIL, Run, RunSplitter, all_succeeded, finish_open_runs, finish_run, source_name,
+                   split_changes)
 from .sources import FileSource, Notice, ProcessSource, Source, SourceError, list_stream_files
 
 asyncio = lazy_module("asyncio")  # imported when an event loop runs (not by Watch.replay)
@@ -155,9 +156,11 @@ class Monitor:
                 run = splitter.current
                 i = run.session.apply_all(items, i, changes)
                 _mark_last(run, items, i)
-                if i < n:  # a run start: it may begin a new run
-                    changes += splitter.apply(items[i])
-                    _mark_last(splitter.current, items, i + 1)
+                if i < n:  # a run start (it may begin a new run), or the end of a run kept open
+                    item = items[i]
+                    changes += splitter.apply(item)
+                    if item.__class__ is not RunEnd:
+                        _mark_last(splitter.current, items, i + 1)
                     i += 1
         finally:
             if gc_was_enabled:
@@ -217,6 +220,7 @@ class Monitor:
         changes = self._apply_batch(self.reader.adapt(self.decoder.finish()))
         changes += self._apply_batch(self.reader.finish())
         self.splitter.count_lines(self.decoder.lines)
+        changes += finish_open_runs(self.splitter)
         changes.extend(finish_run(self.splitter.current, exit_status, reason))
         return changes
 

@@ -21,7 +21,7 @@ import pytest
 
 from conftest import ROOT, SAMPLES
 
-from cursor_watch.formats import Reader, canonical_tool_call, sniff
+from cursor_watch.formats import Reader, sniff
 from cursor_watch.payloads import call_detail
 from cursor_watch.runner import Monitor
 
