@@ -521,15 +521,17 @@ class Unknown(Canonical):
 
 
 class Silent(Canonical):
-    """Native events that show nothing (Claude Code's ``message_stop``, an ``input_json_delta``...):
-    counted in the run (``natives``), nothing else. An adapter folds such events into the event
-    before them in a batch; this carries those at the start of a batch."""
+    """Native events that show nothing (Claude Code's ``message_stop``, an ``input_json_delta``,
+    Cursor's empty assistant text...): counted in the run (``natives``), and their time where
+    the stream gave one (the run's first and last times), nothing else. An adapter folds such
+    events without a time into the event before them in a batch; this carries those at the start
+    of a batch, and one with a time of its own."""
 
     __slots__ = ()
     kind_name = "silent"
 
-    def __init__(self, native: Any, natives: int) -> None:
-        _place(self, native, None, TIME_NONE, natives)
+    def __init__(self, native: Any, natives: int, ts: int | None = None, ts_source: int = TIME_NONE) -> None:
+        _place(self, native, ts, ts_source, natives)
 
 
 PREVIEW_CHARS = 2_000  # the default cut of :func:`short`

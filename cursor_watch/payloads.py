@@ -42,11 +42,10 @@ def load_payloads(call: ToolCall, reread: Reread, agent: str | None) -> tuple[Ca
             continue
         lines[which] = data
     try:
-        found = call_payloads(agent, call.kind, call.call_id, lines["started"], lines["completed"])
+        found = call_payloads(agent, call.kind, call.call_id, lines["started"], lines["completed"],
+                              call.args if lines["started"] is None else None)
     except Exception:  # noqa: BLE001 - a shape the adapter did not expect: what the model kept
-        found = CallPayloads()
-    if found.args is None and call.args is not None:
-        found.args = call.args
+        found = CallPayloads(call.args)
     return found, note
 
 

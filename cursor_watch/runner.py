@@ -234,7 +234,9 @@ def _mark_last(run: Run, items: list, stop: int) -> None:
             continue
         src = ev.src
         line = getattr(src, "line", ev.line)
-        ts = ev.ts if ev.ts_source == TIME_STREAM and line == ev.line else None
+        ts = None
+        if ev.ts_source == TIME_STREAM:  # (merged deltas: their last one's time)
+            ts = ev.ts if line == ev.line else getattr(ev, "ts_end", None)
         last = run.last_event
         if last is not None and last[2] > line:
             return

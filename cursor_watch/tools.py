@@ -394,7 +394,8 @@ def detail_sections(tool: str, payloads: Any, status: str = "", outcome: str = "
         sections = []
     raw = raw or not sections
     status, outcome = payloads.status, payloads.outcome
-    if status != "success" and not (tool == "shell" and outcome == "failure"):  # shell shows its exit code
+    shell_code = tool == "shell" and (outcome == "failure" or (status == "failure" and "exit_code" in v))
+    if status != "success" and not shell_code:  # a shell's failure shows its exit code
         said = " ".join(shown.split())
         reason = [(k, _s(val)) for k, val in payloads.reasons if isinstance(val, (str, int, float))
                   and _s(val).strip() != "" and not (said and isinstance(val, str) and " ".join(val.split()) in said)]

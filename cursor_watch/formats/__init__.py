@@ -171,9 +171,7 @@ class Reader:
     """One source's adapter stage: detection (``fmt="auto"``), then that adapter.
 
     Items are held while the format is undecided: until an object :func:`sniff` can place,
-    or ``SNIFF_OBJECTS`` objects that none could (then Cursor's when every one of them has a
-    type Cursor writes, else :class:`UnreadFormat`), or the end of input (the same; Claude
-    Code's when only its hook events were seen).
+    or ``SNIFF_OBJECTS`` objects that none could, or the end of input (then :meth:`_fallback`).
 
     Args:
         fmt: ``auto`` or one of :data:`FORMATS`.
@@ -196,7 +194,7 @@ class Reader:
         self._held: list = []
         self._objects = 0
         self._hooks = False
-        self._cursorish = True  # every undecided object had a type Cursor writes
+        self._cursorish = False  # an undecided object had a type Cursor writes
         self._foreign: str | None = None
         if fmt != "auto":
             self._choose(make_adapter(fmt))
@@ -246,14 +244,13 @@ class Reader:
             if fmt in UNREAD:
                 self._foreign = fmt
                 fmt = None
-                self._cursorish = False
             if fmt is None:
                 self._objects += 1
                 t = item.type
                 if t == "system" and item.subtype in _CLAUDE_HOOKS:
                     self._hooks = True
-                elif t not in _CURSOR_ALL:
-                    self._cursorish = False
+                elif t in _CURSOR_ALL:
+                    self._cursorish = True
                 if self._objects < SNIFF_OBJECTS:
                     continue
                 self._choose(self._fallback())
@@ -264,13 +261,17 @@ class Reader:
         return released, []
 
     def _fallback(self) -> Adapter:
-        """The adapter when no object told the format: Claude Code's when its hook events were
-        seen, Cursor's when every object had a type Cursor writes, else :class:`UnreadFormat`."""
-        if self._hooks and self._foreign is None:
+        """The adapter when no object told the format: :class:`UnreadFormat` when one looked like
+        a format cursor-watch does not read (OpenCode's, Antigravity's); else Claude Code's when
+        its hook events were seen; else Cursor's (the format of the stream-json name) when an
+        object had a type Cursor writes; else :class:`UnreadFormat` (nothing looked like any)."""
+        if self._foreign is not None:
+            return UnreadFormat(self._foreign)
+        if self._hooks:
             return make_adapter("claude")
         if self._cursorish:
             return make_adapter("cursor")
-        return UnreadFormat(self._foreign)
+        return UnreadFormat(None)
 
     def restart(self) -> None:
         """The source started over (a followed file truncated or replaced)."""
@@ -293,10 +294,12 @@ class Reader:
         return out + adapter.finish(now)
 
 
-def call_payloads(agent: str | None, kind: str, call_id: str, started: dict | None, ended: dict | None) -> CallPayloads:
+def call_payloads(agent: str | None, kind: str, call_id: str, started: dict | None, ended: dict | None,
+                  known_args: Any = None) -> CallPayloads:
     """A call's payloads as the agent wrote them, and its view's canonical fields, from its first
-    and last native lines (each decoded, or None): the adapter of ``agent`` reads them."""
-    return adapter_class(agent).payloads(kind, call_id, started, ended)
+    and last native lines (each decoded, or None; ``known_args``: the model's small copy of the
+    arguments, for when its first line can't be re-read): the adapter of ``agent`` reads them."""
+    return adapter_class(agent).payloads(kind, call_id, started, ended, known_args)
 
 
 def payload_reader(agent: str | None) -> Callable[[dict], list[tuple[Any, Any]]]:

@@ -266,7 +266,7 @@ class ClaudeAdapter(Adapter):
         # message's blocks come as several lines with the same id): the run's usage so far
         self._usage: dict[str, Usage] = {}
         self._usage_sum = [0, 0, 0, 0, 0]  # input, output, cache read, cache write, reasoning: summed
-        self._usage_known = [False] * 5
+        self._usage_known = [0] * 5  # how many messages give each kind (0: unknown)
         # hook events held back after a result (see convert)
         self._held: list = []
         self._after_result = False
@@ -412,17 +412,20 @@ class ClaudeAdapter(Adapter):
                 item = Event(data, item.line, item.offset, item.size)
             out = self._convert(item, now)
         self._after_result = item.type == "result"
+        for ev in out[1:]:
+            if ev.__class__ is not Invalid:
+                ev.natives = 0
         if self._held:
             held = self._release()
+            if not out:  # this event gives nothing: it counts with the last of them
+                held[-1].natives += 1
+                held[-1].src = item
             if out and out[0].__class__ is RunStart:
                 out[0].first_line = held[0].line
                 out[0].first_offset = held[0].offset
                 out = [out[0], *held, *out[1:]]
             else:
                 out = held + out
-        for ev in out[1:]:
-            if ev.__class__ is not Invalid:
-                ev.natives = 0
         if self._text_mid is not None:
             # the model closes the open segment at a tool call and a run's end: the next text
             # block (of the same message after a tool_use) then begins a new segment
@@ -539,7 +542,7 @@ class ClaudeAdapter(Adapter):
         self._errors.clear()
         self._usage.clear()
         self._usage_sum = [0, 0, 0, 0, 0]
-        self._usage_known = [False] * 5
+        self._usage_known = [0] * 5
         self._background = False
         self._closed = None
         if not previous_open:
@@ -843,7 +846,7 @@ class ClaudeAdapter(Adapter):
                                u.reasoning_tokens)):
             if v is not None:
                 total[k] += sign * v
-                known[k] = True
+                known[k] += sign
 
     def _usage_total(self) -> Usage:
         values = [v if known else None for v, known in zip(self._usage_sum, self._usage_known)]
@@ -1011,13 +1014,17 @@ class ClaudeAdapter(Adapter):
 
     def finish(self, now: int | None) -> list:
         """Hook events still held (the input ended after them: they stay in the last run), then
-        tool calls whose message never completed."""
-        return self._release() + self._pending_tools(None, now)
+        tool calls whose message never completed (their native events were counted already)."""
+        pending = self._pending_tools(None, now)
+        for ev in pending:
+            ev.natives = 0
+        return self._release() + pending
 
     # -- payloads, re-read by offset -------------------------------------------------------------
 
     @staticmethod
-    def payloads(kind: str, call_id: str, started: dict | None, ended: dict | None) -> CallPayloads:
+    def payloads(kind: str, call_id: str, started: dict | None, ended: dict | None,
+                 known_args: Any = None) -> CallPayloads:
         """Claude Code's payloads of ``call_id``: the ``tool_use`` block's ``input`` (from the
         ``assistant`` line, or a ``content_block_start``), the ``tool_result`` block as written
         (and the line's ``tool_use_result`` beside it), or the ``permission_denials`` entry of a
@@ -1049,10 +1056,11 @@ class ClaudeAdapter(Adapter):
                     found = _tool_use(ended, call_id)
                     if found is not None and inp is None:
                         name, inp = found
+        if inp is None:
+            inp = known_args
         kind = kind or kind_of(name)
-        if denial is not None:
-            return CallPayloads(inp, denial, view_of(kind, name, inp, None, None), STATUS_REJECTED, "rejected",
-                                [("reason", "permission denied (the run's permission_denials)")])
+        if denial is not None:  # (the reason is on its tool_result's line, if any: the model's detail says it)
+            return CallPayloads(inp, denial, view_of(kind, name, inp, None, None), STATUS_REJECTED, "rejected")
         if block is None:
             return CallPayloads(inp, None, view_of(kind, name, inp, None, None))
         failed = block.get("is_error") is True

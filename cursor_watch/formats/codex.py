@@ -243,12 +243,13 @@ class CodexAdapter(Adapter):
     # -- payloads, re-read by offset -------------------------------------------------------------
 
     @staticmethod
-    def payloads(kind: str, call_id: str, started: dict | None, ended: dict | None) -> CallPayloads:
+    def payloads(kind: str, call_id: str, started: dict | None, ended: dict | None,
+                 known_args: Any = None) -> CallPayloads:
         """Codex's payloads: the item as ``item.started`` wrote it (the arguments) and as
         ``item.completed`` wrote it (the result)."""
         first = started.get("item") if started is not None else None
         last = ended.get("item") if ended is not None else None
-        first = first if isinstance(first, dict) else None
+        first = first if isinstance(first, dict) else (known_args if isinstance(known_args, dict) else None)
         last = last if isinstance(last, dict) else None
         it = last or first or {}
         kind = kind or kind_of(s(it.get("type")))

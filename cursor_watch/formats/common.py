@@ -139,9 +139,12 @@ class Adapter:
         return StatusNote(item, *when(ts, now), kind, subtype, text, call_id, fields=fields)
 
     @staticmethod
-    def payloads(kind: str, call_id: str, started: dict | None, ended: dict | None) -> CallPayloads:
+    def payloads(kind: str, call_id: str, started: dict | None, ended: dict | None,
+                 known_args: Any = None) -> CallPayloads:
         """A call's payloads from its native lines, re-read by offset (``started``: the line that
-        began it, ``ended``: the one that ended it, each decoded, or None). The base: nothing."""
+        began it, ``ended``: the one that ended it, each decoded, or None; ``known_args``: the
+        model's small copy of the arguments, for a line that could not be re-read). The base:
+        nothing."""
         return CallPayloads()
 
     @staticmethod

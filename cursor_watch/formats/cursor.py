@@ -161,6 +161,7 @@ class CursorAdapter(Adapter):
         self._requests: dict[str, str] = {}  # interaction_query kind -> call_id of its last request
         self._had_init = False  # an init was seen: the next one begins a new run (runs.RunSplitter)
         self._sid = False  # the run's session id is known (an init's, or an event's)
+        self._last_ts: int | None = None  # the time of the event convert read last
         self._reset_text()
 
     def _reset_text(self) -> None:
@@ -398,11 +399,14 @@ class CursorAdapter(Adapter):
                 ev.natives = 0
         elif out:
             out[0].natives = 1
+        elif self._last_ts is not None:  # nothing to show, but a time the run had (its first or last)
+            out = [Silent(item, 1, self._last_ts, TIME_STREAM)]
         return out
 
     def _typed(self, item: Any, now: int | None) -> list | None:
         """A typed event's canonical events, or None for the generic path (nothing changed)."""
         cls = item.__class__
+        self._last_ts = None
         if cls is ToolCallEvent:
             return self._typed_tool_call(item, now)
         ts = item.timestamp_ms
@@ -410,6 +414,7 @@ class CursorAdapter(Adapter):
             ts = None
         elif ts.__class__ is not int or not INT64_MIN <= ts < UINT64_END:
             return None
+        self._last_ts = ts
         if cls is AssistantEvent:
             return self._assistant(item, _typed_text(item.message), item.model_call_id is not UNSET or ts is None,
                                    ts, now)
@@ -428,6 +433,7 @@ class CursorAdapter(Adapter):
         ts = data.get("timestamp_ms")
         if ts is not None and ts.__class__ is not int:
             ts = as_int(ts)
+        self._last_ts = ts
         out: list = []
         if not self._sid and t != "system":
             # no init seen (yet): every 2026 event carries session_id (reference 2)
@@ -597,10 +603,13 @@ class CursorAdapter(Adapter):
     # -- payloads, re-read by offset -------------------------------------------------------------
 
     @staticmethod
-    def payloads(kind: str, call_id: str, started: dict | None, ended: dict | None) -> CallPayloads:
+    def payloads(kind: str, call_id: str, started: dict | None, ended: dict | None,
+                 known_args: Any = None) -> CallPayloads:
         """Cursor's payloads: the ``*ToolCall`` variant's ``args`` (from ``started``, else
-        ``completed``) and ``result`` (from ``completed``), as the CLI wrote them."""
+        ``completed``, else ``known_args``: the model's small copy) and ``result`` (from
+        ``completed``), as the CLI wrote them."""
         args = result = None
+        has_result = False
         for data in (started, ended):
             if data is None:
                 continue
@@ -608,14 +617,8 @@ class CursorAdapter(Adapter):
             if isinstance(body.get("args"), dict) and args is None:
                 args = body["args"]
             if data is ended and "result" in body:
-                result = body["result"]
-        a = args if isinstance(args, dict) else {}
-        if result is None:
-            status, outcome, p = "running", "", {}
-        else:
-            status, outcome, p = classify_result(result)
-        return CallPayloads(args, result, view_of(kind, a, p), status, outcome,
-                            [(k, v) for k, v in p.items() if k in ("reason", "error", "message", "exitCode", "signal")])
+                result, has_result = body["result"], True
+        return payloads_of(kind, args if args is not None else known_args, result, has_result)
 
     @staticmethod
     def native_payloads(data: dict) -> list[tuple[Any, Any]]:
@@ -645,6 +648,18 @@ def _servers(value: Any) -> list[tuple[str, str]] | None:
 
 def _s(value: Any) -> str:
     return value if isinstance(value, str) else ("" if value is None else str(value))
+
+
+def payloads_of(kind: str, args: Any, result: Any, has_result: bool = True) -> CallPayloads:
+    """:class:`~cursor_watch.formats.common.CallPayloads` of a Cursor call of ``kind`` from its
+    variant's ``args`` and ``result`` (``has_result``: a result was read, even a null one)."""
+    a = args if isinstance(args, dict) else {}
+    if not has_result and result is None:
+        status, outcome, p = "running", "", {}
+    else:
+        status, outcome, p = classify_result(result)
+    return CallPayloads(args, result, view_of(kind, a, p), status, outcome,
+                        [(k, v) for k, v in p.items() if k in ("reason", "error", "message", "exitCode", "signal")])
 
 
 def view_of(kind: str, a: dict, p: dict) -> dict:

@@ -31,8 +31,8 @@ from __future__ import annotations
 import difflib
 from typing import Any
 
-from ..canonical import (TEXT_DELTA, TEXT_MESSAGE, Prompt, RunEnd, RunStart, Text, ToolEnd, ToolStart, Usage,
-                         as_int)
+from ..canonical import (TEXT_DELTA, TEXT_MESSAGE, Prompt, RunEnd, RunStart, Silent, Text, ToolEnd, ToolStart,
+                         Usage, as_int)
 from ..tools import STATUS_FAILURE, STATUS_SUCCESS, summarize, todo_status
 from .common import Adapter, CallPayloads, Event, iso_ms, one_line, s, when
 
@@ -109,7 +109,7 @@ class GeminiAdapter(Adapter):
         if t == "message":
             text = data.get("content")
             if not isinstance(text, str) or not text:
-                return []
+                return [Silent(item, 1, *tw)] if ts is not None else []
             if data.get("role") == "user":
                 return [Prompt(item, *tw, text)]
             self._reply.append(text)
@@ -129,7 +129,7 @@ class GeminiAdapter(Adapter):
             cid = s(data.get("tool_id")) or f"(no tool_id, line {item.line})"
             kind, name, params = self._kinds.pop(cid, ("unknown", "", None))
             status, reason = _outcome(data)
-            return [ToolEnd(item, *tw, cid, kind, name or kind, status=status, outcome=s(data.get("status")),
+            return [ToolEnd(item, *tw, cid, kind, name or kind, status=status, outcome=status,
                             reason=reason, summary_fn=lambda: summarize(kind, _summary_args(kind, name, params)))]
         if t == "init":
             self._kinds.clear()
@@ -165,10 +165,11 @@ class GeminiAdapter(Adapter):
     # -- payloads, re-read by offset -------------------------------------------------------------
 
     @staticmethod
-    def payloads(kind: str, call_id: str, started: dict | None, ended: dict | None) -> CallPayloads:
+    def payloads(kind: str, call_id: str, started: dict | None, ended: dict | None,
+                 known_args: Any = None) -> CallPayloads:
         """Gemini CLI's payloads: the ``tool_use`` event's ``parameters`` and the ``tool_result``
         event as written (but its ``type`` and ``timestamp``)."""
-        params = started.get("parameters") if started is not None else None
+        params = started.get("parameters") if started is not None else known_args
         name = s(started.get("tool_name")) if started is not None else ""
         kind = kind or kind_of(name)
         result = {k: v for k, v in ended.items() if k not in ("type", "timestamp")} if ended is not None else None
@@ -182,7 +183,7 @@ class GeminiAdapter(Adapter):
             reasons.append(("error", reason))
             if isinstance(err, dict) and err.get("type"):
                 reasons.append(("type", s(err["type"])))
-        return CallPayloads(params, result, view, status, s(ended.get("status")), reasons)
+        return CallPayloads(params, result, view, status, status, reasons)
 
     @staticmethod
     def native_payloads(data: dict) -> list[tuple[Any, Any]]:

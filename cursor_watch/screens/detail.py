@@ -232,8 +232,8 @@ class ToolDetailScreen(Screen):
         yield Static(title, classes="title")
         with VerticalScroll(id="detail-body"):
             yield Static(call_header(call))
-            found, note = load_payloads(call, self._reread, getattr(self.session, "agent", None))
-            args, result = found.args, found.result
+            payloads, note = load_payloads(call, self._reread, getattr(self.session, "agent", None))
+            args, result = payloads.args, payloads.result
             if note:
                 yield Static(Text(note), classes="note")
             query = self.search_query
@@ -241,7 +241,7 @@ class ToolDetailScreen(Screen):
             current = found[self.match] if 0 <= self.match < len(found) else None
             if query is not None:
                 yield from self._search_section(query, found, current)
-            sections = detail_sections(call.kind, found, shown=call.detail)
+            sections = detail_sections(call.kind, payloads, shown=call.detail)
             specific = any(s.language != RAW for s in sections)
             for section in sections:
                 mark = -1
