@@ -42,7 +42,6 @@ here and stays unknown downstream (``—`` in views, ``null`` in JSON), never 0.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from .events import Invalid
@@ -208,7 +207,13 @@ class Text(Canonical):
 
     def __init__(self, native: Any, ts: int | None, ts_source: int, text: str, mode: int,
                  natives: int = 1) -> None:
-        _place(self, native, ts, ts_source, natives)
+        self.line = native.line  # (Canonical's provenance, set here: the most frequent event)
+        self.offset = native.offset
+        self.size = native.size
+        self.ts = ts
+        self.ts_source = ts_source if ts is not None else TIME_NONE
+        self.natives = natives
+        self.src = native
         self.text = text
         self.mode = mode
         self.ts_end = ts
@@ -227,7 +232,13 @@ class Thinking(Canonical):
 
     def __init__(self, native: Any, ts: int | None, ts_source: int, text: str, done: bool = False,
                  natives: int = 1) -> None:
-        _place(self, native, ts, ts_source, natives)
+        self.line = native.line
+        self.offset = native.offset
+        self.size = native.size
+        self.ts = ts
+        self.ts_source = ts_source if ts is not None else TIME_NONE
+        self.natives = natives
+        self.src = native
         self.text = text
         self.done = done
         self.ts_end = ts
@@ -250,20 +261,26 @@ class ToolEvent(Canonical):
         started_ms, ended_ms: the tool's own start and end times (epoch ms: Cursor's
             ``startedAtMs``/``completedAtMs``), else None.
 
-    :meth:`args` and :meth:`summary` may be computed only when asked (an adapter's fast path
-    decodes arguments lazily): call them, don't read the slots.
+    :meth:`args` and :meth:`summary` may be computed only when asked: an adapter's fast path
+    gives a ``lazy`` reader (anything with ``args()`` and ``summary(kind, ended)``) that decodes
+    the arguments from the line only then. Call them; don't read the slots.
     """
 
     __slots__ = ("call_id", "parent_call_id", "name", "kind", "description", "model_call_id", "started_ms",
-                 "ended_ms", "_args", "_args_fn", "_summary", "_summary_fn")
+                 "ended_ms", "_args", "_lazy", "_summary")
     kind_name = "tool call"
 
     def __init__(self, native: Any, ts: int | None, ts_source: int, call_id: str, kind: str, name: str, *,
                  parent_call_id: str = "", description: str = "", model_call_id: str = "", args: Any = None,
-                 args_fn: Callable[[], Any] | None = None, summary: str | None = None,
-                 summary_fn: Callable[[], str] | None = None, started_ms: int | None = None,
+                 summary: str | None = None, lazy: Any = None, started_ms: int | None = None,
                  ended_ms: int | None = None, natives: int = 1) -> None:
-        _place(self, native, ts, ts_source, natives)
+        self.line = native.line
+        self.offset = native.offset
+        self.size = native.size
+        self.ts = ts
+        self.ts_source = ts_source if ts is not None else TIME_NONE
+        self.natives = natives
+        self.src = native
         self.call_id = call_id
         self.parent_call_id = parent_call_id
         self.name = name
@@ -273,27 +290,23 @@ class ToolEvent(Canonical):
         self.started_ms = started_ms
         self.ended_ms = ended_ms
         self._args = args
-        self._args_fn = args_fn
+        self._lazy = lazy
         self._summary = summary
-        self._summary_fn = summary_fn
 
     def args(self) -> Any:
         """The call's arguments as the agent wrote them (a dict: Cursor's ``args``, Claude's
         ``input``, Gemini's ``parameters``, Codex's item), or None when this event has none."""
-        fn = self._args_fn
-        if fn is not None:
-            self._args_fn = None
-            self._args = fn()
-        return self._args
+        lazy = self._lazy
+        return lazy.args() if lazy is not None else self._args
 
     def summary(self) -> str:
         """What the call does, in one line (the command, the path, ``PATTERN in PATH``...:
         :func:`cursor_watch.tools.summarize`'s wording), "" when this event can't tell."""
-        fn = self._summary_fn
-        if fn is not None:
-            self._summary_fn = None
-            self._summary = fn()
-        return self._summary or ""
+        text = self._summary
+        if text is None:
+            lazy = self._lazy
+            text = self._summary = lazy.summary(self.kind, self.__class__ is ToolEnd) if lazy is not None else ""
+        return text
 
 
 class ToolStart(ToolEvent):
@@ -334,8 +347,27 @@ class ToolEnd(ToolEvent):
 
     def __init__(self, native: Any, ts: int | None, ts_source: int, call_id: str, kind: str, name: str, *,
                  status: str, outcome: str = "", reason: str = "", exit_code: int | None = None,
-                 **rest: Any) -> None:
-        super().__init__(native, ts, ts_source, call_id, kind, name, **rest)
+                 parent_call_id: str = "", description: str = "", model_call_id: str = "", args: Any = None,
+                 summary: str | None = None, lazy: Any = None, started_ms: int | None = None,
+                 ended_ms: int | None = None, natives: int = 1) -> None:
+        self.line = native.line
+        self.offset = native.offset
+        self.size = native.size
+        self.ts = ts
+        self.ts_source = ts_source if ts is not None else TIME_NONE
+        self.natives = natives
+        self.src = native
+        self.call_id = call_id
+        self.parent_call_id = parent_call_id
+        self.name = name
+        self.kind = kind
+        self.description = description
+        self.model_call_id = model_call_id
+        self.started_ms = started_ms
+        self.ended_ms = ended_ms
+        self._args = args
+        self._lazy = lazy
+        self._summary = summary
         self.status = status
         self.outcome = outcome
         self.reason = reason

@@ -407,7 +407,8 @@ class Session:
     ``usage``: the run's usage so far (:class:`~cursor_watch.canonical.Usage`, where the agent
     reports it as it goes), else None; ``ended``: input has ended; ``exit_status``: the spawned
     child's status or None. ``first_ts_ms``/``last_ts_ms``: the first and last times the stream
-    gave (epoch ms; not the tools' own, not the times events were read).
+    gave (epoch ms; not the tools' own, not the times events were read); ``first_received_ms``/
+    ``last_received_ms``: when its events without times of their own were read, live (epoch ms).
     The lists are :class:`~cursor_watch.spill.SpillList`: read-only lists for
     views (``len``, index, slice, iterate); an old record read back is a copy.
     """
@@ -461,6 +462,9 @@ class Session:
         self.unknown_events = 0
         self.first_ts_ms: int | None = None
         self.last_ts_ms: int | None = None
+        # when the run's events without times of their own were read (live only), epoch ms
+        self.first_received_ms: int | None = None
+        self.last_received_ms: int | None = None
         self.tool_counts = {STATUS_RUNNING: 0, STATUS_SUCCESS: 0, STATUS_FAILURE: 0, STATUS_REJECTED: 0, STATUS_INCOMPLETE: 0}
         self._open: Segment | None = None  # segment receiving text
         self._thinking_open: ThinkingBlock | None = None
@@ -534,12 +538,17 @@ class Session:
                 return [(CHANGE_DIAGNOSTIC, len(self.diagnostics) - 1)]
             return []
         self.events += ev.natives
-        if ev.ts_source == TIME_STREAM:
+        source = ev.ts_source
+        if source == TIME_STREAM:
             ts = ev.ts
             if self.first_ts_ms is None:
                 self.first_ts_ms = ts
             end = getattr(ev, "ts_end", None)
             self.last_ts_ms = ts if end is None else end
+        elif source == TIME_RECEIVED:
+            if self.first_received_ms is None:
+                self.first_received_ms = ev.ts
+            self.last_received_ms = ev.ts
         if self.spill.error and not self.spill.reported:
             self.spill.reported = True
             self.add_note("session", "memory", self.spill.error)
@@ -620,6 +629,21 @@ class Session:
                 self.events = events
                 self.last_ts_ms = last_ts
                 return i
+            if ready and cls is not Invalid and item.ts_source == TIME_STREAM:
+                # apply()'s prelude, inline: the count and the stream's last time (its first is
+                # known: ready), then the event's handler
+                events += item.natives
+                end = item.ts_end if cls is Text or cls is Thinking else None
+                last_ts = item.ts if end is None else end
+                try:
+                    c = _HANDLERS[cls](self, item)
+                except Exception as err:  # noqa: BLE001 - a malformed event must not stop the watch
+                    c = self._not_applied(item, err)
+                if c:
+                    changes += c
+                ready = not self.spill.error
+                i += 1
+                continue
             self.events = events
             self.last_ts_ms = last_ts
             c = self.apply(item)
@@ -662,16 +686,19 @@ class Session:
         return []
 
     def _run_start(self, ev: RunStart) -> list[tuple[str, Any]]:
-        if ev.implicit:  # what the stream says of a run whose start it did not hold
-            if self.session_id is None and ev.session_id is not None:
-                self.session_id = ev.session_id
-            return []
+        if ev.implicit:  # what the stream says of its run outside a run start: only what is unknown
+            changed = False
+            for attr in _RUN_FIELDS:
+                value = getattr(ev, attr)
+                if value is not None and getattr(self, attr) is None:
+                    setattr(self, attr, value)
+                    changed = changed or attr != "session_id"  # (a session id alone: shown with the next change)
+            return [(CHANGE_HEADER, None)] if changed else []
         sid = ev.session_id
         if self.session_id is not None and sid != self.session_id:
             # a second session in the same stream (concatenated logs)
             return self._note("session", "init", f"new session {sid} ({ev.model or '?'})", ev)
-        for attr in ("session_id", "model", "cwd", "api_key_source", "permission_mode", "agent", "agent_version",
-                     "tools", "mcp_servers"):
+        for attr in _RUN_FIELDS:
             value = getattr(ev, attr)
             if value is not None:
                 setattr(self, attr, value)
@@ -949,6 +976,9 @@ def _detail(status: str, outcome: str, reason: str, exit_code: int | None) -> st
         bits.append(f"exit {exit_code}")
     return "; ".join(bits)
 
+
+_RUN_FIELDS = ("session_id", "model", "cwd", "api_key_source", "permission_mode", "agent", "agent_version", "tools",
+               "mcp_servers")
 
 _HANDLERS: dict[type, Callable[..., list]] = {
     RunStart: Session._run_start,

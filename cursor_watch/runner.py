@@ -162,6 +162,9 @@ class Monitor:
                     if item.__class__ is not RunEnd:
                         _mark_last(splitter.current, items, i + 1)
                     i += 1
+            # the batch's events are freed now, by their counts: not walked by the collector
+            # that runs at the first allocation after it is enabled again
+            items = []
         finally:
             if gc_was_enabled:
                 gc.enable()

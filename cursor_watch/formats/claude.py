@@ -277,8 +277,9 @@ class ClaudeAdapter(Adapter):
         # session id -> the last run's total_cost_usd and modelUsage as reported (running totals
         # of the session: each later run's own share is the difference, see _run_cost)
         self._totals: dict[str, tuple[Any, dict]] = {}
-        # runs begun (their init's line) whose result has not come: results come in that order
-        self._open_runs: deque[int] = deque()
+        # runs begun whose result has not come, as (their init's line, began by a task's
+        # notification): results come in that order
+        self._open_runs: deque[tuple[int, bool]] = deque()
         self._background = False  # the newest run started a background task, or was notified of one
 
     # -- events ------------------------------------------------------------------------------
@@ -547,7 +548,7 @@ class ClaudeAdapter(Adapter):
         self._closed = None
         if not previous_open:
             self._open_runs.clear()  # a run without its result before: it ended so
-        self._open_runs.append(item.line)
+        self._open_runs.append((item.line, previous_open))
         servers = data.get("mcp_servers")
         tools = data.get("tools")
         ev = RunStart(item, *when(None, now), self.agent, agent_version=data.get("claude_code_version"),
@@ -871,7 +872,7 @@ class ClaudeAdapter(Adapter):
                 self._errors[cid] = one_line(text, 500)  # the reason, if the result denies it
         return ToolEnd(item, *when(ts, now), cid, kind, name or kind, parent_call_id=parent,
                        status=STATUS_FAILURE if failed else STATUS_SUCCESS, outcome="failure" if failed else "success",
-                       reason=reason, summary_fn=lambda: summary_of(kind, name, inp))
+                       reason=reason, summary=summary_of(kind, name, inp))
 
     def _user(self, item: Event, data: dict, now: int | None) -> list:
         msg = data.get("message")
@@ -971,9 +972,16 @@ class ClaudeAdapter(Adapter):
         cost, model_usage = self._run_cost(data)
         run_line = None
         if self._open_runs:
-            first = self._open_runs.popleft()
-            if self._open_runs:  # a later run began before this result: it ends the run it belongs to
-                run_line = first
+            # the oldest open run of its kind: one a task's notification began (the result's
+            # origin says so), or one the user's prompt began
+            origin = data.get("origin")
+            notified = isinstance(origin, dict) and origin.get("kind") == "task-notification"
+            runs = self._open_runs
+            k = next((k for k, (_line, by_note) in enumerate(runs) if by_note == notified), 0)
+            line, _by_note = runs[k]
+            del runs[k]
+            if k < len(runs):  # a later run began before this result: it ends the run it belongs to
+                run_line = line
         text = data.get("result")
         end = RunEnd(item, *when(None, now), subtype=subtype,
                      is_error=data.get("is_error") is True or subtype.startswith("error"),

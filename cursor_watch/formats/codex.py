@@ -37,8 +37,13 @@ from .common import Adapter, CallPayloads, Event, one_line, s, when
 
 # item types -> canonical kinds (the shown name is the item type itself)
 KINDS = {"command_execution": "shell", "file_change": "edit", "mcp_tool_call": "mcp", "web_search": "webSearch",
-         "todo_list": "updateTodos", "collab_tool_call": "task"}
+         "todo_list": "updateTodos", "collab_tool_call": "task", "plan": "createPlan"}
 _REROUTED = re.compile(r"model rerouted: (\S+) -> (\S+)")
+
+
+def _fields(data: dict) -> dict | None:
+    out = {k: v for k, v in data.items() if k != "type"}
+    return out or None
 
 
 def kind_of(item_type: str) -> str:
@@ -87,6 +92,8 @@ def _summary(kind: str, it: dict) -> str:
         return summarize("webSearch", {"query": s(it.get("query")) or s(action.get("query")) or s(action.get("url"))})
     if kind == "updateTodos":
         return summarize("updateTodos", {"todos": _todos(it)})
+    if kind == "createPlan":
+        return one_line(s(it.get("text")).strip().split("\n", 1)[0], 200)
     if kind == "task":
         tool = s(it.get("tool"))
         prompt = s(it.get("prompt"))
@@ -169,6 +176,18 @@ class CodexAdapter(Adapter):
             msg = s(data.get("message"))
             kind = "retry" if msg.startswith("Reconnecting") else "error"
             return [self.note(item, now, kind, "error", f"{'retry' if kind == 'retry' else 'error'}: {one_line(msg, 300)}")]
+        # the plan-mode events of openai/codex's cc/plan-mode-sdk-mvp branch (08a1f30, 2026-02-19; not in
+        # upstream exec at 6219b7c, which rejects such requests): a question waits for a person, a
+        # plan's deltas come whole in its item.completed
+        if t == "request_user_input":
+            questions = data.get("questions") if isinstance(data.get("questions"), list) else []
+            first = questions[0] if questions else None
+            what = s(first.get("question") or first.get("header")) if isinstance(first, dict) else s(first)
+            return [self.note(item, now, "interaction_query", "request",
+                              "waiting for input" + (f": {one_line(what, 200)}" if what else ""),
+                              s(data.get("call_id")), fields=_fields(data))]
+        if t == "item.plan.delta":
+            return []
         return [self.unknown(item, now)]
 
     def _result(self, item: Event, data: dict, now: int | None, failed: bool, error: str) -> RunEnd:
@@ -308,6 +327,9 @@ def _view(kind: str, it: dict, done: bool) -> dict:
         v["query"] = s(it.get("query")) or s(action.get("query")) or s(action.get("url"))
     elif kind == "updateTodos":
         v["todos"] = [("completed" if t["status"] == "completed" else "pending", t["content"]) for t in _todos(it)]
+    elif kind == "createPlan":
+        if it.get("text"):
+            v["plan"] = s(it.get("text"))
     elif kind == "task":
         v["description"] = s(it.get("tool"))
         targets = it.get("receiver_thread_ids") if isinstance(it.get("receiver_thread_ids"), list) else []

@@ -273,34 +273,42 @@ class CursorAdapter(Adapter):
     def adapt(self, items: list, now: int | None) -> list:
         """:meth:`Adapter.adapt` with the hot shapes inline: typed ``thinking`` and ``assistant``
         deltas (consecutive ones of a batch merged into one canonical event) and typed
-        ``tool_call`` events; anything else through :meth:`convert`."""
+        ``tool_call`` events; anything else through :meth:`convert`.
+
+        While deltas are read, the open text's state is kept in locals (written back before
+        anything else reads it): a delta costs a few list appends and additions."""
         out: list = []
         append = out.append
         lo, hi = INT64_MIN, UINT64_END
+        parts, open_len, text_len, is_open = self._parts, self._open_len, self._text_len, self._open
+        fast = self._sid and self._tent is None
         merge: Any = None  # the Text or Thinking event deltas are merged into
         mcls: Any = None  # its class
         texts: list[str] = []
+        mnat = 0  # the merged deltas: how many, the last one, its time
+        msrc: Any = None
+        mts: Any = None
         lead = 0
         lead_src: Any = None
         last: Any = None  # the newest canonical event of out (silent natives are folded into it)
         for item in items:
             cls = item.__class__
-            if self._sid and self._tent is None:
+            if fast:
                 if cls is ThinkingEvent:
                     ts = item.timestamp_ms
                     if ts.__class__ is int and lo <= ts < hi and item.subtype == "delta":
                         text = item.text
                         if mcls is Thinking:
-                            merge.natives += 1
-                            merge.src = item
-                            merge.ts_end = ts
+                            mnat += 1
+                            msrc = item
+                            mts = ts
                             if text.__class__ is str and text:
                                 texts.append(text)
                             continue
                         if merge is not None:
-                            merge.text = "".join(texts)
+                            merge.text, merge.natives, merge.src, merge.ts_end = "".join(texts), mnat, msrc, mts
                         merge = last = Thinking(item, ts, TIME_STREAM, "")
-                        mcls = Thinking
+                        mcls, mnat, msrc, mts = Thinking, 1, item, ts
                         texts = [text] if text.__class__ is str and text else []
                         append(merge)
                         continue
@@ -314,35 +322,42 @@ class CursorAdapter(Adapter):
                             text = part.text
                             if part.type == "text" and text.__class__ is str and text:
                                 size = len(text)
-                                if not self._open or size != self._open_len:
+                                if not is_open or size != open_len:
                                     # a delta (shape A) that can't be a re-send of the open text
-                                    self._resent = None
-                                    self._add(text)
+                                    parts.append(text)  # (joined when a re-send question needs the text)
+                                    open_len += size
+                                    text_len += size
+                                    is_open = True
                                     if mcls is Text:
-                                        merge.natives += 1
-                                        merge.src = item
-                                        merge.ts_end = ts
+                                        mnat += 1
+                                        msrc = item
+                                        mts = ts
                                         texts.append(text)
                                         continue
                                     if merge is not None:
-                                        merge.text = "".join(texts)
+                                        merge.text, merge.natives, merge.src, merge.ts_end = ("".join(texts), mnat,
+                                                                                             msrc, mts)
+                                    self._resent = None
                                     merge = last = Text(item, ts, TIME_STREAM, "", TEXT_DELTA)
-                                    mcls = Text
+                                    mcls, mnat, msrc, mts = Text, 1, item, ts
                                     texts = [text]
                                     append(merge)
                                     continue
                 elif cls is ToolCallEvent:
+                    self._parts, self._open_len, self._text_len, self._open = parts, open_len, text_len, is_open
                     got = self._typed_tool_call(item, now)
+                    parts, open_len, text_len, is_open = self._parts, self._open_len, self._text_len, self._open
                     if got is not None:
                         if merge is not None:
-                            merge.text = "".join(texts)
+                            merge.text, merge.natives, merge.src, merge.ts_end = "".join(texts), mnat, msrc, mts
                             merge = mcls = None
                         out.extend(got)
                         last = got[-1]
                         continue
             if merge is not None:
-                merge.text = "".join(texts)
+                merge.text, merge.natives, merge.src, merge.ts_end = "".join(texts), mnat, msrc, mts
                 merge = mcls = None
+            self._parts, self._open_len, self._text_len, self._open = parts, open_len, text_len, is_open
             if cls is Invalid:
                 # a line that is not an event ends a held delta as a real one (as any event but
                 # an unknown one or a connection notice)
@@ -351,27 +366,28 @@ class CursorAdapter(Adapter):
                     out.extend(got)
                     last = got[-1]
                 append(item)
-                continue
-            try:
-                got = self.convert(item, now)
-            except Exception as err:  # noqa: BLE001 - any shape a stream could have: a diagnostic
-                append(self.unreadable(item, err))
-                continue
-            if not got:
-                if last is None:
-                    lead += 1
-                    lead_src = item
+            else:
+                try:
+                    got = self.convert(item, now)
+                except Exception as err:  # noqa: BLE001 - any shape a stream could have: a diagnostic
+                    got = [self.unreadable(item, err)]
+                if not got:
+                    if last is None:
+                        lead += 1
+                        lead_src = item
+                    else:
+                        last.natives += 1
+                        last.src = item
+                elif got[0].__class__ is Invalid:
+                    out.extend(got)
                 else:
-                    last.natives += 1
-                    last.src = item
-                continue
-            if got[0].__class__ is Invalid:
-                out.extend(got)
-                continue
-            out.extend(got)
-            last = got[-1]
+                    out.extend(got)
+                    last = got[-1]
+            parts, open_len, text_len, is_open = self._parts, self._open_len, self._text_len, self._open
+            fast = self._sid and self._tent is None
         if merge is not None:
-            merge.text = "".join(texts)
+            merge.text, merge.natives, merge.src, merge.ts_end = "".join(texts), mnat, msrc, mts
+        self._parts, self._open_len, self._text_len, self._open = parts, open_len, text_len, is_open
         if lead:
             out.insert(0, Silent(lead_src, lead))
         return out
@@ -578,20 +594,27 @@ class CursorAdapter(Adapter):
             call_id = cid if isinstance(cid, str) and cid else f"(no call_id, line {item.line})"
         tool = f.tool
         desc = f.description
-        common: dict[str, Any] = {"args_fn": f.args, "description": desc if isinstance(desc, str) else "",
-                                  "model_call_id": mcid if isinstance(mcid, str) else "",
-                                  "started_ms": as_int(f.started_at)}
-        t, src = when(ts, now)
+        desc = desc if desc.__class__ is str else ""
+        mcid = mcid if mcid.__class__ is str else ""
+        started = f.started_at
+        started = started if started is None or started.__class__ is int else as_int(started)
+        if ts is not None:
+            t, src = ts, TIME_STREAM
+        else:
+            t, src = when(None, now)
         subtype = item.subtype
         if subtype == "completed":
             status, outcome, payload = f.result
+            ended = f.completed_at
             out.append(ToolEnd(item, t, src, call_id, tool, tool, status=status, outcome=outcome,
                                reason=reason_of(payload) if status != STATUS_SUCCESS else "",
-                               exit_code=as_int(payload.get("exitCode")), ended_ms=as_int(f.completed_at),
-                               summary_fn=lambda: summarize(tool, f.args(), f.full_payload()), **common))
+                               exit_code=as_int(payload.get("exitCode")),
+                               ended_ms=ended if ended is None or ended.__class__ is int else as_int(ended),
+                               lazy=f, description=desc, model_call_id=mcid, started_ms=started))
         else:
             cls = ToolStart if subtype == "started" else ToolUpdate  # (an unknown subtype: a 3P "progress")
-            out.append(cls(item, t, src, call_id, tool, tool, summary_fn=lambda: summarize(tool, f.args()), **common))
+            out.append(cls(item, t, src, call_id, tool, tool, lazy=f, description=desc, model_call_id=mcid,
+                           started_ms=started))
         return out
 
     def finish(self, now: int | None) -> list:

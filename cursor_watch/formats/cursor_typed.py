@@ -36,6 +36,8 @@ import msgspec
 import orjson
 from msgspec import UNSET, Raw, Struct, UnsetType, field
 
+from ..tools import summarize
+
 # positions are set by the decoder after decoding; under these JSON names (never in a real
 # stream) a hostile line can only fill them with values that are overwritten, or be refused
 _POS = {"line": "cursor-watch:line", "offset": "cursor-watch:offset", "size": "cursor-watch:size",
@@ -187,6 +189,12 @@ class ToolFields:
 
     __slots__ = ("tool", "tool_call_id", "_args", "_args_raw", "description", "result", "_payload_raw",
                  "started_at", "completed_at", "_full_payload", "_raw")
+
+    def summary(self, kind: str, ended: bool) -> str:
+        """The call's one-line summary (:func:`cursor_watch.tools.summarize` of its arguments;
+        an ended call's outcome payload too, where its arguments don't tell: a rejected call has
+        none). A canonical tool event's ``lazy`` reader (:class:`cursor_watch.canonical.ToolEvent`)."""
+        return summarize(kind, self.args(), self.full_payload() if ended else None)
 
     def args(self) -> Any:
         """The variant's ``args`` (decoded on first use on the typed path)."""

@@ -130,7 +130,7 @@ class GeminiAdapter(Adapter):
             kind, name, params = self._kinds.pop(cid, ("unknown", "", None))
             status, reason = _outcome(data)
             return [ToolEnd(item, *tw, cid, kind, name or kind, status=status, outcome=status,
-                            reason=reason, summary_fn=lambda: summarize(kind, _summary_args(kind, name, params)))]
+                            reason=reason, summary=summarize(kind, _summary_args(kind, name, params)))]
         if t == "init":
             self._kinds.clear()
             self._reply = []
