@@ -270,7 +270,7 @@ class ToolEvent(Canonical):
                  "ended_ms", "_args", "_lazy", "_summary")
     kind_name = "tool call"
 
-    def __init__(self, native: Any, ts: int | None, ts_source: int, call_id: str, kind: str, name: str, *,
+    def __init__(self, native: Any, ts: int | None, ts_source: int, call_id: str, kind: str, name: str,
                  parent_call_id: str = "", description: str = "", model_call_id: str = "", args: Any = None,
                  summary: str | None = None, lazy: Any = None, started_ms: int | None = None,
                  ended_ms: int | None = None, natives: int = 1) -> None:
@@ -345,7 +345,7 @@ class ToolEnd(ToolEvent):
 
     __slots__ = ("status", "outcome", "reason", "exit_code")
 
-    def __init__(self, native: Any, ts: int | None, ts_source: int, call_id: str, kind: str, name: str, *,
+    def __init__(self, native: Any, ts: int | None, ts_source: int, call_id: str, kind: str, name: str,
                  status: str, outcome: str = "", reason: str = "", exit_code: int | None = None,
                  parent_call_id: str = "", description: str = "", model_call_id: str = "", args: Any = None,
                  summary: str | None = None, lazy: Any = None, started_ms: int | None = None,

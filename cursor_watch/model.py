@@ -625,6 +625,17 @@ class Session:
                                 append(fold)
                         i += 1
                         continue
+                elif (cls is ToolStart or cls is ToolEnd) and item.ts_source == TIME_STREAM:
+                    # a tool call timed by the stream (every Cursor call): the prelude below, inline
+                    events += item.natives
+                    last_ts = item.ts
+                    try:
+                        changes += self._tool(item)
+                    except Exception as err:  # noqa: BLE001 - a malformed event must not stop the watch
+                        changes += self._not_applied(item, err)
+                    ready = not self.spill.error
+                    i += 1
+                    continue
             if (cls is RunStart and not item.implicit) or (cls is RunEnd and item.run_line is not None):
                 self.events = events
                 self.last_ts_ms = last_ts

@@ -105,6 +105,18 @@ def fields_of(tool_call: Any) -> ToolFields:
     return f
 
 
+def _end_merge(merge: Any, mcls: Any, texts: list, mnat: int, mts: Any, msrc: Any, parts: list,
+               mstart: int) -> None:
+    """Fill the :class:`Text` or :class:`Thinking` event consecutive deltas were merged into
+    (:meth:`CursorAdapter.adapt`): its text, how many native events it stands for, the last
+    one and its time."""
+    if mcls is Text:  # every merged delta is a part of the open text, from mstart on
+        texts = parts[mstart:]
+        mnat = len(texts)
+        mts = msrc.timestamp_ms
+    merge.text, merge.natives, merge.src, merge.ts_end = "".join(texts), mnat, msrc, mts
+
+
 def reason_of(payload: dict) -> str:
     """The reason an outcome gives: its first ``reason``, ``error``, ``message`` or ``stderr``
     that says something (a string, not blank), whole; "" when none does."""
@@ -276,43 +288,28 @@ class CursorAdapter(Adapter):
         ``tool_call`` events; anything else through :meth:`convert`.
 
         While deltas are read, the open text's state is kept in locals (written back before
-        anything else reads it): a delta costs a few list appends and additions."""
+        anything else reads it): a delta costs a few list appends and additions. The deltas
+        merged into a :class:`Text` are the open text's parts from ``mstart`` on; those of a
+        :class:`Thinking` are kept in ``texts`` (an empty thinking delta counts, adds nothing)."""
         out: list = []
         append = out.append
         lo, hi = INT64_MIN, UINT64_END
         parts, open_len, text_len, is_open = self._parts, self._open_len, self._text_len, self._open
         fast = self._sid and self._tent is None
-        merge: Any = None  # the Text or Thinking event deltas are merged into
+        merge: Any = None  # the Text or Thinking event deltas are merged into (None: no merge)
         mcls: Any = None  # its class
-        texts: list[str] = []
-        mnat = 0  # the merged deltas: how many, the last one, its time
-        msrc: Any = None
+        mstart = 0  # a Text merge: its first part in parts
+        texts: list[str] = []  # a Thinking merge: its texts, how many deltas, the last one's time
+        mnat = 0
         mts: Any = None
+        msrc: Any = None  # the last delta merged
         lead = 0
         lead_src: Any = None
         last: Any = None  # the newest canonical event of out (silent natives are folded into it)
         for item in items:
             cls = item.__class__
             if fast:
-                if cls is ThinkingEvent:
-                    ts = item.timestamp_ms
-                    if ts.__class__ is int and lo <= ts < hi and item.subtype == "delta":
-                        text = item.text
-                        if mcls is Thinking:
-                            mnat += 1
-                            msrc = item
-                            mts = ts
-                            if text.__class__ is str and text:
-                                texts.append(text)
-                            continue
-                        if merge is not None:
-                            merge.text, merge.natives, merge.src, merge.ts_end = "".join(texts), mnat, msrc, mts
-                        merge = last = Thinking(item, ts, TIME_STREAM, "")
-                        mcls, mnat, msrc, mts = Thinking, 1, item, ts
-                        texts = [text] if text.__class__ is str and text else []
-                        append(merge)
-                        continue
-                elif cls is AssistantEvent:
+                if cls is AssistantEvent:
                     ts = item.timestamp_ms
                     msg = item.message
                     if ts.__class__ is int and lo <= ts < hi and msg is not None and item.model_call_id is UNSET:
@@ -329,33 +326,59 @@ class CursorAdapter(Adapter):
                                     text_len += size
                                     is_open = True
                                     if mcls is Text:
-                                        mnat += 1
                                         msrc = item
-                                        mts = ts
-                                        texts.append(text)
                                         continue
-                                    if merge is not None:
-                                        merge.text, merge.natives, merge.src, merge.ts_end = ("".join(texts), mnat,
-                                                                                             msrc, mts)
+                                    if merge is not None:  # (a thinking merge: parts has no text of it)
+                                        _end_merge(merge, mcls, texts, mnat, mts, msrc, parts, mstart)
                                     self._resent = None
                                     merge = last = Text(item, ts, TIME_STREAM, "", TEXT_DELTA)
-                                    mcls, mnat, msrc, mts = Text, 1, item, ts
-                                    texts = [text]
+                                    mcls = Text
+                                    msrc = item
+                                    mstart = len(parts) - 1
                                     append(merge)
                                     continue
-                elif cls is ToolCallEvent:
-                    self._parts, self._open_len, self._text_len, self._open = parts, open_len, text_len, is_open
-                    got = self._typed_tool_call(item, now)
-                    parts, open_len, text_len, is_open = self._parts, self._open_len, self._text_len, self._open
-                    if got is not None:
+                elif cls is ThinkingEvent:
+                    ts = item.timestamp_ms
+                    if ts.__class__ is int and lo <= ts < hi and item.subtype == "delta":
+                        text = item.text
+                        if mcls is Thinking:
+                            mnat += 1
+                            msrc = item
+                            mts = ts
+                            if text.__class__ is str and text:
+                                texts.append(text)
+                            continue
                         if merge is not None:
-                            merge.text, merge.natives, merge.src, merge.ts_end = "".join(texts), mnat, msrc, mts
-                            merge = mcls = None
+                            _end_merge(merge, mcls, texts, mnat, mts, msrc, parts, mstart)
+                        merge = last = Thinking(item, ts, TIME_STREAM, "")
+                        mcls, mnat, msrc, mts = Thinking, 1, item, ts
+                        texts = [text] if text.__class__ is str and text else []
+                        append(merge)
+                        continue
+                elif cls is ToolCallEvent:
+                    if merge is not None:
+                        _end_merge(merge, mcls, texts, mnat, mts, msrc, parts, mstart)
+                        merge = mcls = None
+                    if is_open:  # the open message ends here (the state goes back to self first)
+                        self._parts, self._open_len, self._text_len, self._open = parts, open_len, text_len, is_open
+                        got = self._typed_tool_call(item, now)
+                        parts, open_len, text_len, is_open = self._parts, self._open_len, self._text_len, self._open
+                    else:  # (_typed_tool_call, inline: nothing is open or held)
+                        ts = item.timestamp_ms
+                        got = None
+                        if ts.__class__ is int and lo <= ts < hi:
+                            try:
+                                f = tool_fields(item, classify_result)
+                            except Irregular:
+                                f = None
+                            if f is not None:
+                                got = self._tool_call(item, item.call_id, f, item.model_call_id, ts, now)
+                    if got is not None:
                         out.extend(got)
                         last = got[-1]
                         continue
             if merge is not None:
-                merge.text, merge.natives, merge.src, merge.ts_end = "".join(texts), mnat, msrc, mts
+                _end_merge(merge, mcls, texts, mnat, mts, msrc, parts, mstart)
                 merge = mcls = None
             self._parts, self._open_len, self._text_len, self._open = parts, open_len, text_len, is_open
             if cls is Invalid:
@@ -386,7 +409,7 @@ class CursorAdapter(Adapter):
             parts, open_len, text_len, is_open = self._parts, self._open_len, self._text_len, self._open
             fast = self._sid and self._tent is None
         if merge is not None:
-            merge.text, merge.natives, merge.src, merge.ts_end = "".join(texts), mnat, msrc, mts
+            _end_merge(merge, mcls, texts, mnat, mts, msrc, parts, mstart)
         self._parts, self._open_len, self._text_len, self._open = parts, open_len, text_len, is_open
         if lead:
             out.insert(0, Silent(lead_src, lead))
@@ -589,32 +612,38 @@ class CursorAdapter(Adapter):
         """The canonical events of a ``tool_call`` event from what either path read (``f``)."""
         # parallel calls: nothing is open between them (the boundary would change nothing)
         out = self._boundary(item, False, False) if self._open or self._tent is not None else []
-        if not isinstance(call_id, str) or not call_id:
+        if call_id.__class__ is not str or not call_id:
             cid = f.tool_call_id
             call_id = cid if isinstance(cid, str) and cid else f"(no call_id, line {item.line})"
         tool = f.tool
         desc = f.description
-        desc = desc if desc.__class__ is str else ""
-        mcid = mcid if mcid.__class__ is str else ""
+        if desc.__class__ is not str:
+            desc = ""
+        if mcid.__class__ is not str:
+            mcid = ""
         started = f.started_at
-        started = started if started is None or started.__class__ is int else as_int(started)
+        if started is not None and started.__class__ is not int:
+            started = as_int(started)
         if ts is not None:
             t, src = ts, TIME_STREAM
         else:
             t, src = when(None, now)
-        subtype = item.subtype
-        if subtype == "completed":
+        # (positional: the constructors' order, see cursor_watch.canonical; this runs per call)
+        if item.subtype == "completed":
             status, outcome, payload = f.result
             ended = f.completed_at
-            out.append(ToolEnd(item, t, src, call_id, tool, tool, status=status, outcome=outcome,
-                               reason=reason_of(payload) if status != STATUS_SUCCESS else "",
-                               exit_code=as_int(payload.get("exitCode")),
-                               ended_ms=ended if ended is None or ended.__class__ is int else as_int(ended),
-                               lazy=f, description=desc, model_call_id=mcid, started_ms=started))
-        else:
-            cls = ToolStart if subtype == "started" else ToolUpdate  # (an unknown subtype: a 3P "progress")
-            out.append(cls(item, t, src, call_id, tool, tool, lazy=f, description=desc, model_call_id=mcid,
-                           started_ms=started))
+            if ended is not None and ended.__class__ is not int:
+                ended = as_int(ended)
+            code = payload.get("exitCode")
+            if code is not None and code.__class__ is not int:
+                code = as_int(code)
+            out.append(ToolEnd(item, t, src, call_id, tool, tool, status, outcome,
+                               reason_of(payload) if status != STATUS_SUCCESS else "", code,
+                               "", desc, mcid, None, None, f, started, ended))
+        elif item.subtype == "started":
+            out.append(ToolStart(item, t, src, call_id, tool, tool, "", desc, mcid, None, None, f, started))
+        else:  # an unknown subtype: a 3P "progress"
+            out.append(ToolUpdate(item, t, src, call_id, tool, tool, "", desc, mcid, None, None, f, started))
         return out
 
     def finish(self, now: int | None) -> list:
