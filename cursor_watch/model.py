@@ -29,7 +29,7 @@ from itertools import islice
 from typing import Any
 
 from . import spill
-from .canonical import (TEXT_DELTA, TEXT_END, TEXT_MESSAGE, TEXT_PARTIAL, TIME_RECEIVED, TIME_STREAM, TIME_TOOL,
+from .canonical import (TEXT_DELTA, TEXT_END, TEXT_PARTIAL, TIME_RECEIVED, TIME_STREAM, TIME_TOOL,
                         RunEnd, RunStart, Prompt, Silent, StatusNote, Text, Thinking, ToolEnd, ToolEvent, ToolStart,
                         ToolUpdate, Unknown, Usage, UsageUpdate, short)
 from .events import Invalid

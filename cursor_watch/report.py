@@ -212,10 +212,10 @@ def slim_line(line: bytes) -> bytes | None:
     if tc is None:
         return None
     variant = name = None
-    for field in VARIANTS:
-        variant = getattr(tc, f"{field}ToolCall")
+    for vname in VARIANTS:
+        variant = getattr(tc, f"{vname}ToolCall")
         if variant is not None:
-            name = f"{field}ToolCall"
+            name = f"{vname}ToolCall"
             break
     if variant is None:
         return None

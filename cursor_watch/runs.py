@@ -22,7 +22,6 @@ from collections.abc import Callable
 from typing import Any
 
 from .canonical import RunEnd, RunStart
-from .events import Invalid
 from .fmt import format_ms, plural
 from .model import Session
 from .safe import visible_line

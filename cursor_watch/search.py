@@ -40,7 +40,6 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from typing import Any
 
-import orjson
 
 from .formats import line_object, payload_markers, payload_reader
 from .match import Query, QueryError, RawFilter, payload_count, payload_strings  # noqa: F401 (re-exported)

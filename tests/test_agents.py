@@ -19,7 +19,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from conftest import ROOT, SAMPLES
+from conftest import ROOT, SAMPLES, native_objects
 
 from cursor_watch.canonical import Usage
 from cursor_watch.formats import Reader, sniff
@@ -61,18 +61,6 @@ def summaries(out: bytes) -> list[dict]:
     return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 
-def native(path: Path) -> list[dict]:
-    out = []
-    for line in path.read_bytes().splitlines():
-        try:
-            value = orjson.loads(line)
-        except orjson.JSONDecodeError:
-            continue
-        if isinstance(value, dict):
-            out.append(value)
-    return out
-
-
 @pytest.mark.parametrize("path", capture_params())
 @pytest.mark.parametrize("mode", list(MODES))
 def test_capture_output_is_the_stored_one(path: Path, mode: str):
@@ -92,7 +80,7 @@ def test_capture_facts_hold(path: Path):
     """What the capture itself says, checked against the summary (facts read here, not by the adapter)."""
     agent = path.parent.name
     runs = summaries(cw(["--summary", "--json", str(path)]).stdout)
-    events = native(path)
+    events = native_objects(path)
     for run in runs:
         assert run["session"]["agent"] == LABELS[agent]
         assert not run["unknown_events"], run["unknown_events"]
@@ -761,7 +749,7 @@ def test_claude_cost_is_each_runs_share_of_the_sessions_running_total():
 
     if not A001_CAPTURE.exists():
         pytest.skip(f"capture not found at {A001_CAPTURE} (a user's clone has none)")
-    results = [e for e in native(A001_CAPTURE) if e.get("type") == "result"]
+    results = [e for e in native_objects(A001_CAPTURE) if e.get("type") == "result"]
     totals = [r["total_cost_usd"] for r in results]
     assert len({r["session_id"] for r in results}) == 1 and totals == sorted(totals)  # the capture's facts
     runs = summaries(cw(["--summary", "--json", str(A001_CAPTURE)]).stdout)

@@ -18,12 +18,10 @@ import sys
 from decimal import Decimal
 from pathlib import Path
 
-import orjson
 import pytest
 
-from conftest import REAL_DIR, ROOT, SAMPLES
+from conftest import REAL_DIR, ROOT, SAMPLES, native_objects
 
-from cursor_watch.canonical import Usage
 from cursor_watch.costs import estimate, price_table, usage_of
 from cursor_watch.formats import line_object
 from cursor_watch.guard import Limits, breaches
@@ -65,18 +63,6 @@ def _pread(path: Path, offset: int, size: int) -> bytes:
     with open(path, "rb") as f:
         f.seek(offset)
         return f.read(size)
-
-
-def native_objects(path: Path) -> list[dict]:
-    out = []
-    for line in path.read_bytes().splitlines():
-        try:
-            value = orjson.loads(line)
-        except orjson.JSONDecodeError:
-            continue
-        if isinstance(value, dict):
-            out.append(value)
-    return out
 
 
 # -- one meaning for usage ----------------------------------------------------------------------

@@ -25,8 +25,7 @@ from hypothesis import strategies as st
 from conftest import ROOT, SAMPLES, real_captures, run_bytes
 from cursor_watch.formats.cursor import KNOWN_TYPES
 from cursor_watch.events import Event, Invalid, decode_all
-from cursor_watch.plain import (PlainPrinter, RunsPrinter, dumps_json, make_console, print_summaries, print_summary,
-                                summary_json, write_summaries,
+from cursor_watch.plain import (RunsPrinter, dumps_json, make_console, print_summaries, summary_json, write_summaries,
                                 write_summary_json)
 from cursor_watch.model import Session
 from cursor_watch.runner import Monitor

@@ -46,14 +46,14 @@ from typing import Any
 import orjson
 from msgspec import UNSET
 
-from ..canonical import (TEXT_DELTA, TEXT_END, TEXT_PARTIAL, Prompt, RunEnd, RunStart, Silent, StatusNote, Text,
+from ..canonical import (TEXT_DELTA, TEXT_END, TEXT_PARTIAL, Prompt, RunEnd, RunStart, StatusNote, Text,
                          Thinking, ToolEnd, ToolStart, ToolUpdate, Usage, UsageUpdate, as_int)
 from ..events import Event, Invalid, invalid_item
 from ..tools import STATUS_FAILURE, STATUS_REJECTED, STATUS_SUCCESS, summarize, todo_status
 from .claude_typed import DECODER as TYPED_DECODER
 from .claude_typed import TYPED_SUBTYPES, AssistantEvent, StreamEvent, SystemEvent, UserEvent
 from .claude_typed import loads as raw_loads
-from .common import Adapter, CallPayloads, iso_ms, one_line, s, when
+from .common import HELD, Adapter, Batch, CallPayloads, iso_ms, one_line, s, when
 
 # Claude Code's tool names -> canonical kinds (tools.py); mcp__SERVER__TOOL is "mcp"; others are
 # their own kind (generic detail). Task and Agent both name the sub-agent tool (init lists Task,
@@ -62,7 +62,6 @@ KINDS = {"Bash": "shell", "Read": "read", "Edit": "edit", "MultiEdit": "edit", "
          "Write": "write", "Grep": "grep", "Glob": "glob", "LS": "ls", "WebFetch": "webFetch",
          "WebSearch": "webSearch", "TodoWrite": "updateTodos", "Task": "task", "Agent": "task"}
 SUBAGENT_KIND = "task"
-HELD = ()  # convert's answer for a native event held back (counted where it is given)
 
 
 def kind_of(name: str) -> str:
@@ -289,12 +288,9 @@ class ClaudeAdapter(Adapter):
         merged into one canonical event (the model builds the same text from fewer events;
         deltas are most of a stream with partial messages). A merged delta keeps its first
         line's number and span."""
-        out: list = []
+        batch = Batch()
+        out = batch.out
         append = out.append
-        convert = self.convert
-        lead = 0
-        lead_src: Any = None
-        last: Any = None
         merge: Any = None  # the Text or Thinking event deltas are merged into
         mtype = ""  # "text_delta" or "thinking_delta" while merging
         texts: list[str] = []
@@ -327,19 +323,14 @@ class ClaudeAdapter(Adapter):
                                 merge = Thinking(item, *when(None, now), "")
                             mtype, texts = dt, [text]
                             append(merge)
-                            last = merge
+                            batch.last = merge
                             continue
                     elif dt == "input_json_delta":
                         block = self._blocks.get((parent, ev.index))
                         if block is not None and delta.partial_json.__class__ is str:
                             block[3].append(delta.partial_json)
                     # (a sub-agent's delta, an empty one, another type: nothing to show)
-                    if last is None:
-                        lead += 1
-                        lead_src = item
-                    else:
-                        last.natives += 1
-                        last.src = item
+                    batch.silent(item)
                     continue
             if merge is not None:
                 merge.text = "".join(texts)
@@ -348,34 +339,18 @@ class ClaudeAdapter(Adapter):
                 if self._held:  # hook events, then not the next init: they stay in the run they follow
                     held = self._release()
                     out.extend(held)
-                    last = held[-1]
+                    batch.last = held[-1]
                 append(item)
                 continue
             try:
-                got = convert(item, now)
+                got = self.convert(item, now)
             except Exception as err:  # noqa: BLE001 - any shape an agent could write: a diagnostic
-                append(self.unreadable(item, err))
-                continue
-            if got is HELD:
-                continue
-            if not got:
-                if last is None:
-                    lead += 1
-                    lead_src = item
-                else:
-                    last.natives += 1
-                    last.src = item
-                continue
-            if got[0].__class__ is Invalid:
-                out.extend(got)
-                continue
-            out.extend(got)
-            last = got[-1]
+                got = [self.unreadable(item, err)]
+            if got is not HELD:
+                batch.add(item, got)
         if merge is not None:
             merge.text = "".join(texts)
-        if lead:
-            out.insert(0, Silent(lead_src, lead))
-        return out
+        return batch.events()
 
     def _release(self) -> list:
         """The hook events held back (see :meth:`convert`), in their order; none held after."""

@@ -48,6 +48,61 @@ class CallPayloads:
         self.extra = extra or []
 
 
+HELD = ()  # Adapter.convert's answer for a native event held back (counted where it is given)
+
+
+class Batch:
+    """The canonical events of one batch, as an adapter's :meth:`Adapter.adapt` builds them.
+
+    Attributes:
+        out: the events in order (invalid lines among them, as they are).
+        last: the newest canonical event of ``out`` (None before the first): a native event
+            that gives none is folded into it (:meth:`silent`).
+        lead, lead_src: the native events that gave none before ``last`` had a value (how
+            many, the last one): one :class:`~cursor_watch.canonical.Silent` at the batch's
+            start stands for them (:meth:`events`).
+
+    An adapter's hot path may append to ``out`` and set ``last`` itself.
+    """
+
+    __slots__ = ("out", "last", "lead", "lead_src")
+
+    def __init__(self) -> None:
+        self.out: list = []
+        self.last: Any = None
+        self.lead = 0
+        self.lead_src: Any = None
+
+    def silent(self, item: Any) -> None:
+        """``item`` (a native event) gives no canonical event: it counts with the newest one."""
+        last = self.last
+        if last is None:
+            self.lead += 1
+            self.lead_src = item
+        else:
+            last.natives += 1
+            last.src = item
+
+    def add(self, item: Any, got: list) -> None:
+        """The events the adapter made of the native event ``item`` (its ``convert``: each
+        counting what it stands for), added; none: ``item`` counts with the newest event."""
+        if not got:
+            self.silent(item)
+            return
+        self.out.extend(got)
+        if got[0].__class__ is not Invalid:
+            last = got[-1]
+            self.last = last if last.__class__ is not Invalid else next(
+                ev for ev in reversed(got) if ev.__class__ is not Invalid)
+
+    def events(self) -> list:
+        """The batch's events, the :class:`~cursor_watch.canonical.Silent` of its lead first."""
+        out = self.out
+        if self.lead:
+            out.insert(0, Silent(self.lead_src, self.lead))
+        return out
+
+
 class Adapter:
     """The interface of an agent's adapter (one instance per source: adapters keep state).
 
@@ -80,37 +135,21 @@ class Adapter:
         shape breaks :meth:`convert` is a diagnostic (counted, shown with its line, kept by
         ``--save``), never a crash.
         """
-        out: list = []
+        batch = Batch()
         convert = self.convert
-        lead = 0
-        last = None  # the newest canonical event in out
         for item in items:
             if item.__class__ is Invalid:
-                out.append(item)
+                batch.out.append(item)
                 continue
             try:
                 got = convert(item, now)
             except Exception as err:  # noqa: BLE001 - any shape an agent could write: a diagnostic
-                out.append(self.unreadable(item, err))
-                continue
-            if not got:
-                if last is None:
-                    lead += 1
-                    lead_src = item
-                else:
-                    last.natives += 1
-                    last.src = item
-                continue
-            if got[0].__class__ is Invalid:
-                out.extend(got)
-                continue
-            for ev in got[1:]:
-                ev.natives = 0
-            out.extend(got)
-            last = got[-1] if len(got) == 1 else next(ev for ev in reversed(got) if ev.__class__ is not Invalid)
-        if lead:
-            out.insert(0, Silent(lead_src, lead))
-        return out
+                got = [self.unreadable(item, err)]
+            if len(got) > 1 and got[0].__class__ is not Invalid:
+                for ev in got[1:]:
+                    ev.natives = 0
+            batch.add(item, got)
+        return batch.events()
 
     def convert(self, item: Any, now: int | None) -> list:
         """The canonical events of one native event (an :class:`~cursor_watch.events.Event`,

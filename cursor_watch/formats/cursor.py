@@ -43,7 +43,7 @@ from ..canonical import (TEXT_DELTA, TEXT_END, TEXT_MESSAGE, TIME_NONE, TIME_STR
                          Silent, StatusNote, Text, Thinking, ToolEnd, ToolStart, ToolUpdate, Usage, as_int, short)
 from ..events import Event, Invalid, invalid_item
 from ..tools import STATUS_SUCCESS, classify_result, find_variant, summarize, todo_status
-from .common import Adapter, CallPayloads, when
+from .common import Adapter, Batch, CallPayloads, when
 from .cursor_typed import (DECODER, INT64_MIN, UINT64_END, AssistantEvent, Irregular, Message, ThinkingEvent,
                            ToolCallEvent, ToolFields, tool_fields)
 
@@ -291,7 +291,8 @@ class CursorAdapter(Adapter):
         anything else reads it): a delta costs a few list appends and additions. The deltas
         merged into a :class:`Text` are the open text's parts from ``mstart`` on; those of a
         :class:`Thinking` are kept in ``texts`` (an empty thinking delta counts, adds nothing)."""
-        out: list = []
+        batch = Batch()
+        out = batch.out
         append = out.append
         lo, hi = INT64_MIN, UINT64_END
         parts, open_len, text_len, is_open = self._parts, self._open_len, self._text_len, self._open
@@ -303,9 +304,6 @@ class CursorAdapter(Adapter):
         mnat = 0
         mts: Any = None
         msrc: Any = None  # the last delta merged
-        lead = 0
-        lead_src: Any = None
-        last: Any = None  # the newest canonical event of out (silent natives are folded into it)
         for item in items:
             cls = item.__class__
             if fast:
@@ -331,7 +329,7 @@ class CursorAdapter(Adapter):
                                     if merge is not None:  # (a thinking merge: parts has no text of it)
                                         _end_merge(merge, mcls, texts, mnat, mts, msrc, parts, mstart)
                                     self._resent = None
-                                    merge = last = Text(item, ts, TIME_STREAM, "", TEXT_DELTA)
+                                    merge = batch.last = Text(item, ts, TIME_STREAM, "", TEXT_DELTA)
                                     mcls = Text
                                     msrc = item
                                     mstart = len(parts) - 1
@@ -350,7 +348,7 @@ class CursorAdapter(Adapter):
                             continue
                         if merge is not None:
                             _end_merge(merge, mcls, texts, mnat, mts, msrc, parts, mstart)
-                        merge = last = Thinking(item, ts, TIME_STREAM, "")
+                        merge = batch.last = Thinking(item, ts, TIME_STREAM, "")
                         mcls, mnat, msrc, mts = Thinking, 1, item, ts
                         texts = [text] if text.__class__ is str and text else []
                         append(merge)
@@ -373,9 +371,9 @@ class CursorAdapter(Adapter):
                                 f = None
                             if f is not None:
                                 got = self._tool_call(item, item.call_id, f, item.model_call_id, ts, now)
-                    if got is not None:
-                        out.extend(got)
-                        last = got[-1]
+                    if got is not None:  # (batch.add, inline: tool events, never none)
+                        out += got
+                        batch.last = got[-1]
                         continue
             if merge is not None:
                 _end_merge(merge, mcls, texts, mnat, mts, msrc, parts, mstart)
@@ -386,34 +384,20 @@ class CursorAdapter(Adapter):
                 # an unknown one or a connection notice)
                 got = self._settle(item, False)
                 if got:
-                    out.extend(got)
-                    last = got[-1]
+                    batch.add(item, got)
                 append(item)
             else:
                 try:
                     got = self.convert(item, now)
                 except Exception as err:  # noqa: BLE001 - any shape a stream could have: a diagnostic
                     got = [self.unreadable(item, err)]
-                if not got:
-                    if last is None:
-                        lead += 1
-                        lead_src = item
-                    else:
-                        last.natives += 1
-                        last.src = item
-                elif got[0].__class__ is Invalid:
-                    out.extend(got)
-                else:
-                    out.extend(got)
-                    last = got[-1]
+                batch.add(item, got)
             parts, open_len, text_len, is_open = self._parts, self._open_len, self._text_len, self._open
             fast = self._sid and self._tent is None
         if merge is not None:
             _end_merge(merge, mcls, texts, mnat, mts, msrc, parts, mstart)
         self._parts, self._open_len, self._text_len, self._open = parts, open_len, text_len, is_open
-        if lead:
-            out.insert(0, Silent(lead_src, lead))
-        return out
+        return batch.events()
 
     def convert(self, item: Any, now: int | None) -> list:
         """The canonical events of one native event, typed (off its fast path) or generic.
