@@ -451,7 +451,7 @@ class CursorWatchApp(App):
         first_line = (s.prompt or "").strip().split("\n", 1)[0]
         return RunRow(
             key=row_key(run), source=make_text(run.source_label + (f" #{run.index}" if several else ""), 1000),
-            state=state, model=make_text(s.model or ("?" if s.events else ""), 60), prompt=make_text(first_line),
+            state=state, model=make_text(s.model or ("—" if s.events else ""), 60), prompt=make_text(first_line),
             started_ms=started, started_is_file_time=file_time, time_ms=elapsed, has_events=bool(s.events),
             counts=dict(s.tool_counts), tokens=tokens, cost=cost_cell,
             activity=make_text(activity), live=is_live_state(state), mark=act.mark, now_ms=now_ms,

@@ -18,7 +18,7 @@ from .canonical import Usage, agent_command
 from .costs import run_cost, usage_of
 from .fmt import cost_label
 from .model import Session, ToolCall
-from .fmt import plural, tool_calls_phrase
+from .fmt import model_label, plural, tool_calls_phrase
 from .fmt import call_duration_text, format_ms  # noqa: F401 - views import format_ms from here too
 from .output import OutputClosed
 from .runs import Run
@@ -65,7 +65,7 @@ def tool_status_label(call: ToolCall) -> Text:
 def header_pieces(session: Session) -> list[Piece]:
     """One line: session id, model, cwd, permission mode, API key source."""
     command = agent_command(session.agent) + (f" {session.agent_version}" if session.agent_version else "")
-    p: list[Piece] = [(visible_line(command) + " ", "bold"), (visible_line(session.model or "?"), "bold cyan")]
+    p: list[Piece] = [(visible_line(command) + " ", "bold"), (visible_line(model_label(session.model, session.events)), "bold cyan")]
     if session.cwd:
         p.append(("  cwd ", "dim"))
         p.append((visible_line(session.cwd), None))

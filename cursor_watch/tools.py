@@ -193,7 +193,11 @@ def summarize(tool: str, args: Any, outcome_payload: Any = None) -> str:
             return f"{n} todo{'s' if n != 1 else ''}" + (": " + ", ".join(parts) if parts else "")
         if tool == "task":
             return one_line(pick("description", "prompt"))
-        if tool == "mcp":
+        if tool == "mcp":  # its arguments (the server and tool are the call's name)
+            inner = a.get("args") if isinstance(a.get("args"), dict) else a
+            for key, value in inner.items():
+                if key not in _MCP_NAMING and isinstance(value, (str, int, float, bool)) and value != "":
+                    return one_line(f"{key}={value}")
             return one_line(pick("toolName", "name"))
         if tool == "getMcpTools":
             server, name = pick("server"), pick("toolName")
@@ -213,6 +217,8 @@ def summarize(tool: str, args: Any, outcome_payload: Any = None) -> str:
     return _first_arg(tool, a)
 
 
+# an MCP call's own name (Cursor's args, Codex's item), not its arguments
+_MCP_NAMING = frozenset({"toolName", "name", "providerIdentifier", "toolCallId", "server"})
 PATH_TOOLS = ("read", "edit", "write", "delete", "ls")  # their summary is a path
 PATH_IN_TOOLS = ("grep", "glob")  # theirs is ``PATTERN in PATH`` when a path was given
 

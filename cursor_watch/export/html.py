@@ -33,7 +33,7 @@ from functools import lru_cache
 from typing import Any
 
 from .. import __version__
-from ..fmt import plural
+from ..fmt import model_label, plural
 from ..canonical import agent_command
 from ..model import Session, ToolCall
 from ..payloads import call_detail
@@ -539,7 +539,7 @@ def _toc(runs: list[Run]) -> str:
     for n, run in enumerate(runs, 1):
         s = run.session
         items.append(f'<li><a href="#run-{n}">{esc(run_title(run, True), line=True)}</a> '
-                     f'{status_badge(s.status)} <span class="dim">· {esc(s.model or "?", line=True)} · '
+                     f'{status_badge(s.status)} <span class="dim">· {esc(model_label(s.model, s.events), line=True)} · '
                      f'{esc(tool_counts_line(s), line=True)}</span>'
                      + (f'<br><span class="dim">{esc(_first_line(s.prompt), line=True)}</span>' if s.prompt else "")
                      + "</li>")

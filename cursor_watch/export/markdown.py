@@ -35,7 +35,7 @@ from functools import lru_cache
 from typing import Any
 
 from .. import __version__
-from ..fmt import plural
+from ..fmt import model_label, plural
 from ..canonical import agent_command
 from ..model import ToolCall
 from ..payloads import call_detail
@@ -374,7 +374,7 @@ def blocks(runs: list[Run], limit: int = EXPORT_PAYLOAD_CHARS) -> Iterator[Block
         for n, run in enumerate(runs, 1):
             s = run.session
             toc.append(f"{n}. [{md_text(run_title(run, True))}](#run-{n}) {md_text(_status(s.status))} · "
-                       f"{md_text(s.model or '?')} · {md_text(tool_counts_line(s))}\n")
+                       f"{md_text(model_label(s.model, s.events))} · {md_text(tool_counts_line(s))}\n")
         yield Block("".join(toc) + "\n")
     messages = _Messages()  # one checking budget for the document
     for n, run in enumerate(runs, 1):

@@ -86,7 +86,8 @@ def _summary(kind: str, it: dict) -> str:
         changes = it.get("changes") if isinstance(it.get("changes"), list) else []
         return summarize("edit", {"path": ", ".join(s(c.get("path")) for c in changes if isinstance(c, dict))})
     if kind == "mcp":
-        return summarize("mcp", {"toolName": s(it.get("tool"))})
+        args = it.get("arguments")
+        return summarize("mcp", {"toolName": s(it.get("tool")), "args": args if isinstance(args, dict) else {}})
     if kind == "webSearch":
         action = it.get("action") if isinstance(it.get("action"), dict) else {}
         return summarize("webSearch", {"query": s(it.get("query")) or s(action.get("query")) or s(action.get("url"))})

@@ -9,7 +9,7 @@ from rich.console import Group
 from rich.text import Text
 from textual.widgets import Static
 
-from ..fmt import plural
+from ..fmt import model_label, plural
 from ..canonical import agent_command
 from ..model import Session
 from ..names import middle, relative_if_shorter, short_name, short_path
@@ -117,7 +117,7 @@ def _session_line(s: Session, live: LiveState, width: int | None = None) -> Text
     if s.agent is not None and s.agent != "cursor":  # another agent's run: say whose (formats/)
         t.append(visible_line(agent_command(s.agent) + (f" {s.agent_version}" if s.agent_version else "")) + " ",
                  style="bold")
-    model = visible_line(s.model or "model ?")
+    model = visible_line(model_label(s.model, s.events))
     source = Text()
     if live.source:
         label = visible_line(live.source)
