@@ -278,8 +278,7 @@ class Decoder:
                     if event is not None and (piece.isascii() or _utf8(piece)):
                         event.line = number
                         event.offset = offset
-                        event.size = size
-                        event.raw = piece
+                        event.raw = piece  # (its size is len(raw) + 1)
                         append(event)
                         offset += size
                         continue

@@ -829,7 +829,7 @@ class Session:
         started = cls is ToolStart
         desc = ev.description
         if desc:
-            call.description = short(desc, 300)
+            call.description = desc if len(desc) <= 300 else short(desc, 300)
         span = (ev.offset, ev.size)
         done = False
         if cls is ToolEnd:
@@ -839,7 +839,7 @@ class Session:
             status = ev.status
             call.outcome = ev.outcome
             call.exit_code = ev.exit_code
-            call.detail = _detail(status, ev.outcome, ev.reason, ev.exit_code)
+            call.detail = "" if status == STATUS_SUCCESS else _detail(status, ev.outcome, ev.reason, ev.exit_code)
             if not call.summary:
                 call.summary = ev.summary()
             if call.started_ms is None and ev.started_ms is not None:

@@ -34,14 +34,13 @@ from typing import Any, ClassVar
 
 import msgspec
 import orjson
-from msgspec import UNSET, Raw, Struct, UnsetType, field
+from msgspec import UNSET, Raw, Struct, UnsetType, field, to_builtins
 
 from ..tools import summarize
 
 # positions are set by the decoder after decoding; under these JSON names (never in a real
 # stream) a hostile line can only fill them with values that are overwritten, or be refused
-_POS = {"line": "cursor-watch:line", "offset": "cursor-watch:offset", "size": "cursor-watch:size",
-        "raw": "cursor-watch:raw"}
+_POS = {"line": "cursor-watch:line", "offset": "cursor-watch:offset", "raw": "cursor-watch:raw"}
 
 INT64_MIN = -(1 << 63)
 UINT64_END = 1 << 64  # orjson keeps integers in [INT64_MIN, UINT64_END) as int, others become float
@@ -66,9 +65,14 @@ class TypedEvent(Struct, gc=False):
 
     line: int = field(default=0, name=_POS["line"])
     offset: int = field(default=0, name=_POS["offset"])
-    size: int = field(default=0, name=_POS["size"])
     raw: Any = field(default=b"", name=_POS["raw"])
     known: ClassVar[bool] = True
+
+    @property
+    def size(self) -> int:
+        """Bytes of its line in the stream, the newline included (a typed line is the line's
+        bytes as they are: no BOM, no CR; events.Decoder)."""
+        return len(self.raw) + 1
 
     @property
     def data(self) -> dict:
@@ -153,7 +157,6 @@ other kind or shape and ``msgspec.DecodeError`` for bad JSON."""
 DECODE_ERRORS = (msgspec.ValidationError, msgspec.DecodeError, RecursionError)
 
 
-_PAYLOAD_FIELDS = OutcomePayload.__struct_fields__
 
 
 class Irregular(Exception):
@@ -248,7 +251,9 @@ def tool_fields(event: ToolCallEvent, classify: Any) -> ToolFields:
     f.tool_call_id = get("toolCallId")
     started = get("startedAtMs")
     completed = get("completedAtMs")
-    if not (_plain_int(started) and _plain_int(completed)):
+    # (_plain_int, inline: real streams give these as strings, checked by the adapter)
+    if (started.__class__ is int and not INT64_MIN <= started < UINT64_END) or (
+            completed.__class__ is int and not INT64_MIN <= completed < UINT64_END):
         raise Irregular
     f.started_at = started
     f.completed_at = completed
@@ -281,11 +286,7 @@ def tool_fields(event: ToolCallEvent, classify: Any) -> ToolFields:
         f.result = classify({key: value})
         f._full_payload = f.result[2]
         return f
-    payload = {}
-    for name in _PAYLOAD_FIELDS:
-        v = getattr(value, name)
-        if v is not UNSET:
-            payload[name] = v
+    payload = to_builtins(value)  # the fields present (UNSET ones left out), values as decoded
     if not _plain_int(payload.get("exitCode")):
         raise Irregular
     f._payload_raw = True  # the whole payload is read from the line when a view needs it
