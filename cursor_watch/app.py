@@ -28,9 +28,9 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from .alerts import DEFAULT_KINDS, Alert, AlertOutlet, AlertRules, Deliverer
-from .costs import run_cost
+from .costs import run_cost, usage_of
 from .fmt import cost_label, short_duration
-from .formats import agent_short
+from .canonical import agent_short
 from .guard import Limits, Stall
 from .model import Session
 from .runner import RESULT_EXIT_GRACE_S, Feed, Monitor, Watch
@@ -444,14 +444,14 @@ class CursorWatchApp(App):
         path = src.path if isinstance(src, FileSource) else None
         started, file_time = run_started_ms(run, act, path) if (s.events or s.invalid_lines) else (None, False)
         elapsed = run_elapsed_ms(run, act, now)
-        usage = s.result.usage if s.result is not None else None
-        tokens = (usage.get("input_tokens"), usage.get("output_tokens")) if usage else None
+        usage = usage_of(s)
+        tokens = (usage.input_tokens, usage.output_tokens) if usage is not None else None
         cost = run_cost(s)
         cost_cell = cost_label(cost.reported, cost.estimate)  # an estimate says so: "≈ $0.42 est."
         first_line = (s.prompt or "").strip().split("\n", 1)[0]
         return RunRow(
             key=row_key(run), source=make_text(run.source_label + (f" #{run.index}" if several else ""), 1000),
-            state=state, model=make_text(s.model or ("?" if s.events else ""), 60), prompt=make_text(first_line),
+            state=state, model=make_text(s.model or ("—" if s.events else ""), 60), prompt=make_text(first_line),
             started_ms=started, started_is_file_time=file_time, time_ms=elapsed, has_events=bool(s.events),
             counts=dict(s.tool_counts), tokens=tokens, cost=cost_cell,
             activity=make_text(activity), live=is_live_state(state), mark=act.mark, now_ms=now_ms,

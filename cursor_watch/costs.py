@@ -2,7 +2,10 @@
 
 Cursor's ``result`` carries ``usage`` (cumulative tokens of the turn, 2026-08 onward) but no cost
 (``stream-json-reference.md`` section 2.9); other agents (Claude Code) report ``cost_usd``. Where
-no cost is reported, :func:`run_cost` estimates one from the usage and a price table:
+no cost is reported, :func:`run_cost` estimates one from the usage (canonical: input tokens
+include the cached ones, :class:`cursor_watch.canonical.Usage`) and a price table, each token
+priced once: the uncached input at the ``input`` rate, cache reads and writes at theirs, output
+at the ``output`` rate (and reasoning too where an agent counts it apart from the output):
 
 * the shipped defaults (``data/prices.toml``, each entry with its source and date);
 * a user file, ``prices.toml`` in the platform's config directory (platformdirs);
@@ -31,8 +34,10 @@ from decimal import Decimal
 from importlib import resources
 from typing import Any
 
-RATE_KINDS = (("input_tokens", "input"), ("output_tokens", "output"), ("cache_read_tokens", "cache_read"),
-              ("cache_write_tokens", "cache_write"))
+from .canonical import Usage
+
+# the report's token columns (canonical Usage attributes)
+TOKEN_KINDS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "reasoning_tokens")
 MILLION = Decimal(1_000_000)
 
 
@@ -221,61 +226,54 @@ class Cost:
         return float(self.estimate) if self.estimate is not None else None
 
 
-def usage_of(session: Any) -> dict | None:
-    """Token usage so far: the session's running usage where an agent reports it as it goes
-    (``session.usage``, set by such adapters), else the ``result``'s (Cursor: only at the end)."""
+def usage_of(session: Any) -> Usage | None:
+    """Token usage so far: the run's end's (the agent's figure for the run) once it has one,
+    else the usage an adapter reports as the run goes (``session.usage``: Claude Code's
+    messages, Codex's turns), else None (Cursor reports usage only at its end)."""
+    result = getattr(session, "result", None)
+    usage = getattr(result, "usage", None)
+    if isinstance(usage, Usage):
+        return usage
     usage = getattr(session, "usage", None)
-    if isinstance(usage, dict) and usage:
-        return usage
-    result = getattr(session, "result", None)
-    usage = getattr(result, "usage", None)
-    return usage if isinstance(usage, dict) and usage else None
+    return usage if isinstance(usage, Usage) else None
 
 
-def live_usage_of(session: Any) -> dict | None:
-    """Token usage for budgets while a run goes on: the ``result``'s once there is one (the
-    run's own figure), else the running usage an adapter reports as it goes
-    (``session.running_usage``: Claude Code's per-message usage), else None (Cursor reports
-    usage only in its ``result``)."""
-    result = getattr(session, "result", None)
-    usage = getattr(result, "usage", None)
-    if isinstance(usage, dict) and usage:
-        return usage
-    usage = getattr(session, "running_usage", None)
-    return usage if isinstance(usage, dict) and usage else None
+live_usage_of = usage_of  # (budgets read the same figure while a run goes on)
 
 
 def reported_cost(session: Any) -> float | None:
-    """``cost_usd`` where the agent reports it (on the result, or running on the session)."""
-    for holder in (getattr(session, "result", None), session):
-        value = getattr(holder, "cost_usd", None)
-        if isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0:
-            return float(value)
+    """``cost_usd`` where the agent reports it (on the run's end)."""
+    value = getattr(getattr(session, "result", None), "cost_usd", None)
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0:
+        return float(value)
     return None
 
 
-def total_tokens(usage: dict | None) -> int | None:
-    """Input + output + cache read + cache write tokens (what ``--max-tokens`` counts), or None."""
-    if not usage:
-        return None
-    values = [usage.get(key) for key, _ in RATE_KINDS]
-    known = [v for v in values if isinstance(v, int) and not isinstance(v, bool)]
-    return sum(known) if known else None
+def total_tokens(usage: Usage | None) -> int | None:
+    """Every token once (:attr:`cursor_watch.canonical.Usage.total_tokens`: input, cached ones
+    included, + output, + reasoning an agent counts apart): what ``--max-tokens`` counts; None
+    when unknown."""
+    return usage.total_tokens if usage is not None else None
 
 
-def estimate(usage: dict | None, model: str | None, table: PriceTable | None = None) -> Cost:
-    """Usage x rates: ``Cost(estimate=..., source=...)`` or ``Cost(note=why not)``."""
-    if not usage:
+def estimate(usage: Usage | None, model: str | None, table: PriceTable | None = None) -> Cost:
+    """Usage x rates, each token priced once: ``Cost(estimate=..., source=...)`` or ``Cost(note=why not)``."""
+    if usage is None or usage.input_tokens is None and usage.output_tokens is None:
         return Cost(note="no token usage in the stream")
+    if not model:
+        return Cost(note="the stream names no model, so no price applies")
     price = (table or price_table()).get(model)
     if price is None:
-        if (model or "").casefold() == "auto":
+        if model.casefold() == "auto":
             return Cost(note="Auto has no fixed price (it routes to different models)")
-        return Cost(note=f"no price for model {model or '?'!r}")
+        return Cost(note=f"no price for model {model!r}")
+    output = usage.output_tokens or 0
+    if usage.reasoning_tokens is not None and usage.reasoning_in_output is False:
+        output += usage.reasoning_tokens  # (Gemini CLI's thinking: billed as output, not counted in it)
     total = Decimal(0)
-    for key, kind in RATE_KINDS:
-        tokens = usage.get(key)
-        if not isinstance(tokens, int) or isinstance(tokens, bool) or tokens == 0:
+    for tokens, kind in ((usage.uncached_input_tokens, "input"), (output, "output"),
+                         (usage.cache_read_tokens, "cache_read"), (usage.cache_write_tokens, "cache_write")):
+        if not tokens:
             continue
         rate = price.rate(kind)
         if rate is None:

@@ -2,11 +2,10 @@
 
 A line becomes one of:
 
-* :class:`Event`: a JSON object whose ``type`` we model (``system``, ``user``,
-  ``assistant``, ``thinking``, ``tool_call``, ``result``, ``interaction_query``,
-  ``retry``, ``connection``);
-* :class:`Event` with ``known = False``: valid JSON object of a type we don't model
-  (kept and counted as unknown; Cursor's docs say new types may appear);
+* :class:`Event`: a JSON object, an agent's native event (its adapter, :mod:`cursor_watch.formats`,
+  decides what it means; one it doesn't read is kept and counted as unknown);
+* an adapter's typed event, when the decoder is given that adapter's typed decoder (its fast
+  path: a msgspec struct of a line's hot fields; :class:`Decoder`);
 * :class:`Invalid`: anything else (bad JSON, bad UTF-8, a JSON non-object, a text
   line such as ``Error: ...``), with its 1-based line number and a short reason.
 
@@ -22,30 +21,17 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+import msgspec
 import orjson
 
 from .framing import LineFramer, RawLine
-
-KNOWN_TYPES = frozenset(
-    {
-        "system",
-        "user",
-        "assistant",
-        "thinking",
-        "tool_call",
-        "result",
-        "interaction_query",
-        "retry",
-        "connection",
-    }
-)
 
 MAX_JOIN = 3  # physical lines that may follow a broken first piece
 PREVIEW_CHARS = 160
 
 
 class Event:
-    """A parsed stream event.
+    """A parsed native event: one JSON object of an agent's stream.
 
     Attributes:
         type: the event's ``type`` string ("" when absent or not a string).
@@ -54,10 +40,9 @@ class Event:
         line: 1-based physical line number of its first line.
         offset: byte offset of its line in the stream.
         size: bytes its line(s) occupy in the stream, newlines included.
-        known: False for a type we don't model (an "unknown event").
     """
 
-    __slots__ = ("type", "subtype", "data", "line", "offset", "size", "known")
+    __slots__ = ("type", "subtype", "data", "line", "offset", "size")
 
     def __init__(self, data: dict, line: int, offset: int, size: int) -> None:
         t = data.get("type")
@@ -68,7 +53,6 @@ class Event:
         self.line = line
         self.offset = offset
         self.size = size
-        self.known = self.type in KNOWN_TYPES
 
     def __repr__(self) -> str:
         return f"Event({self.type}/{self.subtype} line={self.line})"
@@ -105,14 +89,9 @@ class Invalid:
 
 Item = Event | Invalid  # a Decoder with typed decoding on also gives an adapter's typed events
 
-# imported after Event and Invalid: the formats package's adapters (formats/__init__.py,
-# formats/common.py) import them from here while this module is still being read
-from .formats.cursor_typed import DECODE_ERRORS as TYPED_ERRORS  # noqa: E402
-from .formats.cursor_typed import DECODER as TYPED_DECODER  # noqa: E402
-
 # what a typed decoder raises for a line it leaves to the generic path (UnicodeDecodeError: bad
 # UTF-8 in a string it reads, which orjson then calls invalid)
-_TYPED_REFUSED = (*TYPED_ERRORS, UnicodeDecodeError)
+_TYPED_REFUSED = (msgspec.ValidationError, msgspec.DecodeError, RecursionError, UnicodeDecodeError)
 
 
 def _preview(data: bytes) -> str:
@@ -244,19 +223,19 @@ class Decoder:
 
     Args:
         typed: the typed (msgspec) decoding of a format adapter's hot lines, each adapter's own
-            fast path: ``True`` for Cursor's (:data:`cursor_watch.formats.cursor_typed.DECODER`:
-            ``assistant``, ``thinking`` and ``tool_call`` lines), a ``msgspec.json.Decoder``
-            for another adapter's (:attr:`cursor_watch.formats.common.Adapter.typed_decoder`),
-            ``False`` or None for none. A line the decoder refuses (another kind, a shape its
-            structs don't fit: ``msgspec.ValidationError``, ``DecodeError``) takes the generic
-            path, as does every line when it is off; the adapter and the model give the same
-            result either way. Attribute ``typed`` may be changed between feeds (the runner sets
-            it to the detected adapter's).
+            fast path: a ``msgspec.json.Decoder``
+            (:attr:`cursor_watch.formats.common.Adapter.typed_decoder`: Cursor's decodes
+            ``assistant``, ``thinking`` and ``tool_call`` lines), or None for none. A line the
+            decoder refuses (another kind, a shape its structs don't fit:
+            ``msgspec.ValidationError``, ``DecodeError``) takes the generic path, as does every
+            line when it is off; the adapter and the model give the same result either way.
+            Attribute ``typed`` may be changed between feeds (the runner sets it to the
+            detected adapter's).
     """
 
     __slots__ = ("framer", "parser", "typed")
 
-    def __init__(self, typed: Any = True) -> None:
+    def __init__(self, typed: Any = None) -> None:
         self.framer = LineFramer()
         self.parser = StreamParser()
         self.typed = typed
@@ -278,7 +257,7 @@ class Decoder:
         held = parser._held  # the list itself: the parser only ever changes it in place
         loads = orjson.loads
         typed = self.typed
-        tdecode = (TYPED_DECODER if typed is True else typed).decode if typed else None
+        tdecode = typed.decode if typed else None
         number = framer.line_number
         offset = framer.offset
         for piece in pieces:
@@ -299,8 +278,7 @@ class Decoder:
                     if event is not None and (piece.isascii() or _utf8(piece)):
                         event.line = number
                         event.offset = offset
-                        event.size = size
-                        event.raw = piece
+                        event.raw = piece  # (its size is len(raw) + 1)
                         append(event)
                         offset += size
                         continue
@@ -340,7 +318,7 @@ def _utf8(data: bytes) -> bool:
     return True
 
 
-def decode_all(chunks: Iterable[bytes], typed: Any = False) -> list[Item]:
+def decode_all(chunks: Iterable[bytes], typed: Any = None) -> list[Item]:
     """Decode a whole stream given as chunks; convenience for tests and tools.
 
     Generic :class:`Event` objects unless ``typed`` (see :class:`Decoder`)."""

@@ -18,6 +18,15 @@ COUNT_WORDS = (("success", "success"), ("failure", "failed"), ("rejected", "reje
                ("incomplete", "incomplete"), ("running", "running"))
 
 
+def model_label(model: str | None, events: int) -> str:
+    """The model as views say it: its name; ``model ?`` while nothing has been read (the run's
+    start, which names it, may still come); ``model not in stream`` when the stream never names
+    one (Codex's ``exec --json`` has no model: formats/codex.py)."""
+    if model:
+        return model
+    return "model not in stream" if events else "model ?"
+
+
 def plural(n: int, noun: str, nouns: str | None = None) -> str:
     """``1 event``, ``0 events``, ``1,234 events``: ``n`` with thousands separators and the noun
     in the number it takes (``nouns``: the plural when it is not ``noun + "s"``)."""

@@ -9,7 +9,9 @@ stream's own ``startedAtMs`` may come from another machine, or from a capture ma
 A **budget** is exceeded when a run goes past a limit: its duration, its number of tool calls,
 of failed tool calls, of tokens (input + output + cache read + cache write) or its cost in USD
 (reported, else estimated: :mod:`cursor_watch.costs`). Where a stream reports usage only at the
-end (Cursor's ``result.usage``), tokens and cost are known, and checked, only then.
+end (Cursor's ``result.usage``), tokens and cost are known, and checked, only then. Tokens are
+counted once each (:attr:`cursor_watch.canonical.Usage.total_tokens`: input, cached ones included,
+plus output).
 
 The TUI's header and runs list, ``--plain``, the summary and the alert outlet all read these
 facts; :class:`RunTimes` is the clock side kept beside each run's model.
@@ -21,7 +23,7 @@ import weakref
 from dataclasses import dataclass
 from typing import Any
 
-from .costs import estimate, live_usage_of, run_cost, total_tokens
+from .costs import live_usage_of, run_cost, total_tokens
 from .fmt import plural, short_duration, usd
 from .tools import STATUS_FAILURE
 
@@ -244,9 +246,7 @@ def breaches(session: Any, limits: Limits, times: RunTimes | None = None, now_ms
         if tokens is not None and tokens > limits.max_tokens:
             out.append(Breach("tokens", limits.max_tokens, tokens))
     if limits.max_cost_usd is not None:
-        cost = run_cost(session).usd
-        if cost is None and session.result is None:  # usage reported as the run goes (Claude Code)
-            cost = estimate(live_usage_of(session), getattr(session, "model", None)).usd
+        cost = run_cost(session).usd  # (reported, else estimated from the usage so far)
         if cost is not None and cost > limits.max_cost_usd:
             out.append(Breach("cost", limits.max_cost_usd, cost))
     return out

@@ -1,50 +1,38 @@
-"""The session model: a pure reducer over stream events (no UI imports).
+"""The session model: a pure reducer over canonical events (no UI imports, no agent's format).
 
-``Session.apply(item)`` takes one :class:`~cursor_watch.events.Event` or
-:class:`~cursor_watch.events.Invalid` and returns the list of changes it caused,
-as ``(kind, key)`` tuples (see ``CHANGE_*``). Every format rule lives here:
+``Session.apply(event)`` takes one canonical event (:mod:`cursor_watch.canonical`: what every
+agent's adapter gives) or an :class:`~cursor_watch.events.Invalid` line and returns the
+changes it caused as ``(kind, key)`` tuples (see ``CHANGE_*``). The rules here are the
+vocabulary's, the same for every agent:
 
-* assistant text: deltas, re-sends and flushes (``stream-json-reference.md``
-  section 2.3) reconstructed so the text equals ``result.result`` exactly;
-* tool calls keyed by ``call_id`` (which may contain a newline), their status,
-  times and one-line summary (section 2.5);
-* ``interaction_query``, ``retry``, ``connection`` and other ``system`` events as
-  session notes (sections 2.6-2.8);
-* the ``result`` and the stream's outcome (section 2.9).
+* assistant text: messages (segments) built from deltas, whole texts and ends
+  (:class:`~cursor_watch.canonical.Text`); a tool call or the run's end closes the open one;
+* thinking blocks; tool calls keyed by ``call_id``, their status, times (one clock per call)
+  and one-line summary; status notes; the prompt;
+* the run's end (:class:`~cursor_watch.canonical.RunEnd`) and its usage.
 
-The model keeps summaries, not payloads: for each tool call it keeps the byte
-offsets and sizes of its ``started``/``completed`` lines so a view can re-read the
-full arguments and result from the source. Memory stays flat on long streams: the
-newest records of each kind are kept in memory and older, final ones are moved to
-a temporary file (:mod:`cursor_watch.spill`); the lists and the call table read
-them back on demand.
+Everything an agent's wire format says is its adapter's (:mod:`cursor_watch.formats`); the
+model never sees a native shape and never branches on an agent's name.
+
+The model keeps summaries, not payloads: for each tool call it keeps the byte offsets and
+sizes of its first and last events' lines so a view can re-read the full arguments and result
+from the source. Memory stays flat on long streams: the newest records of each kind are kept
+in memory and older, final ones are moved to a temporary file (:mod:`cursor_watch.spill`); the
+lists and the call table read them back on demand.
 """
 
 from __future__ import annotations
 
 import operator
-import time
 from collections.abc import Callable
 from itertools import islice
 from typing import Any
 
-import orjson
-from msgspec import UNSET
-
-from .events import Event, Invalid, invalid_item
-from .formats.common import CallEvent
 from . import spill
-from .formats.cursor_typed import (
-    INT64_MIN,
-    UINT64_END,
-    AssistantEvent,
-    Irregular,
-    Message,
-    ThinkingEvent,
-    ToolCallEvent,
-    ToolFields,
-    tool_fields,
-)
+from .canonical import (TEXT_DELTA, TEXT_END, TEXT_PARTIAL, TIME_RECEIVED, TIME_STREAM, TIME_TOOL,
+                        RunEnd, RunStart, Prompt, Silent, StatusNote, Text, Thinking, ToolEnd, ToolEvent, ToolStart,
+                        ToolUpdate, Unknown, Usage, UsageUpdate, short)
+from .events import Invalid
 from .spill import SpillDict, SpillFile, SpillList
 from .tools import (
     STATUS_FAILURE,
@@ -52,10 +40,7 @@ from .tools import (
     STATUS_REJECTED,
     STATUS_RUNNING,
     STATUS_SUCCESS,
-    classify_result,
-    find_variant,
     folded,
-    summarize,
 )
 
 # Change kinds reported by Session.apply / Session.finish: (kind, key)
@@ -75,69 +60,18 @@ CHANGE_RESULT = "result"  # key None
 CHANGE_END = "end"  # key None
 
 ARGS_KEEP_CHARS = 300  # per argument: the model keeps a small scalar copy of args, not payloads
-PREVIEW_CHARS = 2_000  # bounded previews of outputs/errors kept per call
 LIST_CAP = 100_000  # diagnostics / unknown events listed (all are counted)
+DETAIL_CHARS = 200  # a failure's or rejection's reason, as the call's one-line detail
+
+# the clock a call's start time came from (ToolCall.start_clock): its end must come from the same
+CLOCK_NONE = 0
+CLOCK_STREAM = 1  # the stream's (an event's own time, or the tool's)
+CLOCK_RECEIVED = 2  # ours: when the event was read (a live stream without times)
 
 
-def _int(value: Any) -> int | None:
-    """int64 fields are strings in real streams (``startedAtMs``); accept both."""
-    cls = value.__class__
-    if cls is int:
-        return value
-    if cls is str and len(value) < 19 and value.isascii() and value.isdigit():
-        return int(value)  # the common case: "1786676149877" (ASCII digits: int() can't fail)
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float):
-        return int(value)
-    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
-        try:  # "²".isdigit() is True but int("²") fails; so do strings past 4300 digits
-            return int(value)
-        except ValueError:
-            return None
-    return None
-
-
-def _typed_text(message: Message | None) -> str:
-    """:func:`_text_of` for a typed ``message`` (cursor_typed.Message)."""
-    if message is None:
-        return ""
-    content = message.content
-    if content.__class__ is list:
-        return "".join(p.text for p in content if p.type == "text" and isinstance(p.text, str))
-    return content if isinstance(content, str) else ""
-
-
-def _text_of(message: Any) -> str:
-    """Concatenate the ``text`` items of a ``message.content`` list."""
-    try:  # the shape of every real capture: one {"type": "text", "text": str} item
-        content = message["content"]
-        if content.__class__ is list and len(content) == 1:
-            item = content[0]
-            if item["type"] == "text":
-                text = item["text"]
-                if text.__class__ is str:
-                    return text
-    except (TypeError, KeyError, IndexError):
-        pass
-    if not isinstance(message, dict):
-        return ""
-    content = message.get("content")
-    if isinstance(content, str):
-        return content
-    if not isinstance(content, list):
-        return ""
-    parts = []
-    for item in content:
-        if isinstance(item, dict) and item.get("type") == "text" and isinstance(item.get("text"), str):
-            parts.append(item["text"])
-    return "".join(parts)
-
-
-def _short(text: str, limit: int = PREVIEW_CHARS) -> str:
-    return text if len(text) <= limit else text[:limit] + f"… ({len(text) - limit} more chars)"
+def _clock(ts_source: int) -> int:
+    return CLOCK_STREAM if ts_source == TIME_STREAM or ts_source == TIME_TOOL else (
+        CLOCK_RECEIVED if ts_source == TIME_RECEIVED else CLOCK_NONE)
 
 
 class Segment:
@@ -250,9 +184,10 @@ class ToolCall:
         status: ``running``, ``success``, ``failure``, ``rejected`` or ``incomplete``.
         outcome: the result's outcome key (``success``, ``failure``, ``rejected``,
             ``error``, ...), "" until completed.
-        started_ms, completed_ms: epoch ms (``startedAtMs``/``completedAtMs``, else the
-            events' ``timestamp_ms``, else arrival time); None if unknown (a call seen only
-            as ``completed`` without ``startedAtMs`` has no start).
+        started_ms, completed_ms: epoch ms: the tool's own times (Cursor's ``startedAtMs``/
+            ``completedAtMs``), else its events' times, else (live) when they were read; None if
+            unknown (a call seen only as ended, without a start time of its own, has no start).
+            Both come from one clock: the stream's, or (live, a stream without times) ours.
         duration_ms: ``completed_ms - started_ms`` when both are known.
         exit_code: shell exit code when reported.
         detail: a short reason for failures and rejections (bounded).
@@ -267,7 +202,7 @@ class ToolCall:
     __slots__ = (
         "index", "call_id", "tool", "summary", "status", "outcome", "started_ms", "completed_ms",
         "exit_code", "detail", "args", "started_line", "completed_line", "start_span", "end_span",
-        "description", "interaction", "model_call_id", "kind", "parent_call_id",
+        "description", "interaction", "model_call_id", "kind", "parent_call_id", "start_clock",
     )  # fmt: skip
 
     def __init__(self, index: int, call_id: str) -> None:
@@ -275,13 +210,14 @@ class ToolCall:
         # status, outcome, started_ms, completed_ms, exit_code, detail, args, started_line,
         # completed_line, start_span, end_span, description, interaction, model_call_id,
         # kind (the canonical kind, formats/: decides the detail view; tool is the agent's name),
-        # parent_call_id (the sub-agent call, Task/Agent or taskToolCall, it ran in; "" if none)
+        # parent_call_id (the sub-agent call, Task/Agent or taskToolCall, it ran in; "" if none),
+        # start_clock (the clock of started_ms: CLOCK_NONE, CLOCK_STREAM or CLOCK_RECEIVED)
         (self.index, self.call_id, self.tool, self.summary, self.status, self.outcome, self.started_ms,
          self.completed_ms, self.exit_code, self.detail, self.args, self.started_line, self.completed_line,
          self.start_span, self.end_span, self.description, self.interaction, self.model_call_id, self.kind,
-         self.parent_call_id) = (
+         self.parent_call_id, self.start_clock) = (
             index, call_id, "unknown", "", STATUS_RUNNING, "", None, None, None, "", None, 0, 0, None, None, "", "", "",
-            "unknown", "")
+            "unknown", "", CLOCK_NONE)
 
     def state(self) -> tuple:
         """Every slot as a plain tuple (see :mod:`cursor_watch.spill`)."""
@@ -296,7 +232,7 @@ class ToolCall:
         (call.index, call.call_id, call.tool, call.summary, call.status, call.outcome, call.started_ms,
          call.completed_ms, call.exit_code, call.detail, call.args, call.started_line, call.completed_line,
          call.start_span, call.end_span, call.description, call.interaction, call.model_call_id, call.kind,
-         call.parent_call_id) = state
+         call.parent_call_id, call.start_clock) = state
         return call
 
     @property
@@ -401,53 +337,38 @@ _UNKNOWN_STATE = operator.attrgetter(*UnknownEvent.__slots__)  # (line, offset, 
 
 
 class ResultInfo:
-    """The ``result`` event (Cursor's docs; ``usage`` from 2026.08 captures).
+    """The run's end (:class:`~cursor_watch.canonical.RunEnd`) as the model keeps it.
 
-    ``usage`` is ``None`` or a dict with ``input_tokens``, ``output_tokens``,
-    ``cache_read_tokens``, ``cache_write_tokens`` (ints or None), plus ``reasoning_tokens``
-    when the event gives it; the stream's camelCase names (``inputTokens``...) and snake_case
-    ones are both read. ``cost_usd`` (float or None) and ``model_usage`` (``{model: {the usage
-    keys, "cost_usd"}}`` or None) are the canonical keys an adapter sets where the agent reports
-    a cost (Claude Code's ``total_cost_usd`` and ``modelUsage``); never computed here.
+    Attributes:
+        subtype, is_error, text, duration_ms, duration_api_ms, request_id: as the agent reported
+            them (durations in ms, None when not reported).
+        usage: :class:`~cursor_watch.canonical.Usage` of the run, or None.
+        cost_usd: the cost the agent reported (USD), or None: never computed here.
+        model_usage: ``{model: (Usage, cost_usd or None)}``, or None.
+        line: the line of the event that ended the run.
     """
 
     __slots__ = ("subtype", "is_error", "duration_ms", "duration_api_ms", "request_id", "text", "usage", "line",
                  "cost_usd", "model_usage")
 
-    def __init__(self, data: dict, line: int) -> None:
-        self.subtype = data.get("subtype") if isinstance(data.get("subtype"), str) else ""
-        self.is_error = data.get("is_error") is True
-        self.duration_ms = _int(data.get("duration_ms"))
-        self.duration_api_ms = _int(data.get("duration_api_ms"))
-        rid = data.get("request_id")
-        self.request_id = rid if isinstance(rid, str) else None
-        text = data.get("result")
-        self.text = text if isinstance(text, str) else ("" if text is None else str(text))
-        self.line = line
-        self.usage = None
-        usage = data.get("usage")
-        if isinstance(usage, dict):
-            def tok(*names: str) -> int | None:
-                for n in names:
-                    if n in usage:
-                        return _int(usage[n])
-                return None
-
-            self.usage = {
-                "input_tokens": tok("inputTokens", "input_tokens"),
-                "output_tokens": tok("outputTokens", "output_tokens"),
-                "cache_read_tokens": tok("cacheReadTokens", "cache_read_tokens", "cache_read_input_tokens"),
-                "cache_write_tokens": tok("cacheWriteTokens", "cache_write_tokens", "cache_creation_input_tokens"),
-            }
-            if "reasoning_tokens" in usage:
-                self.usage["reasoning_tokens"] = _int(usage["reasoning_tokens"])
-        cost = data.get("cost_usd")
-        self.cost_usd = float(cost) if isinstance(cost, (int, float)) and not isinstance(cost, bool) else None
-        mu = data.get("model_usage")
-        self.model_usage = mu if isinstance(mu, dict) and mu else None
+    def __init__(self, ev: RunEnd) -> None:
+        self.subtype = ev.subtype
+        self.is_error = ev.is_error
+        self.duration_ms = ev.duration_ms
+        self.duration_api_ms = ev.duration_api_ms
+        self.request_id = ev.request_id
+        self.text = ev.text
+        self.line = ev.line
+        self.usage = ev.usage
+        self.cost_usd = ev.cost_usd
+        self.model_usage = ev.model_usage or None
 
     def to_json(self) -> dict:
         """The ``result`` object of ``--summary --json``."""
+        model_usage = None
+        if self.model_usage:
+            model_usage = {model: {**(u.to_json() if u is not None else {}), "cost_usd": cost}
+                           for model, (u, cost) in self.model_usage.items()}
         return {
             "subtype": self.subtype,
             "is_error": self.is_error,
@@ -455,45 +376,48 @@ class ResultInfo:
             "duration_api_ms": self.duration_api_ms,
             "request_id": self.request_id,
             "text": self.text,
-            "usage": self.usage,
+            "usage": self.usage.to_json() if self.usage is not None else None,
             "cost_usd": self.cost_usd,
-            "model_usage": self.model_usage,
+            "model_usage": model_usage,
         }
 
 
 class Session:
-    """Everything known about one cursor-agent run, built event by event.
+    """Everything known about one agent run, built event by event.
 
     Args:
-        clock: returns "now" in epoch ms; used only when an event carries no time and the
-            session is not ``replayed`` (an attribute: True for a file replayed after the fact,
-            whose events without times then get none; set by :class:`cursor_watch.runner.Monitor`).
+        clock: kept for callers that read "now" from the session (epoch ms); the model itself
+            takes every time from the events (an adapter gives an event without a time of its
+            own the time it was read, live, or none: :mod:`cursor_watch.canonical`).
         hot, batch: records of each kind kept in memory, and moved to the spill file
             at a time; default :data:`cursor_watch.spill.HOT_RECORDS` and
             :data:`~cursor_watch.spill.SPILL_BATCH`, read when the session is made
             (tests make them tiny to exercise spilling).
 
-    Attributes (header, from ``system/init`` and ``user``): ``session_id``, ``model``,
-    ``cwd``, ``api_key_source``, ``permission_mode``, ``prompt`` (str or None); ``agent`` (the
-    reader's label: ``cursor``, ``claude-code``, ``codex``, ``gemini-cli``) and ``agent_version``
-    (an init's ``agent_version``), None when unknown.
+    Attributes (header, from :class:`~cursor_watch.canonical.RunStart` and
+    :class:`~cursor_watch.canonical.Prompt`): ``session_id``, ``model``, ``cwd``,
+    ``api_key_source``, ``permission_mode``, ``prompt`` (str or None); ``agent`` (``cursor``,
+    ``claude-code``, ``codex``, ``gemini-cli``) and ``agent_version``, None when unknown;
+    ``tools`` (names) and ``mcp_servers`` (``[(name, status)]``) as the run start gave them.
     ``segments``, ``thinking``: lists; ``tool_calls``: ``call_id -> ToolCall`` in
     order of first appearance (a :class:`~cursor_watch.spill.SpillDict`: a dict, plus
     ``at(index)``); ``notes``, ``diagnostics``, ``unknown``: lists;
     ``timeline``: ``(kind, key)`` in stream order, kinds ``prompt``, ``segment``,
     ``thinking``, ``tool``, ``note``; ``result``: :class:`ResultInfo` or None;
-    ``ended``: input has ended; ``exit_status``: the spawned child's status or None.
+    ``usage``: the run's usage so far (:class:`~cursor_watch.canonical.Usage`, where the agent
+    reports it as it goes), else None; ``ended``: input has ended; ``exit_status``: the spawned
+    child's status or None. ``first_ts_ms``/``last_ts_ms``: the first and last times the stream
+    gave (epoch ms; not the tools' own, not the times events were read); ``first_received_ms``/
+    ``last_received_ms``: when its events without times of their own were read, live (epoch ms).
     The lists are :class:`~cursor_watch.spill.SpillList`: read-only lists for
     views (``len``, index, slice, iterate); an old record read back is a copy.
     """
 
     def __init__(self, clock: Callable[[], float] | None = None, hot: int | None = None,
                  batch: int | None = None) -> None:
-        self._clock = clock or (lambda: time.time() * 1000.0)
-        self.replayed = False  # a file read after the fact: an event without a time gets none
-        # token usage so far where an agent reports it as it goes (an adapter's ``running_usage``
-        # key, e.g. Claude Code's per-message usage); the result's usage is the run's figure
-        self.running_usage: dict | None = None
+        self._clock = clock
+        self.replayed = False  # a file read after the fact (set by the runner; views read it)
+        self.usage: Usage | None = None
         self.spill = SpillFile()
         hot = spill.HOT_RECORDS if hot is None else hot
         batch = spill.SPILL_BATCH if batch is None else batch
@@ -503,8 +427,10 @@ class Session:
         self.api_key_source: str | None = None
         self.permission_mode: str | None = None
         self.prompt: str | None = None
-        self.agent: str | None = None  # cursor, claude-code, codex, gemini-cli (set by the reader: formats/)
-        self.agent_version: str | None = None  # the CLI's version, where the stream gives it
+        self.agent: str | None = None
+        self.agent_version: str | None = None
+        self.tools: list[str] | None = None
+        self.mcp_servers: list[tuple[str, str]] | None = None
         self.subagent_calls = 0  # tool calls that ran inside a sub-agent (a parent_call_id)
         # the longest duration a call has had (None until one has both times): no call's is
         # longer, so a summary looks for recorded stalls only when it reaches the stall limit
@@ -536,18 +462,18 @@ class Session:
         self.unknown_events = 0
         self.first_ts_ms: int | None = None
         self.last_ts_ms: int | None = None
+        # when the run's events without times of their own were read (live only), epoch ms
+        self.first_received_ms: int | None = None
+        self.last_received_ms: int | None = None
         self.tool_counts = {STATUS_RUNNING: 0, STATUS_SUCCESS: 0, STATUS_FAILURE: 0, STATUS_REJECTED: 0, STATUS_INCOMPLETE: 0}
-        self._open: Segment | None = None  # segment receiving deltas
-        self._tentative: str | None = None  # a delta equal to the open segment: delta or re-send?
-        self._resent: Segment | None = None  # closed by a re-send; a later flush of it is a duplicate
+        self._open: Segment | None = None  # segment receiving text
         self._thinking_open: ThinkingBlock | None = None
-        self._requests: dict[str, str] = {}  # interaction_query kind -> call_id of its last request
 
     # -- derived ---------------------------------------------------------------
 
     @property
     def assistant_text(self) -> str:
-        """All assistant segments joined with no separator (as ``result.result``)."""
+        """All assistant segments joined with no separator (as Cursor's ``result.result``)."""
         return "".join(s.text for s in self.segments)
 
     @property
@@ -573,9 +499,9 @@ class Session:
         }
 
     def duration_ms(self) -> int | None:
-        """The run's recorded duration in ms: its ``result``'s ``duration_ms``, else the span of
-        its events' ``timestamp_ms`` (first to last), else None (the stream recorded no times;
-        never a time taken from the clock)."""
+        """The run's recorded duration in ms: the duration its end reports, else the span of the
+        times its stream gave (first to last), else None (the stream recorded no times; never a
+        time taken from a clock)."""
         result = self.result
         if result is not None and result.duration_ms is not None:
             return result.duration_ms
@@ -601,217 +527,150 @@ class Session:
 
     # -- reducer ---------------------------------------------------------------
 
-    def apply(self, item: Event | Invalid) -> list[tuple[str, Any]]:
-        """Apply one parsed item; returns the changes as ``(kind, key)`` tuples. Never raises."""
-        if isinstance(item, Invalid):
+    def apply(self, ev: Any) -> list[tuple[str, Any]]:
+        """Apply one canonical event (or an :class:`~cursor_watch.events.Invalid` line); returns
+        the changes as ``(kind, key)`` tuples. A malformed event (any exception while applying
+        it) becomes a diagnostic, never a crash."""
+        if ev.__class__ is Invalid:
             self.invalid_lines += 1
-            changes = self._settle_tentative(resend=False)
             if len(self.diagnostics) < LIST_CAP:
-                self.diagnostics.append(Diagnostic(item.line, item.offset, item.size, item.message))
-                changes.append((CHANGE_DIAGNOSTIC, len(self.diagnostics) - 1))
-            return changes
-        if item.__class__ is CallEvent:
-            return self._call_event(item)
-        if item.__class__ in _TYPED:
-            # a typed event off its fast path: the generic rules on the generic event
-            item = _generic(item)
-            if item.__class__ is Invalid:
-                return self.apply(item)
-        self.events += 1
-        data = item.data
-        ts = data.get("timestamp_ms")
-        if ts is not None and ts.__class__ is not int:
-            ts = _int(ts)
-        if ts is not None:
+                self.diagnostics.append(Diagnostic(ev.line, ev.offset, ev.size, ev.message))
+                return [(CHANGE_DIAGNOSTIC, len(self.diagnostics) - 1)]
+            return []
+        self.events += ev.natives
+        source = ev.ts_source
+        if source == TIME_STREAM:
+            ts = ev.ts
             if self.first_ts_ms is None:
                 self.first_ts_ms = ts
-            self.last_ts_ms = ts
-        if self.session_id is None and item.type != "system":
-            # no init seen (yet): every 2026 event carries session_id (reference 2)
-            sid = data.get("session_id")
-            if isinstance(sid, str):
-                self.session_id = sid
-        running = data.get("running_usage")
-        if running.__class__ is dict:
-            self.running_usage = running
+            end = getattr(ev, "ts_end", None)
+            self.last_ts_ms = ts if end is None else end
+        elif source == TIME_RECEIVED:
+            if self.first_received_ms is None:
+                self.first_received_ms = ev.ts
+            self.last_received_ms = ev.ts
         if self.spill.error and not self.spill.reported:
             self.spill.reported = True
             self.add_note("session", "memory", self.spill.error)
+        handler = _HANDLERS.get(ev.__class__)
+        if handler is None:
+            return []
         try:
-            handler = _HANDLERS.get(item.type) if item.known else None
-            if handler is None:
-                return self._unknown(item)
-            return handler(self, item, data, ts)
+            return handler(self, ev)
         except Exception as err:  # noqa: BLE001 - a malformed event must not stop the watch
-            return self._not_applied(item, err)
+            return self._not_applied(ev, err)
 
-    def _not_applied(self, item: Any, err: Exception) -> list[tuple[str, Any]]:
-        """A handler raised on ``item``: it becomes a diagnostic (the event stays counted)."""
+    def _not_applied(self, ev: Any, err: Exception) -> list[tuple[str, Any]]:
+        """A handler raised on ``ev``: it becomes a diagnostic (the event stays counted)."""
         self.invalid_lines += 1
         msg = f"event could not be applied ({type(err).__name__}: {err})"
-        self.diagnostics.append(Diagnostic(item.line, item.offset, item.size, msg))
+        self.diagnostics.append(Diagnostic(ev.line, ev.offset, ev.size, msg))
         return [(CHANGE_DIAGNOSTIC, len(self.diagnostics) - 1)]
 
-    def apply_all(self, items: list[Event | Invalid], start: int, changes: list[tuple[str, Any]]) -> int:
+    def apply_all(self, items: list, start: int, changes: list[tuple[str, Any]]) -> int:
         """Apply ``items[start:]`` in order, adding their changes to ``changes``.
 
-        Stops before the first ``system/init`` event, which may begin a new run (the caller
-        routes it: :class:`cursor_watch.runs.RunSplitter`), and returns its index; else
-        returns ``len(items)``. (Any other ``system`` event is applied here: what the
-        splitter does with one is :meth:`apply`.) The model's state is exactly that of :meth:`apply` on each
-        item; in ``changes``, consecutive changes of the same segment or thinking block made by
-        deltas are folded into one (views read a batch as a set of keys).
+        Stops before the first :class:`~cursor_watch.canonical.RunStart` that is not
+        ``implicit`` (it may begin a new run) or :class:`~cursor_watch.canonical.RunEnd` of an
+        earlier run (``run_line``): the caller routes it (:class:`cursor_watch.runs.RunSplitter`)
+        and returns its index; else returns ``len(items)``. The model's state is exactly that of
+        :meth:`apply` on each item; in ``changes``, consecutive changes of the same segment or
+        thinking block made by deltas are folded into one (views read a batch as a set of keys).
 
-        Thinking deltas and assistant deltas (shape A) are most events of a stream with
-        partial output (reference sections 2.3, 2.4; 81 % of the events of
-        ``bench/gen_stream.py OUT 20000``); they are applied here without the general
-        path's calls and lists when nothing else is pending: no delta held as a possible
-        re-send, their thinking block or segment already open, the session known, an
-        integer ``timestamp_ms`` (as in every real capture), and for text a
-        ``message.content`` of one text item not as long as the open segment (an equal
-        one may be a re-send). Those fast paths take the typed events of
-        :mod:`cursor_watch.formats.cursor_typed` and read their attributes; so do typed
-        ``tool_call`` events (:meth:`_typed_tool_call`, arguments and outcome read from the
-        raw JSON only where needed). Anything else goes through :meth:`apply`, a typed event
-        as the generic :class:`Event` of its line.
+        Text deltas and thinking text are most events of a stream with partial output (81 %
+        of ``bench/gen_stream.py OUT 20000``'s); with their message or block open and a time
+        from the stream they are applied here without :meth:`apply`'s calls and lists.
         """
         n = len(items)
         i = start
         append = changes.append
-        lo, hi = INT64_MIN, UINT64_END
-        # the deltas inlined below count events and the last time in locals, written back
-        # (sync) before anything else runs; they never change what ``ready`` depends on
         events = self.events
         last_ts = self.last_ts_ms
-        ready = self._typed_ready()
-        # consecutive changes of one segment or block are folded into one (every consumer
-        # reads a batch as a set of keys: the TUI dedups it, the printers ignore these kinds)
+        ready = self.first_ts_ms is not None and not self.spill.error
         fold: tuple[str, Any] | None = None
         fold_on: Any = None
         while i < n:
             item = items[i]
             cls = item.__class__
             if ready:
-                # typed events (cursor_typed): the hot shapes read struct attributes, the rest
-                # of their kind goes through the same rules as the generic path
-                # (_thinking_text, _assistant_text) without decoding the line again; an event
-                # without an integer timestamp_ms (none in real captures) goes the generic way
-                if cls is ThinkingEvent:
-                    ts = item.timestamp_ms
-                    if ts.__class__ is int and lo <= ts < hi:
-                        block = self._thinking_open
-                        if block is not None and item.subtype == "delta":
-                            events += 1
-                            last_ts = ts
-                            block.end_ms = ts
-                            text = item.text
-                            if text.__class__ is str and text:
-                                block._parts.append(text)
-                                if fold_on is not block:
-                                    fold_on = block
-                                    fold = (CHANGE_THINKING, block.index)
-                                if not changes or changes[-1] is not fold:
-                                    append(fold)
-                            i += 1
-                            continue
-                        self.events = events + 1
-                        self.last_ts_ms = ts
-                        try:
-                            changes += self._thinking_text(item, item.text, ts)
-                        except Exception as err:  # noqa: BLE001 - as apply()
-                            changes += self._not_applied(item, err)
-                        events, ready = self.events, self._typed_ready()
-                        last_ts = ts
+                if cls is Text:
+                    seg = self._open
+                    if seg is not None and item.mode == TEXT_DELTA and item.ts_source == TIME_STREAM:
+                        text = item.text
+                        events += item.natives
+                        last_ts = item.ts_end
+                        if text:
+                            seg._parts.append(text)
+                            seg._text = None
+                            seg.length += len(text)
+                            if fold_on is not seg:
+                                fold_on = seg
+                                fold = (CHANGE_SEGMENT, seg.index)
+                            if not changes or changes[-1] is not fold:
+                                append(fold)
                         i += 1
                         continue
-                elif cls is AssistantEvent:
-                    ts = item.timestamp_ms
-                    if ts.__class__ is int and lo <= ts < hi:
-                        seg = self._open
-                        msg = item.message
-                        # shape A (a delta): with timestamp_ms and without model_call_id
-                        if seg is not None and msg is not None and item.model_call_id is UNSET:
-                            content = msg.content
-                            if content.__class__ is list and len(content) == 1:
-                                part = content[0]
-                                text = part.text
-                                if part.type == "text" and text.__class__ is str and text:
-                                    size = len(text)
-                                    if size != seg.length:
-                                        events += 1
-                                        last_ts = ts
-                                        self._resent = None
-                                        seg._parts.append(text)
-                                        seg._text = None
-                                        seg.length += size
-                                        if fold_on is not seg:
-                                            fold_on = seg
-                                            fold = (CHANGE_SEGMENT, seg.index)
-                                        if not changes or changes[-1] is not fold:
-                                            append(fold)
-                                        i += 1
-                                        continue
-                        self.events = events + 1
-                        self.last_ts_ms = ts
-                        try:
-                            changes += self._assistant_text(item, _typed_text(msg), item.model_call_id is not UNSET, ts)
-                        except Exception as err:  # noqa: BLE001 - as apply()
-                            changes += self._not_applied(item, err)
-                        events, ready = self.events, self._typed_ready()
-                        last_ts = ts
+                elif cls is Thinking:
+                    block = self._thinking_open
+                    if block is not None and not item.done and item.ts_source == TIME_STREAM:
+                        events += item.natives
+                        last_ts = block.end_ms = item.ts_end
+                        text = item.text
+                        if text:
+                            block._parts.append(text)
+                            if fold_on is not block:
+                                fold_on = block
+                                fold = (CHANGE_THINKING, block.index)
+                            if not changes or changes[-1] is not fold:
+                                append(fold)
                         i += 1
                         continue
-                elif cls is ToolCallEvent:
-                    self.events = events
-                    self.last_ts_ms = last_ts
-                    c = self._typed_tool_call(item)
-                    events, last_ts = self.events, self.last_ts_ms
-                    if c is not None:
-                        changes += c
-                        ready = self._typed_ready()
-                        i += 1
-                        continue
+                elif (cls is ToolStart or cls is ToolEnd) and item.ts_source == TIME_STREAM:
+                    # a tool call timed by the stream (every Cursor call): the prelude below, inline
+                    events += item.natives
+                    last_ts = item.ts
+                    try:
+                        changes += self._tool(item)
+                    except Exception as err:  # noqa: BLE001 - a malformed event must not stop the watch
+                        changes += self._not_applied(item, err)
+                    ready = not self.spill.error
+                    i += 1
+                    continue
+            if (cls is RunStart and not item.implicit) or (cls is RunEnd and item.run_line is not None):
+                self.events = events
+                self.last_ts_ms = last_ts
+                return i
+            if ready and cls is not Invalid and item.ts_source == TIME_STREAM:
+                # apply()'s prelude, inline: the count and the stream's last time (its first is
+                # known: ready), then the event's handler
+                events += item.natives
+                end = item.ts_end if cls is Text or cls is Thinking else None
+                last_ts = item.ts if end is None else end
+                try:
+                    c = _HANDLERS[cls](self, item)
+                except Exception as err:  # noqa: BLE001 - a malformed event must not stop the watch
+                    c = self._not_applied(item, err)
+                if c:
+                    changes += c
+                ready = not self.spill.error
+                i += 1
+                continue
             self.events = events
             self.last_ts_ms = last_ts
-            if cls is Event:
-                t = item.type
-                if t == "system" and item.subtype == "init":
-                    return i
-                if (t == "thinking" or t == "assistant") and self.session_id is not None and not self.spill.error:
-                    # an adapter's text events (no time of their own, no usage so far): apply()'s
-                    # prelude is only the count for them, so their handler is called here
-                    data = item.data
-                    if "timestamp_ms" not in data and "running_usage" not in data:
-                        self.events = events + 1
-                        try:
-                            c = (self._thinking_text(item, data.get("text"), None) if t == "thinking"
-                                 else self._assistant(item, data, None))
-                        except Exception as err:  # noqa: BLE001 - as apply()
-                            c = self._not_applied(item, err)
-                        if c:
-                            changes += c
-                        events, ready = self.events, self._typed_ready()
-                        i += 1
-                        continue
             c = self.apply(item)
             if c:
                 changes += c
-            events, last_ts, ready = self.events, self.last_ts_ms, self._typed_ready()
+            events, last_ts = self.events, self.last_ts_ms
+            ready = self.first_ts_ms is not None and not self.spill.error
             i += 1
         self.events = events
         self.last_ts_ms = last_ts
         return n
 
-    def _typed_ready(self) -> bool:
-        """Typed events may take apply_all's paths: nothing held as a possible re-send, the
-        session and a time known (so apply's prelude is only the counts), spilling working."""
-        return (self._tentative is None and self.first_ts_ms is not None and self.session_id is not None
-                and not self.spill.error)
-
     def finish(self, exit_status: int | None = None) -> list[tuple[str, Any]]:
-        """End of input: settle pending text, mark running calls ``incomplete``."""
-        changes = self._settle_tentative(resend=False)
-        changes += self._close_segment()
+        """End of input: close the open message and thinking block, mark running calls
+        ``incomplete``."""
+        changes = self._close_segment()
         if self._thinking_open is not None:
             self._thinking_open = None
         if self.opening is None:
@@ -827,113 +686,72 @@ class Session:
 
     # -- handlers --------------------------------------------------------------
 
-    def _unknown(self, item: Event) -> list[tuple[str, Any]]:
+    def _unknown(self, ev: Unknown) -> list[tuple[str, Any]]:
         self.unknown_events += 1
         if len(self.unknown) >= LIST_CAP:
             return []
-        keys = ", ".join(list(item.data.keys())[:8])
-        self.unknown.append(UnknownEvent(item.line, item.offset, item.size, item.type, item.subtype, keys))
+        self.unknown.append(UnknownEvent(ev.line, ev.offset, ev.size, ev.type, ev.subtype, ev.keys))
         return [(CHANGE_UNKNOWN, len(self.unknown) - 1)]
 
-    def _system(self, item: Event, data: dict, ts: int | None) -> list[tuple[str, Any]]:
-        changes = self._settle_tentative(resend=False)
-        if item.subtype == "init":
-            sid = data.get("session_id")
-            if self.session_id is not None and sid != self.session_id:
-                # a second session in the same stream (concatenated logs)
-                return changes + self._note("session", "init", f"new session {sid} ({data.get('model') or '?'})", item, ts)
-            for attr, key in (
-                ("session_id", "session_id"),
-                ("model", "model"),
-                ("cwd", "cwd"),
-                ("api_key_source", "apiKeySource"),
-                ("permission_mode", "permissionMode"),
-                ("agent", "agent"),
-                ("agent_version", "agent_version"),
-            ):
-                value = data.get(key)
-                if value is not None and not isinstance(value, str):
-                    value = str(value)
-                if value is not None:
-                    setattr(self, attr, value)
-            return changes + [(CHANGE_HEADER, None)]
-        note = data.get("note")  # an adapter's status line, already worded
-        if note.__class__ is str:
-            cid = data.get("note_call_id")
-            return changes + self._note(data.get("note_kind") or "system", item.subtype, note, item, ts,
-                                        cid if cid.__class__ is str else "")
-        fields = {k: v for k, v in data.items() if k not in ("type", "subtype", "session_id", "timestamp_ms")}
-        text = item.subtype or "system"
-        if fields:
-            text += " " + ", ".join(f"{k}={_short(str(v), 80)}" for k, v in list(fields.items())[:6])
-        return changes + self._note("system", item.subtype, text, item, ts)
+    def _silent(self, ev: Silent) -> list[tuple[str, Any]]:
+        return []
 
-    def _user(self, item: Event, data: dict, ts: int | None) -> list[tuple[str, Any]]:
-        changes = self._settle_tentative(resend=False)
-        text = _text_of(data.get("message"))
+    def _run_start(self, ev: RunStart) -> list[tuple[str, Any]]:
+        if ev.implicit:  # what the stream says of its run outside a run start: only what is unknown
+            changed = False
+            for attr in _RUN_FIELDS:
+                value = getattr(ev, attr)
+                if value is not None and getattr(self, attr) is None:
+                    setattr(self, attr, value)
+                    changed = changed or attr != "session_id"  # (a session id alone: shown with the next change)
+            return [(CHANGE_HEADER, None)] if changed else []
+        sid = ev.session_id
+        if self.session_id is not None and sid != self.session_id:
+            # a second session in the same stream (concatenated logs)
+            return self._note("session", "init", f"new session {sid} ({ev.model or '?'})", ev)
+        for attr in _RUN_FIELDS:
+            value = getattr(ev, attr)
+            if value is not None:
+                setattr(self, attr, value)
+        return [(CHANGE_HEADER, None)]
+
+    def _prompt(self, ev: Prompt) -> list[tuple[str, Any]]:
+        text = ev.text
         if self.prompt is None:
             self.prompt = text
             self.timeline.append(("prompt", None))
-            changes.append((CHANGE_PROMPT, None))
-            return changes
-        return changes + self._note("user", "", "user: " + _short(" ".join(text.split()), 200), item, ts)
+            return [(CHANGE_PROMPT, None)]
+        return self._note("user", "", "user: " + short(" ".join(text.split()), 200), ev)
 
-    def _assistant(self, item: Event, data: dict, ts: int | None) -> list[tuple[str, Any]]:
-        # an adapter's deltas carry "delta" (Claude Code's text_delta has no time of its own)
-        return self._assistant_text(item, _text_of(data.get("message")),
-                                    "model_call_id" in data or ("timestamp_ms" not in data and "delta" not in data), ts,
-                                    "message_open" in data)
-
-    def _assistant_text(self, item: Any, text: str, is_flush: bool, ts: int | None,
-                        keep_open: bool = False) -> list[tuple[str, Any]]:
-        """The ``assistant`` rules on its text; ``is_flush``: it has ``model_call_id`` or no
-        ``timestamp_ms`` and no ``delta`` (the CLI's consolidation of the deltas, reference 2.3;
-        an adapter marks its untimed deltas with ``delta``). ``keep_open``: an adapter's flush
-        with ``message_open`` (the message's text so far, more may follow): it sets the open
-        segment's text, or begins one, and leaves it open."""
-        changes: list[tuple[str, Any]] = []
-        if self._tentative is not None:
-            tent = self._tentative
-            self._tentative = None
-            if not is_flush:
-                changes += self._append_text(tent, item, ts)  # a delta followed by a delta: it was real
-            else:
-                open_text = self._open.text if self._open is not None else ""
-                if text == open_text + tent:
-                    changes += self._append_text(tent, item, ts)
-                # else: it was a re-send of the open text; drop it
-        if is_flush:
-            resent, self._resent = self._resent, None
-            seg = self._open
-            if seg is None:
-                if not text or (resent is not None and text == resent.text):
-                    return changes  # empty, or a flush of a segment already re-sent
-                seg = self._new_segment(item, ts)
-                seg.replace(text)
-                changes.append((CHANGE_SEGMENT, seg.index))
-            elif seg.text != text and text:
-                # partial output: the flush is the CLI's own consolidation of the deltas
-                seg.replace(text)
-                changes.append((CHANGE_SEGMENT, seg.index))
-            return changes if keep_open else changes + self._close_segment()
-        # shape A: a delta, or a re-send of the whole pending text
-        self._resent = None
-        if not text:
-            return changes
-        if self._open is not None and len(text) == self._open.length and text == self._open.text:
-            self._tentative = text
-            return changes
-        return changes + self._append_text(text, item, ts)
-
-    def _append_text(self, text: str, item: Event, ts: int | None) -> list[tuple[str, Any]]:
+    def _text(self, ev: Text) -> list[tuple[str, Any]]:
+        mode = ev.mode
+        text = ev.text
         seg = self._open
+        if mode == TEXT_DELTA:
+            if not text:
+                return []
+            if seg is None:
+                seg = self._new_segment(ev)
+            seg.append(text)
+            return [(CHANGE_SEGMENT, seg.index)]
+        if mode == TEXT_END:
+            return self._close_segment()
+        changes: list[tuple[str, Any]] = []
         if seg is None:
-            seg = self._new_segment(item, ts)
-        seg.append(text)
-        return [(CHANGE_SEGMENT, seg.index)]
+            if not text:
+                return []
+            seg = self._new_segment(ev)
+            seg.replace(text)
+            changes.append((CHANGE_SEGMENT, seg.index))
+        elif text and seg.text != text:
+            seg.replace(text)
+            changes.append((CHANGE_SEGMENT, seg.index))
+        if mode == TEXT_PARTIAL:
+            return changes
+        return changes + self._close_segment()
 
-    def _new_segment(self, item: Event, ts: int | None) -> Segment:
-        seg = Segment(len(self.segments), item.line, ts)
+    def _new_segment(self, ev: Any) -> Segment:
+        seg = Segment(len(self.segments), ev.line, ev.ts if ev.ts_source == TIME_STREAM else None)
         self.segments.append(seg)
         self.timeline.append(("segment", seg.index))
         self._open = seg
@@ -947,60 +765,26 @@ class Session:
         seg.closed = True
         return [(CHANGE_SEGMENT_CLOSED, seg.index)]
 
-    def _settle_tentative(self, resend: bool) -> list[tuple[str, Any]]:
-        """A non-assistant event arrived while a delta equal to the open text was held.
-
-        The CLI re-sends the buffered text (shape A) right before an
-        ``interaction_query`` or a ``retry`` (maestro-06; maestro's reading of the
-        bundle names those two flush sites for shape A), so there (``resend``) the
-        held text was a re-send: drop it and close the segment (its later flush is a
-        duplicate). Before any other event it was a real delta that happened to
-        repeat the text so far ("ha", "ha"): keep it.
-        """
-        tent = self._tentative
-        if tent is None:
-            return []
-        self._tentative = None
-        seg = self._open
-        if not resend and seg is not None:
-            seg.append(tent)
-            return [(CHANGE_SEGMENT, seg.index)]
-        changes = self._close_segment()
-        self._resent = seg
-        return changes
-
-    def _boundary(self, resend: bool = False) -> list[tuple[str, Any]]:
-        """A tool call or query ends the open segment (text between tool calls)."""
-        changes = self._settle_tentative(resend)
-        seg = self._open
-        changes += self._close_segment()
-        if seg is not None:
-            self._resent = seg
-        return changes
-
-    def _thinking(self, item: Event, data: dict, ts: int | None) -> list[tuple[str, Any]]:
-        return self._thinking_text(item, data.get("text"), ts)
-
-    def _thinking_text(self, item: Any, text: Any, ts: int | None) -> list[tuple[str, Any]]:
-        """The ``thinking`` rules; ``text`` is the event's raw ``text`` value."""
-        changes = self._settle_tentative(resend=False)
+    def _thinking(self, ev: Thinking) -> list[tuple[str, Any]]:
+        changes: list[tuple[str, Any]] = []
         block = self._thinking_open
+        stream = ev.ts_source == TIME_STREAM
         if block is None:
-            block = ThinkingBlock(len(self.thinking), item.line, ts)
+            block = ThinkingBlock(len(self.thinking), ev.line, ev.ts if stream else None)
             self.thinking.append(block)
             self.timeline.append(("thinking", block.index))
             self._thinking_open = block
-        if ts is not None:
-            block.end_ms = ts
-        if item.subtype == "completed":
+        if stream:
+            block.end_ms = ev.ts_end
+        text = ev.text
+        if text:
+            block._parts.append(text)
+            changes.append((CHANGE_THINKING, block.index))
+        if ev.done:
             block.completed = True
             block.text  # join the deltas now: one string per block, not one per token
             self._thinking_open = None
             changes.append((CHANGE_THINKING_CLOSED, block.index))
-            return changes
-        if isinstance(text, str) and text:
-            block._parts.append(text)
-            changes.append((CHANGE_THINKING, block.index))
         return changes
 
     def _new_call(self, call_id: str) -> ToolCall:
@@ -1011,226 +795,95 @@ class Session:
         self.timeline.append(("tool", call_id))
         return call
 
-    def _call_done(self, call_id: str, changes: list[tuple[str, Any]]) -> None:
-        """A call stopped running (once per call): the run's opening is fixed by the first."""
-        if self.opening is None:
-            self._set_opening()
-        changes.append((CHANGE_TOOL_DONE, call_id))
-
     def _set_status(self, call: ToolCall, status: str) -> None:
         self.tool_counts[call.status] -= 1
         call.status = status
         self.tool_counts[status] += 1
 
-    def _tool_call(self, item: Event, data: dict, ts: int | None) -> list[tuple[str, Any]]:
-        return self._apply_tool_call(item, data.get("call_id"), _fields_of(data.get("tool_call")),
-                                     data.get("model_call_id"), ts, data.get("tool_name"), data.get("parent_call_id"),
-                                     "untimed" in data)
+    def _tool(self, ev: ToolEvent) -> list[tuple[str, Any]]:
+        """A tool call's start, update or end (:class:`~cursor_watch.canonical.ToolEvent`).
 
-    def _call_event(self, item: CallEvent) -> list[tuple[str, Any]]:
-        """An adapter's canonical tool call (:class:`cursor_watch.formats.common.CallEvent`):
-        :meth:`apply`'s rules on its attributes (the same as on its :attr:`~CallEvent.data`)."""
-        self.events += 1
-        ts = item.timestamp_ms
-        if ts is not None:
-            if self.first_ts_ms is None:
-                self.first_ts_ms = ts
-            self.last_ts_ms = ts
-        running = item.running_usage
-        if running.__class__ is dict:
-            self.running_usage = running
-        if self.spill.error and not self.spill.reported:
-            self.spill.reported = True
-            self.add_note("session", "memory", self.spill.error)
-        try:
-            return self._apply_call_event(item, ts)
-        except Exception as err:  # noqa: BLE001 - as apply(): a malformed event must not stop the watch
-            return self._not_applied(item, err)
-
-    def _apply_call_event(self, item: CallEvent, ts: int | None) -> list[tuple[str, Any]]:
-        """:meth:`_apply_tool_call`'s rules for an adapter's :class:`CallEvent`, whose
-        ``tool_call`` object is one ``<kind>ToolCall`` variant without siblings (no
-        ``toolCallId``, ``startedAtMs``, ``completedAtMs``) and which has no ``model_call_id``:
-        what those rules read of it, read from its attributes (``tests/test_typed.py`` checks
-        that both give the same model). A body of its own, not :meth:`_apply_tool_call` on
-        a :class:`ToolFields` made from the event: making one per event cost 2-3 % of a Claude
-        Code or Codex ``--summary`` (``bench_agents.py``, paired, 2026-11-26); what happens once
-        per call is shared (:meth:`_new_call`, :meth:`_call_done`)."""
-        changes = self._boundary() if self._open is not None or self._tentative is not None else []
-        call_id = item.call_id
-        if call_id.__class__ is not str or not call_id:
-            call_id = call_id if isinstance(call_id, str) and call_id else f"(no call_id, line {item.line})"
-        kind = item.kind
-        # the body as the model reads it (CallEvent.head: a successful result's output text may
-        # be left undecoded there, which nothing here reads); "ToolCall" alone is no variant
-        # (tools.find_variant)
-        body = item.head if kind else {}
-        tool = kind or "unknown"
+        The open message ends at it. The call keeps the kind and name of its first event that
+        names one; a small copy of the arguments while it runs; the summary of its start (else
+        of a later event); its times from one clock: the tool's own or the stream's, else (live)
+        when its events were read, never both (a start read live and an end the stream timed
+        leaves the start unknown, unless a later event gives it the stream's)."""
+        changes = self._close_segment() if self._open is not None else []
+        call_id = ev.call_id
+        kind = ev.kind
         call = self.tool_calls.revive(call_id)
         new = call is None
         if new:
             call = self._new_call(call_id)
-        if tool != "unknown" or call.kind == "unknown":
-            call.kind = tool
-            name = item.tool_name
-            call.tool = name if name.__class__ is str and name else tool
-        untimed = self.replayed or item.untimed
-        parent = item.parent_call_id
-        if parent.__class__ is str and parent:
+        if kind != "unknown" or call.kind == "unknown":
+            call.kind = kind
+            call.tool = ev.name or kind
+        parent = ev.parent_call_id
+        if parent:
             if not call.parent_call_id:
                 self.subagent_calls += 1
             call.parent_call_id = parent
-        subtype = item.subtype
-        started_event = subtype == "started"
-        args = body.get("args") if started_event or call.args is None or not call.summary else None
-        if isinstance(args, dict):
-            if call.args is None or started_event:
-                call.args = _small_args(args)
-            if not call.summary or started_event:
-                call.summary = summarize(tool, args)
-        desc = body.get("description")
-        if isinstance(desc, str) and desc:
-            call.description = _short(desc, 300)
-        span = (item.offset, item.size)
+        if ev.model_call_id:
+            call.model_call_id = ev.model_call_id
+        cls = ev.__class__
+        started = cls is ToolStart
+        desc = ev.description
+        if desc:
+            call.description = desc if len(desc) <= 300 else short(desc, 300)
+        span = (ev.offset, ev.size)
         done = False
-        if subtype == "completed":
-            call.completed_line = item.line
+        if cls is ToolEnd:
+            call.completed_line = ev.line
             call.end_span = span
             call.args = None  # done: a view re-reads the full args by offset (start_span/end_span)
-            status, outcome, payload = classify_result(body.get("result"))
-            call.outcome = outcome
-            call.exit_code = _int(payload.get("exitCode"))
-            call.detail = _detail(status, outcome, payload)
+            status = ev.status
+            call.outcome = ev.outcome
+            call.exit_code = ev.exit_code
+            call.detail = "" if status == STATUS_SUCCESS else _detail(status, ev.outcome, ev.reason, ev.exit_code)
             if not call.summary:
-                call.summary = summarize(tool, body.get("args"), payload)
-            call.completed_ms = ts if ts is not None else (None if untimed else int(self._clock()))
-            if call.started_ms is not None and call.completed_ms is not None:
+                call.summary = ev.summary()
+            if call.started_ms is None and ev.started_ms is not None:
+                call.started_ms, call.start_clock = ev.started_ms, CLOCK_STREAM
+            if ev.ended_ms is not None:
+                end, clock = ev.ended_ms, CLOCK_STREAM
+            else:
+                end, clock = ev.ts, _clock(ev.ts_source)
+            if end is not None and call.started_ms is not None and clock != call.start_clock:
+                if clock == CLOCK_STREAM:  # the start was read live, the end timed by the stream
+                    call.started_ms, call.start_clock = None, CLOCK_NONE
+                else:  # the start timed by the stream, the end read live: the end is unknown
+                    end = None
+            call.completed_ms = end
+            if call.started_ms is not None and end is not None:
                 self._timed(call)
             if call.status != status:
                 done = call.status == STATUS_RUNNING
                 self._set_status(call, status)
         else:
-            call.started_line = call.started_line or item.line
-            if started_event:
+            call.started_line = call.started_line or ev.line
+            if started:
                 call.start_span = span
-            if call.started_ms is None:
-                call.started_ms = ts if ts is not None else (None if untimed else int(self._clock()))
-                if call.completed_ms is not None and call.started_ms is not None:
+            if started or call.args is None or not call.summary:
+                args = ev.args()
+                if isinstance(args, dict):
+                    if call.args is None or started:
+                        call.args = _small_args(args)
+                    if not call.summary or started:
+                        call.summary = ev.summary()
+            if ev.started_ms is not None:
+                value, clock = ev.started_ms, CLOCK_STREAM
+            else:
+                value, clock = ev.ts, _clock(ev.ts_source)
+            if value is not None and (call.started_ms is None or (
+                    call.start_clock == CLOCK_RECEIVED and clock == CLOCK_STREAM)):
+                call.started_ms, call.start_clock = value, clock
+                if call.completed_ms is not None:
                     self._timed(call)
         changes.append((CHANGE_TOOL_STARTED if new else CHANGE_TOOL_UPDATED, call_id))
         if done:
-            self._call_done(call_id, changes)
-        return changes
-
-    def _typed_tool_call(self, item: ToolCallEvent) -> list[tuple[str, Any]] | None:
-        """A typed ``tool_call`` event (:mod:`cursor_watch.formats.cursor_typed`), or None
-        when its shape is left to the generic path (nothing has been changed then).
-
-        Called with the session known, a time seen and no spill error, so :meth:`apply`'s
-        prelude is only the counts and the last time.
-        """
-        ts = item.timestamp_ms
-        if ts is UNSET:
-            ts = None
-        elif ts.__class__ is int:
-            if not INT64_MIN <= ts < UINT64_END:
-                return None
-        else:
-            ts = _int(ts)
-        try:
-            fields = tool_fields(item, classify_result)
-        except Irregular:
-            return None
-        self.events += 1
-        if ts is not None:
-            self.last_ts_ms = ts
-        try:
-            # Cursor events have no adapter keys (tool_name, parent_call_id, untimed)
-            return self._apply_tool_call(item, item.call_id, fields, item.model_call_id, ts)
-        except Exception as err:  # noqa: BLE001 - as apply(): a malformed event must not stop the watch
-            return self._not_applied(item, err)
-
-    def _apply_tool_call(self, item: Any, call_id: Any, f: ToolFields, mcid: Any, ts: int | None,
-                         name: Any = None, parent: Any = None, untimed: bool = False) -> list[tuple[str, Any]]:
-        """The ``tool_call`` rules on what either path read (``f``); ``call_id`` and ``mcid``
-        are the event's raw ``call_id`` and ``model_call_id`` values; ``name``, ``parent`` and
-        ``untimed`` an adapter's canonical keys (``tool_name``, ``parent_call_id`` values, and
-        whether ``untimed`` is present: :mod:`cursor_watch.formats`), absent on Cursor's events."""
-        # parallel calls: nothing is open between them (_boundary would change nothing)
-        changes = self._boundary() if self._open is not None or self._tentative is not None else []
-        if not isinstance(call_id, str) or not call_id:
-            cid = f.tool_call_id
-            call_id = cid if isinstance(cid, str) and cid else f"(no call_id, line {item.line})"
-        tool = f.tool
-        call = self.tool_calls.revive(call_id)
-        new = call is None
-        if new:
-            call = self._new_call(call_id)
-        if tool != "unknown" or call.kind == "unknown":
-            call.kind = tool
-            call.tool = name if name.__class__ is str and name else tool
-        # "untimed": an adapter's replayed event of an agent that writes no times (Codex), or any
-        # event of a replayed file (``replayed``): its times stay unknown rather than taken from
-        # the clock, which would time the replay (issue 18: nothing invented)
-        untimed = self.replayed or untimed
-        if parent.__class__ is str and parent:
-            if not call.parent_call_id:
-                self.subagent_calls += 1
-            call.parent_call_id = parent
-        if isinstance(mcid, str):
-            call.model_call_id = mcid
-        subtype = item.subtype
-        started_event = subtype == "started"
-        # the args are read (decoded, on the typed path) only where they can change something
-        args = f.args() if started_event or call.args is None or not call.summary else None
-        if isinstance(args, dict):
-            if call.args is None or started_event:
-                call.args = _small_args(args)
-            if not call.summary or started_event:
-                call.summary = summarize(tool, args)
-        desc = f.description
-        if isinstance(desc, str) and desc:
-            call.description = _short(desc, 300)
-        span = (item.offset, item.size)
-        done = False
-        if subtype == "completed":
-            call.completed_line = item.line
-            call.end_span = span
-            call.args = None  # done: a view re-reads the full args by offset (start_span/end_span)
-            status, outcome, payload = f.result
-            call.outcome = outcome
-            code = payload.get("exitCode")
-            call.exit_code = _int(code)
-            call.detail = _detail(status, outcome, payload)
-            if not call.summary:
-                call.summary = summarize(tool, f.args(), f.full_payload())
-            started = _int(f.started_at)
-            if call.started_ms is None and started is not None:
-                call.started_ms = started
-            completed = _int(f.completed_at)
-            call.completed_ms = completed if completed is not None else (
-                ts if ts is not None else (None if untimed else int(self._clock())))
-            if call.started_ms is not None and call.completed_ms is not None:
-                self._timed(call)
-            # a call seen only as completed, without startedAtMs, has no known start: its
-            # duration is unknown (issue 18: nothing invented), not zero
-            if call.status != status:
-                done = call.status == STATUS_RUNNING
-                self._set_status(call, status)
-        else:
-            # "started" (or an unknown subtype such as a 3P "progress"): the call runs
-            call.started_line = call.started_line or item.line
-            if started_event:
-                call.start_span = span
-            started = _int(f.started_at)
-            if call.started_ms is None:
-                call.started_ms = started if started is not None else (
-                    ts if ts is not None else (None if untimed else int(self._clock())))
-                if call.completed_ms is not None and call.started_ms is not None:
-                    self._timed(call)
-        changes.append((CHANGE_TOOL_STARTED if new else CHANGE_TOOL_UPDATED, call_id))
-        if done:
-            self._call_done(call_id, changes)
+            if self.opening is None:
+                self._set_opening()
+            changes.append((CHANGE_TOOL_DONE, call_id))
         return changes
 
     def _timed(self, call: ToolCall) -> None:
@@ -1249,71 +902,32 @@ class Session:
         first = self.tool_calls.at(1) if len(self.tool_calls) else None
         return (self.first_ts_ms, self.prompt, first.call_id if first is not None else None)
 
-    def _interaction_query(self, item: Event, data: dict, ts: int | None) -> list[tuple[str, Any]]:
-        changes = self._boundary(resend=True)
-        qtype = data.get("query_type") if isinstance(data.get("query_type"), str) else "query"
-        kind = qtype.replace("RequestQuery", "").replace("InteractionQuery", "").replace("Query", "") or qtype
-        call_id = ""
-        if item.subtype == "request":
-            query = data.get("query") if isinstance(data.get("query"), dict) else {}
-            inner = next((v for k, v in query.items() if k != "id" and isinstance(v, dict)), {})
-            args = inner.get("args") if isinstance(inner.get("args"), dict) else inner
-            call_id = args.get("toolCallId") if isinstance(args.get("toolCallId"), str) else ""
-            self._requests[kind] = call_id
-            what = summarize(kind, args) if args else ""
-            text = f"{kind} request" + (f": {what}" if what and what != kind else "")
-        else:
-            resp = data.get("response") if isinstance(data.get("response"), dict) else {}
-            inner = next((v for k, v in resp.items() if k != "id" and isinstance(v, dict)), {})
-            if "result" in inner and isinstance(inner["result"], dict):
-                inner = inner["result"]
-            answer = next(iter(inner), "answered") if inner else "answered"
-            reason = ""
-            if isinstance(inner.get(answer), dict):
-                reason = str(inner[answer].get("reason") or "")
-            text = f"{kind} {item.subtype or 'response'}: {answer}" + (f" ({_short(reason, 120)})" if reason else "")
-            # link to the call named by the last request of the same kind
-            call_id = self._requests.get(kind, "")
-        call = self.tool_calls.revive(call_id) if call_id and item.subtype != "request" else None
-        if call is not None:
-            call.interaction = text
-            changes.append((CHANGE_TOOL_UPDATED, call_id))
-        return changes + self._note("interaction_query", item.subtype, text, item, ts, call_id)
+    def _status_note(self, ev: StatusNote) -> list[tuple[str, Any]]:
+        changes: list[tuple[str, Any]] = []
+        call_id = ev.call_id
+        if ev.about_call and call_id:
+            call = self.tool_calls.revive(call_id)
+            if call is not None:
+                call.interaction = ev.text
+                changes.append((CHANGE_TOOL_UPDATED, call_id))
+        return changes + self._note(ev.kind, ev.subtype, ev.text, ev, call_id)
 
-    def _retry(self, item: Event, data: dict, ts: int | None) -> list[tuple[str, Any]]:
-        changes = self._settle_tentative(resend=True)
-        bits = [f"retry {item.subtype}".strip()]
-        if "attempt" in data:
-            bits.append(f"attempt {data.get('attempt')}")
-        if data.get("is_resume"):
-            bits.append("resume")
-        if "checkpoint_turn_count" in data:
-            bits.append(f"checkpoint turn {data.get('checkpoint_turn_count')}")
-        return changes + self._note("retry", item.subtype, ", ".join(bits), item, ts)
+    def _usage(self, ev: UsageUpdate) -> list[tuple[str, Any]]:
+        self.usage = ev.usage
+        return []
 
-    def _connection(self, item: Event, data: dict, ts: int | None) -> list[tuple[str, Any]]:
-        bits = [f"connection {item.subtype}".strip()]
-        if "attempt" in data:
-            bits.append(f"attempt {data.get('attempt')}")
-        if isinstance(data.get("endpoint_url"), str):
-            bits.append(data["endpoint_url"])
-        return self._note("connection", item.subtype, ", ".join(bits), item, ts)
-
-    def _result(self, item: Event, data: dict, ts: int | None) -> list[tuple[str, Any]]:
-        # a held delta right before the result: the result's text tells which it was
-        text = data.get("result")
-        resend = not (self._tentative is not None and isinstance(text, str)
-                      and text == self.assistant_text + self._tentative)
-        changes = self._settle_tentative(resend)
-        changes += self._close_segment()
+    def _run_end(self, ev: RunEnd) -> list[tuple[str, Any]]:
+        changes = self._close_segment()
         if self.opening is None:
             self._set_opening()
-        self.result = ResultInfo(data, item.line)
+        self.result = ResultInfo(ev)
+        if self.session_id is None and ev.session_id is not None:
+            self.session_id = ev.session_id
         changes.append((CHANGE_RESULT, None))
         return changes
 
-    def _note(self, kind: str, subtype: str, text: str, item: Event, ts: int | None, call_id: str = "") -> list:
-        self.notes.append(Note(kind, subtype, text, item.line, ts, call_id))
+    def _note(self, kind: str, subtype: str, text: str, ev: Any, call_id: str = "") -> list[tuple[str, Any]]:
+        self.notes.append(Note(kind, subtype, text, ev.line, ev.ts if ev.ts_source == TIME_STREAM else None, call_id))
         index = len(self.notes) - 1
         self.timeline.append(("note", index))
         return [(CHANGE_NOTE, index)]
@@ -1358,61 +972,36 @@ def _small_args(args: dict) -> dict:
     return out
 
 
-def _detail(status: str, outcome: str, payload: dict) -> str:
+def _detail(status: str, outcome: str, reason: str, exit_code: int | None) -> str:
+    """A call's one-line detail: ``outcome; reason; exit N`` for a call that did not succeed
+    (the outcome where it says more than the status, the reason folded and cut at
+    :data:`DETAIL_CHARS`, a non-zero exit code); "" for a success."""
     if status == STATUS_SUCCESS:
         return ""
     bits = []
-    if outcome and outcome not in ("failure", "rejected"):
+    if outcome and outcome not in ("failure", "rejected", "failed"):
         bits.append(outcome)
-    for key in ("reason", "error", "message", "stderr"):
-        value = payload.get(key)
-        if isinstance(value, str) and value.strip():
-            bits.append(folded(value, 200))
-            break
-    code = payload.get("exitCode")
-    if isinstance(code, int) and code != 0:
-        bits.append(f"exit {code}")
+    if reason:
+        bits.append(folded(reason, DETAIL_CHARS))
+    if exit_code is not None and exit_code != 0:
+        bits.append(f"exit {exit_code}")
     return "; ".join(bits)
 
 
-_TYPED = frozenset({AssistantEvent, ThinkingEvent, ToolCallEvent})
+_RUN_FIELDS = ("session_id", "model", "cwd", "api_key_source", "permission_mode", "agent", "agent_version", "tools",
+               "mcp_servers")
 
-
-def _generic(item: Any) -> Event | Invalid:
-    """The generic path's item for a typed event: the same line decoded by orjson."""
-    try:
-        data = orjson.loads(item.raw)
-    except orjson.JSONDecodeError:  # msgspec read a line orjson rejects (cursor_typed's notes)
-        return invalid_item(item.raw, item.line, item.offset, item.size)
-    return Event(data, item.line, item.offset, item.size)
-
-
-def _fields_of(tool_call: Any) -> ToolFields:
-    """:class:`ToolFields` from a decoded ``tool_call`` value (the generic path)."""
-    f = ToolFields()
-    tool, body = find_variant(tool_call)
-    siblings = tool_call if isinstance(tool_call, dict) else {}
-    f.tool = tool
-    f.tool_call_id = siblings.get("toolCallId")
-    f.started_at = siblings.get("startedAtMs")
-    f.completed_at = siblings.get("completedAtMs")
-    f._args = body.get("args")
-    f._args_raw = None
-    f.description = body.get("description")
-    f.result = classify_result(body.get("result"))
-    f._full_payload = f.result[2]
-    f._payload_raw = None
-    return f
-
-
-_HANDLERS: dict[str, Callable[..., list]] = {
-    "system": Session._system,
-    "user": Session._user,
-    "assistant": Session._assistant,
-    "thinking": Session._thinking,
-    "tool_call": Session._tool_call,
-    "result": Session._result,
-    "interaction_query": Session._interaction_query,
-    "retry": Session._retry,
-    "connection": Session._connection,
+_HANDLERS: dict[type, Callable[..., list]] = {
+    RunStart: Session._run_start,
+    Prompt: Session._prompt,
+    Text: Session._text,
+    Thinking: Session._thinking,
+    ToolStart: Session._tool,
+    ToolUpdate: Session._tool,
+    ToolEnd: Session._tool,
+    StatusNote: Session._status_note,
+    UsageUpdate: Session._usage,
+    RunEnd: Session._run_end,
+    Unknown: Session._unknown,
+    Silent: Session._silent,
 }

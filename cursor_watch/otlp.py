@@ -75,6 +75,8 @@ from typing import Any
 
 import orjson
 
+from .costs import usage_of
+from .model import CLOCK_RECEIVED
 from .safe import visible_doc
 from .tools import STATUS_FAILURE, STATUS_INCOMPLETE, STATUS_REJECTED, STATUS_RUNNING, STATUS_SUCCESS
 
@@ -342,7 +344,8 @@ class RunIds:
     """The ids of one run, fixed when its first span is recorded (a session id that shows up
     later does not move a trace already begun)."""
 
-    __slots__ = ("key", "trace_id", "span_id", "min_start_ms", "max_end_ms", "first_seen_ms", "sent", "ended")
+    __slots__ = ("key", "trace_id", "span_id", "min_start_ms", "max_end_ms", "first_seen_ms", "sent", "ended", "seen",
+                 "spans")
 
     def __init__(self, key: str, first_seen_ms: float) -> None:
         self.key = key
@@ -353,6 +356,10 @@ class RunIds:
         self.first_seen_ms = first_seen_ms
         self.sent = 0
         self.ended = False
+        # when the outlet saw each call begin (epoch ms): a call of a stream without times is timed
+        # by when its events were read (no more than the running calls are kept)
+        self.seen: dict[str, float] = {}
+        self.spans: dict[str, tuple[int, int]] = {}  # call_id -> its recorded span's (start, end) ns
 
     def saw(self, start_ms: int | None, end_ms: int | None) -> None:
         if start_ms is not None and (self.min_start_ms is None or start_ms < self.min_start_ms):
@@ -408,17 +415,18 @@ def tool_record(run: Any, call: Any, ids: RunIds, *, content: bool = False, now_
         attrs["process.exit.code"] = code
     if call.model_call_id:
         attrs["cursor_watch.model_call_id"] = clean_line(call.model_call_id)
-    if not stream_times:
+    start, end = _call_times(run, call, ids, call_id, stream_times, now_ms)
+    if not stream_times or getattr(call, "start_clock", None) == CLOCK_RECEIVED:
         attrs["cursor_watch.time_source"] = "received"
-    start = _ns(call.started_ms)
-    end = _ns(call.completed_ms)
-    if start is None:
-        start = end if end is not None else _ns(now_ms) or 0
-    if end is None:  # still running when the run ended: it ends with the run (its last recorded time)
-        session = getattr(run, "session", None)
-        known = [t for t in (getattr(session, "last_ts_ms", None), ids.max_end_ms) if t is not None]
-        end = max(start, _ns(max(known) if known else now_ms) or start)
-    end = max(start, end)
+    parent = ids.span_id
+    parent_call = getattr(call, "parent_call_id", None)
+    if isinstance(parent_call, str) and parent_call and parent_call != call_id:
+        parent = tool_span_id_of(ids.key, parent_call)
+        extent = ids.spans.get(parent_call)
+        if extent is not None:  # its parent's span went out already: inside it
+            start = min(max(start, extent[0]), extent[1])
+            end = min(max(end, start), extent[1])
+    ids.spans[call_id] = (start, end)
     status = call.status
     if status == STATUS_SUCCESS:
         st: list = ["unset", ""]
@@ -445,10 +453,6 @@ def tool_record(run: Any, call: Any, ids: RunIds, *, content: bool = False, now_
             attrs["gen_ai.tool.call.arguments"] = _capped_json(args)
         if result is not None:
             attrs["gen_ai.tool.call.result"] = _capped_json(result)
-    parent = ids.span_id
-    parent_call = getattr(call, "parent_call_id", None)
-    if isinstance(parent_call, str) and parent_call and parent_call != call_id:
-        parent = tool_span_id_of(ids.key, parent_call)
     return {
         "n": f"execute_tool {tool}",
         "t": f"{ids.trace_id:032x}",
@@ -463,6 +467,44 @@ def tool_record(run: Any, call: Any, ids: RunIds, *, content: bool = False, now_
     }
 
 
+def _call_times(run: Any, call: Any, ids: RunIds, call_id: str, stream_times: bool,
+                now_ms: float | None) -> tuple[int, int]:
+    """A tool span's ``(start, end)`` in ns, from one clock and never outside its run.
+
+    The call's own times where known (the model keeps one clock per call). In a run whose stream
+    gives times, a missing end is the run's last recorded time and a missing start its end (a
+    span's place in its run, not a time the call was seen). In a run without times (Codex), the
+    times the events were read live, else when this outlet saw the call begin and end (a
+    replay: when it was read), else now (an export after the fact): never 0, never 1970.
+    The run's span takes in what is recorded here (:meth:`RunIds.saw`).
+    """
+    now = now_ms if now_ms is not None else time.time() * 1000.0
+    start, end = call.started_ms, call.completed_ms
+    s = getattr(run, "session", None)
+    if end is None:
+        if stream_times:
+            known = [t for t in (getattr(s, "last_ts_ms", None), ids.max_end_ms) if t is not None]
+            end = max(known) if known else now
+        elif call.status in (STATUS_RUNNING, STATUS_INCOMPLETE):
+            known = [t for t in (getattr(s, "last_received_ms", None), ids.max_end_ms) if t is not None]
+            end = max(known) if known else now
+        else:
+            end = now  # it ended when this was read (the outlet records a call as it ends)
+    if start is None:
+        start = ids.seen.pop(call_id, None) if not stream_times else None
+        if start is None or start > end:
+            start = end
+    else:
+        ids.seen.pop(call_id, None)
+    end = max(start, end)
+    b, e = _ns(start), _ns(end)
+    if b is None or e is None:  # a time beyond what a span can hold (a hostile stream's): when read
+        b = e = _ns(now) or 0
+        start = end = now
+    ids.saw(int(start), int(end))
+    return b, max(b, e)
+
+
 def _payloads(run: Any, call: Any) -> tuple[Any, Any]:
     """The call's full arguments and result, re-read from the source (None where not available)."""
     reread = getattr(run, "reread", None)
@@ -471,7 +513,7 @@ def _payloads(run: Any, call: Any) -> tuple[Any, Any]:
     try:
         from .payloads import load_call_events
 
-        args, result, _note = load_call_events(call, reread)
+        args, result, _note = load_call_events(call, reread, getattr(run.session, "agent", None))
     except Exception:  # noqa: BLE001 - a source that can't be read back: what the model kept
         return call.args, None
     return args, result
@@ -522,24 +564,29 @@ def run_record(run: Any, ids: RunIds, *, content: bool = False, now_ms: float | 
             attrs["cursor_watch.result.duration_ms"] = result.duration_ms
         if result.request_id:
             attrs["cursor_watch.request_id"] = clean_line(result.request_id)
-        usage = result.usage or {}
+    usage = usage_of(s)
+    if usage is not None:
         for key, attr in (("input_tokens", "gen_ai.usage.input_tokens"),
                           ("output_tokens", "gen_ai.usage.output_tokens"),
                           ("cache_read_tokens", "gen_ai.usage.cache_read.input_tokens"),
                           ("cache_write_tokens", "gen_ai.usage.cache_creation.input_tokens")):
-            value = _int64(usage.get(key))
+            value = _int64(getattr(usage, key))
             if value is not None:
                 attrs[attr] = value
-    # times: the first and last the stream recorded (events and tool calls), else when read
-    starts = [t for t in (s.first_ts_ms, ids.min_start_ms) if t is not None]
-    ends = [t for t in (s.last_ts_ms, ids.max_end_ms) if t is not None]
+    # times: the first and last the stream recorded (events and tool calls); in a run without
+    # times, when its events were read (live), else when this outlet saw it (a replay, an export);
+    # always around every tool span of the run (RunIds.saw)
+    if stream_times:
+        starts = [t for t in (s.first_ts_ms, ids.min_start_ms) if t is not None]
+        ends = [t for t in (s.last_ts_ms, ids.max_end_ms) if t is not None]
+    else:
+        starts = [t for t in (s.first_received_ms, ids.min_start_ms, ids.first_seen_ms) if t is not None]
+        ends = [t for t in (s.last_received_ms, ids.max_end_ms, now_ms) if t is not None]
     start = _ns(min(starts)) if starts else None
-    if start is None:
-        start = _ns(ids.first_seen_ms) or 0
+    if start is None:  # (a time beyond what a span can hold: a hostile stream's)
+        start = _ns(ids.first_seen_ms) or _ns(now_ms) or 0
     end = _ns(max(ends)) if ends else None
-    if end is None:
-        end = _ns(now_ms) or start
-    end = max(start, end)
+    end = max(start, end if end is not None else start)
     if s.status == "success":
         st: list = ["unset", ""]
     elif s.status == "error":
@@ -605,11 +652,10 @@ def run_records(run: Any, *, content: bool = False, now_ms: float | None = None)
     """Every span record of a finished run, tool calls first and the run span last (the
     ``--export PATH.otlp.json`` path, which reads the final model)."""
     s = run.session
-    ids = RunIds(key_of(run), now_ms if now_ms is not None else time.time() * 1000.0)
+    now_ms = now_ms if now_ms is not None else time.time() * 1000.0
+    ids = RunIds(key_of(run), now_ms)
     stream_times = s.first_ts_ms is not None
     calls = list(s.tool_calls.values())
-    for call in calls:
-        ids.saw(call.started_ms, call.completed_ms)
     out = [tool_record(run, call, ids, content=content, now_ms=now_ms, stream_times=stream_times) for call in calls]
     out.append(run_record(run, ids, content=content, now_ms=now_ms))
     return out
@@ -662,7 +708,13 @@ class OtlpOutlet:
         """Take a batch of the run's changes (``Watch`` calls it after the views)."""
         for change in changes:
             kind = change[0]
-            if kind == "tool_done" or kind == "end" or kind == "result":
+            if kind == "tool_started":
+                try:
+                    self.ids_of(run).seen.setdefault(change[1], self._clock())
+                except Exception as err:  # noqa: BLE001 - the outlet must never stop the watch
+                    self.errors += 1
+                    self.last_error = f"{type(err).__name__}: {err}"
+            elif kind == "tool_done" or kind == "end" or kind == "result":
                 try:
                     if kind == "end":
                         self._end(run)
@@ -685,7 +737,6 @@ class OtlpOutlet:
         if call.status == STATUS_INCOMPLETE and run.cut_short:
             return  # still running when we stopped watching: not incomplete, its end is not known
         ids = self.ids_of(run)
-        ids.saw(call.started_ms, call.completed_ms)
         record = tool_record(run, call, ids, content=self.content, now_ms=self._clock(),
                              stream_times=run.session.first_ts_ms is not None)
         ids.sent += 1

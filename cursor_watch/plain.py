@@ -14,11 +14,11 @@ from rich.console import Console
 from rich.text import Text
 
 from . import model as m
-from .formats import agent_command
+from .canonical import Usage, agent_command
 from .costs import run_cost, usage_of
 from .fmt import cost_label
 from .model import Session, ToolCall
-from .fmt import plural, tool_calls_phrase
+from .fmt import model_label, plural, tool_calls_phrase
 from .fmt import call_duration_text, format_ms  # noqa: F401 - views import format_ms from here too
 from .output import OutputClosed
 from .runs import Run
@@ -65,7 +65,7 @@ def tool_status_label(call: ToolCall) -> Text:
 def header_pieces(session: Session) -> list[Piece]:
     """One line: session id, model, cwd, permission mode, API key source."""
     command = agent_command(session.agent) + (f" {session.agent_version}" if session.agent_version else "")
-    p: list[Piece] = [(visible_line(command) + " ", "bold"), (visible_line(session.model or "?"), "bold cyan")]
+    p: list[Piece] = [(visible_line(command) + " ", "bold"), (visible_line(model_label(session.model, session.events)), "bold cyan")]
     if session.cwd:
         p.append(("  cwd ", "dim"))
         p.append((visible_line(session.cwd), None))
@@ -134,9 +134,9 @@ def outcome_pieces(session: Session) -> list[Piece]:
     duration = run_duration_text(session)
     if duration:
         parts.append(duration)
-    if r is not None:
-        if r.usage:
-            parts.append(usage_text(r.usage))
+    usage = usage_of(session)
+    if usage is not None and usage_text(usage):
+        parts.append(usage_text(usage))
     cost = cost_text(session)
     if cost:
         parts.append(cost)
@@ -154,10 +154,21 @@ def outcome_text(session: Session) -> Text:
     return rich_text(None, outcome_pieces(session))
 
 
-def usage_text(usage: dict) -> str:
-    """``tokens in 21,994 · out 261 · cache read 22,528``."""
-    names = (("input_tokens", "in"), ("output_tokens", "out"), ("cache_read_tokens", "cache read"), ("cache_write_tokens", "cache write"))
-    bits = [f"{label} {usage[k]:,}" for k, label in names if isinstance(usage.get(k), int) and (usage[k] or k in ("input_tokens", "output_tokens"))]
+def usage_text(usage: Usage) -> str:
+    """``tokens in 44,522 (cache read 22,528) · out 261 (reasoning 64)``: the input counts the
+    cached tokens (the cache's parts in brackets), the output its reasoning where the agent
+    says so (an agent that counts reasoning apart: ``· reasoning N``); "" when nothing is known."""
+    bits = []
+    if usage.input_tokens is not None:
+        parts = [f"{label} {v:,}" for v, label in ((usage.cache_read_tokens, "cache read"),
+                                                     (usage.cache_write_tokens, "cache write")) if v]
+        bits.append(f"in {usage.input_tokens:,}" + (f" ({', '.join(parts)})" if parts else ""))
+    reasoning = usage.reasoning_tokens
+    if usage.output_tokens is not None:
+        inside = reasoning and usage.reasoning_in_output is not False
+        bits.append(f"out {usage.output_tokens:,}" + (f" (reasoning {reasoning:,})" if inside else ""))
+    if reasoning and (usage.reasoning_in_output is False or usage.output_tokens is None):
+        bits.append(f"reasoning {reasoning:,}")
     return "tokens " + " · ".join(bits) if bits else ""
 
 
@@ -415,8 +426,9 @@ def print_summary(session: Session, console: Console, stderr_tail: list[str] | N
         f"unknown events {c['unknown_events']} · tool calls {c['tool_calls']}",
         style="dim",
     ))
-    if s.result is not None and s.result.usage:
-        console.print(Text(usage_text(s.result.usage), style="dim"))
+    usage = usage_of(s)
+    if usage is not None and usage_text(usage):
+        console.print(Text(usage_text(usage), style="dim"))
     cost = run_cost(s)
     if cost.estimate is not None:
         console.print(Text(f"cost {cost_label(None, cost.estimate)} (prices: {visible_line(cost.source)})", style="dim"))

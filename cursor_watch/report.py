@@ -22,7 +22,7 @@ from typing import Any
 import msgspec
 import orjson
 
-from .costs import RATE_KINDS, run_cost, usage_of
+from .costs import TOKEN_KINDS, run_cost, usage_of
 from .names import call_summary, shared_ends, short_name
 from .runner import Monitor
 from .sources import STREAM_SUFFIXES
@@ -56,7 +56,9 @@ class RunStats:
     Attributes:
         started_ms: the run's first ``timestamp_ms`` (epoch ms), None when the stream has none.
         duration_ms: ``result.duration_ms``, else the span of its timestamps, else None.
-        tokens: by kind (``input_tokens``...; absent kinds 0).
+        tokens: by kind (``input_tokens``, cached ones included, ``output_tokens``,
+            ``cache_read_tokens``, ``cache_write_tokens``, ``reasoning_tokens``: the canonical
+            meaning, :class:`cursor_watch.canonical.Usage`; a kind not reported counts 0).
         cost_reported: USD the agent reported; cost_estimate: exact decimal estimate; price_note:
             why there is no figure.
     """
@@ -106,8 +108,8 @@ def _agent(session: Any) -> str:
 def run_stats(run: Any) -> RunStats:
     """The report's record of one finished run (a :class:`~cursor_watch.runs.Run`)."""
     s = run.session
-    usage = usage_of(s) or {}
-    tokens = {key: (usage.get(key) if isinstance(usage.get(key), int) else 0) for key, _ in RATE_KINDS}
+    usage = usage_of(s)
+    tokens = {key: (getattr(usage, key) or 0 if usage is not None else 0) for key in TOKEN_KINDS}
     cost = run_cost(s)
     duration = s.duration_ms()
     status = s.status if s.status != "running" else "incomplete"
@@ -210,10 +212,10 @@ def slim_line(line: bytes) -> bytes | None:
     if tc is None:
         return None
     variant = name = None
-    for field in VARIANTS:
-        variant = getattr(tc, f"{field}ToolCall")
+    for vname in VARIANTS:
+        variant = getattr(tc, f"{vname}ToolCall")
         if variant is not None:
-            name = f"{field}ToolCall"
+            name = f"{vname}ToolCall"
             break
     if variant is None:
         return None
@@ -281,7 +283,7 @@ def read_runs(path: str, slim_min: int | None = SLIM_MIN) -> Iterator[RunStats]:
     Raises:
         ReportError: the file can't be read.
     """
-    monitor = Monitor(source=path, source_label=os.path.basename(path))
+    monitor = Monitor(source=path, source_label=os.path.basename(path), live=False)  # a replay: no times invented
     buf = bytearray(CHUNK)
     filled = 0
     try:
@@ -327,7 +329,7 @@ class Totals:
     runs: int = 0
     outcomes: dict[str, int] = field(default_factory=lambda: {"success": 0, "error": 0, "incomplete": 0})
     durations: list[int] = field(default_factory=list)
-    tokens: dict[str, int] = field(default_factory=lambda: {key: 0 for key, _ in RATE_KINDS})
+    tokens: dict[str, int] = field(default_factory=lambda: {key: 0 for key in TOKEN_KINDS})
     cost_reported: float = 0.0
     reported_runs: int = 0
     cost_estimate: Decimal = Decimal(0)
@@ -360,7 +362,7 @@ class Totals:
         return {
             "runs": self.runs,
             "outcomes": dict(self.outcomes),
-            "duration_ms": sum(self.durations),
+            "duration_ms": sum(self.durations) if self.durations else None,  # none recorded: unknown, not 0
             "median_duration_ms": statistics.median(self.durations) if self.durations else None,
             "tokens": dict(self.tokens),
             "cost_usd_reported": self.cost_reported if self.reported_runs else None,
@@ -388,7 +390,7 @@ class ToolTotals:
         return {"tool": tool, "calls": self.calls, "failed": self.failed, "rejected": self.rejected,
                 "failure_rate": self.failed / self.calls if self.calls else None,
                 "median_ms": statistics.median(d) if d else None, "max_ms": max(d) if d else None,
-                "total_ms": sum(d)}
+                "total_ms": sum(d) if d else None}
 
 
 @dataclass

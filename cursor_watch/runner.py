@@ -19,11 +19,13 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from .events import Decoder, Event, Invalid
-from .lazy import lazy_module
+from .canonical import TIME_STREAM, RunEnd
+from .events import Decoder, Invalid
 from .formats import Adapter, Reader
+from .lazy import lazy_module
 from .model import CHANGE_RESULT, Session
-from .runs import STDERR_TAIL, Run, RunSplitter, all_succeeded, finish_run, source_name, split_changes
+from .runs import (STDERR_TAIL, Run, RunSplitter, all_succeeded, finish_open_runs, finish_run, source_name,
+                   split_changes)
 from .sources import FileSource, Notice, ProcessSource, Source, SourceError, list_stream_files
 
 asyncio = lazy_module("asyncio")  # imported when an event loop runs (not by Watch.replay)
@@ -44,50 +46,62 @@ EXIT_BUDGET = 3  # --enforce stopped a spawned command that went past a budget
 
 class Monitor:
     """Bytes in, model changes out: :class:`Decoder`, the agent's adapter
-    (:class:`cursor_watch.formats.Reader`), then one Session per run.
+    (:class:`cursor_watch.formats.Reader`: native events to canonical ones), then one Session
+    per run.
 
     A source may hold several runs (:mod:`cursor_watch.runs`): ``session`` is the current
     (newest) run's model, ``runs`` all of them. Changes come back as one flat list; when
     a new run begins in it, ``(runs.CHANGE_RUN, run)`` precedes that run's changes.
 
     Args:
-        clock: epoch-ms clock for events without times (tests inject a fixed one).
+        clock: epoch-ms clock: an event read live without a time of its own gets its reading
+            (tests inject a fixed one).
         source: the source's path, ``-`` (stdin) or command (the summary's ``"source"``).
         source_label: its short name in views.
         reread: ``(offset, size) -> bytes`` re-reading the source (payloads by offset).
         make_session: builds each run's Session (default ``Session(clock)``).
         fmt: the stream's format, ``auto`` (sniffed from its first objects) or one of
             :data:`cursor_watch.formats.FORMATS`; each run's ``session.agent`` is its label.
-        live: False for a file replayed (not followed): an adapted event without a time of its
-            own then gets none, not the clock's (:class:`cursor_watch.formats.Reader`).
+        live: False for a file replayed (not followed): an event without a time of its own
+            then gets none, not the clock's. :attr:`live` may be set later (a followed file
+            that has caught up is read live).
     """
 
     def __init__(self, clock: Callable[[], float] | None = None, source: str = "-", source_label: str = "stdin",
                  reread: Callable[[int, int], bytes] | None = None,
                  make_session: Callable[[], Session] | None = None, fmt: str = "auto", live: bool = True) -> None:
-        # typed decoding is each adapter's own fast path (formats.cursor_typed for Cursor's):
-        # off until the format is known (other agents' lines could fit its structs: _detected
-        # gives the decoder the detected adapter's)
-        self.decoder = Decoder(typed=fmt == "cursor")
+        # typed decoding is each adapter's own fast path: off until the format is known (other
+        # agents' lines could fit its structs: _detected gives the decoder the adapter's)
+        self.decoder = Decoder()
         self.agent: str | None = None
         make = make_session or (lambda: Session(clock))
+        self._live = live
 
         def labelled() -> Session:
             session = make()
-            session.replayed = not live
+            session.replayed = not self._live
             if self.agent is not None:
                 session.agent = self.agent
             return session
 
         self.splitter = RunSplitter(source, source_label, labelled, reread or _no_reread)
-        self.reader = Reader(fmt, self._detected, live)
-        self._paced_corrections: list[int] = []
+        self.reader = Reader(fmt, self._detected, live, clock)
         self._last_run = self.splitter.current
         self._switches = 0
 
+    @property
+    def live(self) -> bool:
+        """Events are read as the agent writes them (see the class's ``live``)."""
+        return self._live
+
+    @live.setter
+    def live(self, value: bool) -> None:
+        self._live = value
+        self.reader.live = value
+
     def _detected(self, adapter: Adapter) -> None:
         self.agent = adapter.agent
-        self.decoder.typed = adapter.typed_decoder or False
+        self.decoder.typed = adapter.typed_decoder
         for run in self.splitter.runs:
             if run.session.agent is None:
                 run.session.agent = adapter.agent
@@ -125,7 +139,7 @@ class Monitor:
         return split_changes(start, changes)
 
     def feed(self, chunk: bytes) -> Changes:
-        """Frame, parse and apply ``chunk`` (any size, any boundary)."""
+        """Frame, parse, adapt and apply ``chunk`` (any size, any boundary)."""
         changes: Changes = []
         splitter = self.splitter
         # No cyclic GC inside a chunk: orjson allocates a dict per JSON object, so at the
@@ -138,110 +152,43 @@ class Monitor:
             items = self.reader.adapt(self.decoder.feed(chunk))
             n = len(items)
             i = 0
-            switches = splitter.switches
             while i < n:
-                i = splitter.current.session.apply_all(items, i, changes)
-                if i < n:  # a system/init: it may begin a new run
-                    if splitter.starts_run(items[i]):
-                        self._mark_last(items, i)  # the ending run's last event, for its end note
-                    changes += splitter.apply(items[i])
+                run = splitter.current
+                i = run.session.apply_all(items, i, changes)
+                _mark_last(run, items, i)
+                if i < n:  # a run start (it may begin a new run), or the end of a run kept open
+                    item = items[i]
+                    changes += splitter.apply(item)
+                    if item.__class__ is not RunEnd:
+                        _mark_last(splitter.current, items, i + 1)
                     i += 1
-            if self.reader.corrections != [0]:
-                self._count_native(self.reader.corrections, splitter.switches - switches)
+            # the batch's events are freed now, by their counts: not walked by the collector
+            # that runs at the first allocation after it is enabled again
+            items = []
         finally:
             if gc_was_enabled:
                 gc.enable()
         splitter.count_lines(self.decoder.lines)
-        self._mark_last(items)
         return changes
 
-    def _count_native(self, corrections: list[int], switches: int) -> None:
-        """Make each run's ``events`` count the agent's own events, not the adapter's canonical
-        ones: ``corrections`` per run segment of the last batch (an init begins one), ``switches``
-        the runs the batch began (the first init of a source begins none: its segment is the
-        current run's)."""
-        corr = list(corrections)
-        while len(corr) > switches + 1:  # an init that began no run
-            corr[0] += corr.pop(1)
-        runs = self.splitter.runs[len(self.splitter.runs) - len(corr):]
-        for run, c in zip(runs, corr):
-            run.session.events += c
-
-    def _mark_last(self, items: list, stop: int | None = None, whole: bool = True) -> None:
-        """Remember the newest event of ``items[:stop]`` on the current run (its end note names it).
-
-        The last event of a batch always belongs to the current run: a run begins at an event.
-        With another agent's adapter (``whole``: ``items`` is a whole adapted batch), the agent's
-        own events of the batch are looked at, not the canonical ones (a native event may give
-        none, and one given at the end of input, a call whose message never came, has an
-        earlier line); before ``stop`` means before the native line of ``items[stop]``. A run's
-        mark never moves back to an earlier line.
-        """
-        run = self.splitter.current
-        end = len(items) if stop is None else stop
-        native = self.reader.native if whole else None
-        if native is not None:
-            limit = items[stop].line if stop is not None and stop < len(items) else None
-            for k in range(len(native) - 1, -1, -1):
-                item = native[k]
-                cls = item.__class__
-                if cls is Invalid or (limit is not None and item.line >= limit):
-                    continue
-                # an adapter's typed event (its typed decoder) has the field itself
-                ts = item.data.get("timestamp_ms") if cls is Event else getattr(item, "timestamp_ms", None)
-                self._set_last(run, item.type, item.subtype, item.line, ts)
-                return
-        for k in range(end - 1, -1, -1):
-            item = items[k]
-            if item.__class__ is Invalid:
-                continue
-            # a generic Event has its dict; a typed event (formats.cursor_typed) the field itself
-            ts = item.data.get("timestamp_ms") if item.__class__ is Event else getattr(item, "timestamp_ms", None)
-            kind, subtype = item.type, item.subtype
-            found = self.reader.native_event(item.line) if native is None else None
-            if found is not None:  # another agent's: its own event's name
-                kind, subtype = found.type, found.subtype
-            self._set_last(run, kind, subtype, item.line, ts)
-            return
-
-    @staticmethod
-    def _set_last(run: Run, kind: str, subtype: Any, line: int, ts: Any) -> None:
-        last = run.last_event
-        if last is not None and last[2] > line:
-            return
-        run.last_event = (kind, subtype if subtype.__class__ is str else "", line, ts if ts.__class__ is int else None)
-
     def items(self, chunk: bytes) -> list:
-        """Frame and parse ``chunk`` without applying (for paced replay)."""
+        """Frame, parse and adapt ``chunk`` without applying (for paced replay)."""
         items = self.reader.adapt(self.decoder.feed(chunk))
         self.splitter.count_lines(self.decoder.lines)
-        corr = self.reader.corrections
-        if corr != [0]:  # the first segment's to the current run, each next one's at its init
-            self.splitter.current.session.events += corr[0]
-            self._paced_corrections = list(corr[1:])
         return items
 
     def apply(self, item: Any) -> Changes:
-        """Apply one parsed item (paced replay)."""
+        """Apply one canonical event (paced replay)."""
         changes = self.splitter.apply(item)
-        if self._paced_corrections and item.__class__ is Event and item.type == "system" and item.subtype == "init":
-            # each init begins the batch's next segment, counted in the run current after it
-            # (a new run, or the same one for a source's first init, which begins none: as
-            # _count_native folds it into the current run's)
-            self.splitter.current.session.events += self._paced_corrections.pop(0)
-        self._mark_last([item], whole=False)
+        _mark_last(self.splitter.current, [item], 1)
         return changes
 
     def _apply_batch(self, items: list) -> Changes:
-        """Apply adapted ``items`` one by one (idle flush, end of input), counting native events."""
+        """Apply canonical ``items`` one by one (idle flush, end of input)."""
         changes: Changes = []
-        corr = self.reader.corrections
-        switches = self.splitter.switches
         for item in items:
             changes.extend(self.splitter.apply(item))
-        if corr != [0]:
-            self._count_native(corr, self.splitter.switches - switches)
-        self._mark_last(items)
+            _mark_last(self.splitter.current, [item], 1)
         return changes
 
     def flush(self) -> Changes:
@@ -265,18 +212,41 @@ class Monitor:
             if s.events or s.invalid_lines or s.result is not None:
                 self.splitter.count_lines(self.decoder.lines)
                 reason = "the file was truncated" if notice.kind == "truncated" else "the file was replaced"
+                self.reader.restart()
                 changes.extend(self.splitter.restart(self.decoder.lines + 1, self.decoder.framer.offset, reason))
         changes.extend(self.session.add_note("source", notice.kind, notice.text))
         return changes
 
     def finish(self, exit_status: int | None = None, reason: str | None = None) -> Changes:
         """End of input: last line, held lines, events the adapter held, then the current run's
-        end (with its end note when it has no ``result``: ``reason`` says why when known)."""
+        end (with its end note when it has no result: ``reason`` says why when known)."""
         changes = self._apply_batch(self.reader.adapt(self.decoder.finish()))
         changes += self._apply_batch(self.reader.finish())
         self.splitter.count_lines(self.decoder.lines)
+        changes += finish_open_runs(self.splitter)
         changes.extend(finish_run(self.splitter.current, exit_status, reason))
         return changes
+
+
+def _mark_last(run: Run, items: list, stop: int) -> None:
+    """Remember on ``run`` the newest canonical event of ``items[:stop]`` (its end note names it:
+    the native event it stands for, with its line and, when the stream gave one, its time)."""
+    for k in range(stop - 1, -1, -1):
+        ev = items[k]
+        if ev.__class__ is Invalid:
+            continue
+        src = ev.src
+        line = getattr(src, "line", ev.line)
+        ts = None
+        if ev.ts_source == TIME_STREAM:  # (merged deltas: their last one's time)
+            ts = ev.ts if line == ev.line else getattr(ev, "ts_end", None)
+        last = run.last_event
+        if last is not None and last[2] > line:
+            return
+        name = ev.native_name
+        kind, _, subtype = name.partition("/")
+        run.last_event = (kind, subtype, line, ts)
+        return
 
 
 def _no_reread(offset: int, size: int) -> bytes:
@@ -284,7 +254,7 @@ def _no_reread(offset: int, size: int) -> bytes:
 
 
 class Pacer:
-    """Replays at the recorded pace times ``speed`` (from ``timestamp_ms``).
+    """Replays at the recorded pace times ``speed`` (from the times the stream gave).
 
     ``speed`` 0 means as fast as possible. Gaps are capped at ``max_gap_s`` seconds
     of wall time so a recorded 12-minute silence doesn't stall a demo.
@@ -298,12 +268,9 @@ class Pacer:
 
     def delay_for(self, item: Any) -> float:
         """Seconds to wait before applying ``item``."""
-        if not self.speed or isinstance(item, Invalid):
+        if not self.speed or item.__class__ is Invalid or item.ts_source != TIME_STREAM:
             return 0.0
-        # a typed event (cursor_typed) has the field itself: UNSET when absent
-        ts = item.data.get("timestamp_ms") if item.__class__ is Event else item.timestamp_ms
-        if not isinstance(ts, (int, float)) or isinstance(ts, bool):
-            return 0.0
+        ts = item.ts
         if self._last_ts is None or ts <= self._last_ts:
             self._last_ts = max(ts, self._last_ts or ts)
             return 0.0
@@ -423,14 +390,27 @@ class Feed:
     def __init__(self, source: Source, clock: Callable[[], float] | None = None, fmt: str = "auto") -> None:
         self.source = source
         path = getattr(source, "path", None) if source.kind in ("file", "follow") else None
+        # a followed file's content at start is read as a replay (its events happened before):
+        # live from when it has caught up
         self.monitor = Monitor(clock, path or "-", source_name(source.label, source.kind), source.reread, fmt=fmt,
-                               live=source.kind != "file")
+                               live=source.kind in ("stdin", "process"))
         self.stderr_tail: list[str] = []
         self.error: str | None = None
         self.state = "queued"
-        self.caught_up = False
+        self._caught_up = False
         self.started = False
         self.ended = False
+
+    @property
+    def caught_up(self) -> bool:
+        """A file's content at start has been applied (a followed file goes on, read live)."""
+        return self._caught_up
+
+    @caught_up.setter
+    def caught_up(self, value: bool) -> None:
+        self._caught_up = value
+        if value and self.source.kind == "follow":
+            self.monitor.live = True
 
     @property
     def runs(self) -> list[Run]:

@@ -21,7 +21,7 @@ import signal
 from collections.abc import Callable
 from typing import Any
 
-from .events import Event, Invalid
+from .canonical import RunEnd, RunStart
 from .fmt import format_ms, plural
 from .model import Session
 from .safe import visible_line
@@ -59,7 +59,8 @@ class Run:
     """
 
     __slots__ = ("source", "source_label", "index", "session", "first_line", "last_line", "stderr", "reread",
-                 "has_init", "first_offset", "end_offset", "last_event", "end_reason", "observed_until_stop")
+                 "has_init", "first_offset", "end_offset", "last_event", "end_reason", "observed_until_stop",
+                 "start_line")
 
     def __init__(self, source: str, source_label: str, index: int, session: Session, first_line: int,
                  reread: Callable[[int, int], bytes]) -> None:
@@ -77,6 +78,7 @@ class Run:
         self.last_event: tuple[str, str, int, int | None] | None = None
         self.end_reason: str | None = None
         self.observed_until_stop = False
+        self.start_line: int | None = None  # the line of the event that began it (its run start)
 
     @property
     def cut_short(self) -> bool:
@@ -126,7 +128,7 @@ class RunSplitter:
         reread: re-reads the source by byte offset.
     """
 
-    __slots__ = ("runs", "current", "_source", "_label", "_make_session", "_reread", "switches")
+    __slots__ = ("runs", "current", "_source", "_label", "_make_session", "_reread", "switches", "open_runs")
 
     def __init__(self, source: str, source_label: str, make_session: Callable[[], Session],
                  reread: Callable[[int, int], bytes]) -> None:
@@ -135,7 +137,9 @@ class RunSplitter:
         self._make_session = make_session
         self._reread = reread
         self.runs: list[Run] = []
-        self.switches = 0  # runs begun after the first (lets callers skip looking for CHANGE_RUN)
+        self.switches = 0  # CHANGE_RUN markers given so far (lets callers skip looking for them)
+        # runs kept open for an end still to come (RunStart.previous_open), by their start line
+        self.open_runs: dict[int, Run] = {}
         self.current = self._new_run(1)
 
     def _new_run(self, first_line: int) -> Run:
@@ -143,26 +147,31 @@ class RunSplitter:
         self.runs.append(run)
         return run
 
-    def starts_run(self, item: Event | Invalid) -> bool:
-        """True when ``item`` is a ``system/init`` that begins a new run."""
-        return (item.__class__ is Event and item.type == "system" and item.subtype == "init"
-                and self.current.has_init)
+    def starts_run(self, item: Any) -> bool:
+        """True when ``item`` is a :class:`~cursor_watch.canonical.RunStart` (not ``implicit``)
+        that begins a new run: the current run has had its own."""
+        return item.__class__ is RunStart and not item.implicit and self.current.has_init
 
-    def begin_run(self, item: Event) -> list[tuple[str, Any]]:
-        """End the current run at ``item`` (an ``init``) and start the next one.
+    def begin_run(self, item: RunStart) -> list[tuple[str, Any]]:
+        """End the current run at ``item`` (a run start) and start the next one.
 
         Returns the old run's end changes followed by ``(CHANGE_RUN, new run)``.
         """
         old = self.current
-        # an adapter's init may say its run began on an earlier line (events it gives after the
-        # init, from before it: formats.__init__'s run_first_line / run_first_offset)
-        first, offset = item.data.get("run_first_line"), item.data.get("run_first_offset")
-        if not (first.__class__ is int and offset.__class__ is int and old.first_line < first <= item.line
+        # a run start may say its run began on an earlier line (Claude Code's SessionStart hook
+        # events, which its adapter gives after the init: RunStart.first_line / first_offset)
+        first, offset = item.first_line, item.first_offset
+        if not (first is not None and offset is not None and old.first_line < first <= item.line
                 and old.first_offset <= offset <= item.offset):
             first, offset = item.line, item.offset
         old.session.lines = first - old.first_line
         old.last_line = first - 1
-        changes = finish_run(old, reason=f"a new run began on line {first} (a new system/init)")
+        if item.previous_open and old.start_line is not None:
+            # its end comes later (a background task held it back): the run stays open for it
+            self.open_runs[old.start_line] = old
+            changes: list[tuple[str, Any]] = []
+        else:
+            changes = finish_run(old, reason=f"a new run began on line {first} (a new system/init)")
         run = self._new_run(first)
         run.first_offset = old.end_offset = offset
         self.current = run
@@ -186,14 +195,25 @@ class RunSplitter:
         changes.append((CHANGE_RUN, run))
         return changes
 
-    def apply(self, item: Event | Invalid) -> list[tuple[str, Any]]:
-        """Apply one item to the run it belongs to; returns its changes."""
+    def apply(self, item: Any) -> list[tuple[str, Any]]:
+        """Apply one canonical event (or invalid line) to the run it belongs to; returns its changes.
+
+        The end of a run kept open (:attr:`open_runs`) goes to that run, and ends it: its
+        changes come between ``(CHANGE_RUN, that run)`` and ``(CHANGE_RUN, current run)``."""
         changes: list[tuple[str, Any]] = []
+        if item.__class__ is RunEnd and item.run_line is not None:
+            old = self.open_runs.pop(item.run_line, None)
+            if old is not None:
+                self.switches += 2
+                changes = [(CHANGE_RUN, old), *old.session.apply(item), *finish_run(old), (CHANGE_RUN, self.current)]
+                return changes
         if self.starts_run(item):
-            changes = self.begin_run(item)  # type: ignore[arg-type]
+            changes = self.begin_run(item)
         run = self.current
-        if item.__class__ is Event and item.type == "system" and item.subtype == "init":
+        if item.__class__ is RunStart and not item.implicit:
             run.has_init = True
+            if run.start_line is None:
+                run.start_line = item.line
         changes += run.session.apply(item)
         return changes
 
@@ -306,6 +326,18 @@ def end_note(run: Run, reason: str | None = None) -> str:
     if reason:
         text += f"; {reason}"
     return text
+
+
+def finish_open_runs(splitter: RunSplitter, reason: str | None = None) -> list[tuple[str, Any]]:
+    """End every run kept open for an end that never came (the input ended first): each with
+    its end note, its changes between ``(CHANGE_RUN, run)`` markers, the current run's last."""
+    changes: list[tuple[str, Any]] = []
+    for old in list(splitter.open_runs.values()):
+        splitter.switches += 2
+        changes += [(CHANGE_RUN, old), *finish_run(old, reason=reason or "its result never came (the input ended)"),
+                    (CHANGE_RUN, splitter.current)]
+    splitter.open_runs.clear()
+    return changes
 
 
 def finish_run(run: Run, exit_status: int | None = None, reason: str | None = None) -> list[tuple[str, Any]]:

@@ -31,45 +31,43 @@ from typing import Any
 
 import orjson
 
+from .formats import PAYLOAD_MARKERS, payload_reader
 from .match import Query, payload_count
-from .formats import PAYLOAD_MARKERS, native_payloads
-from .tools import find_variant
 
 RECORD = struct.Struct("<qii")
 CHUNK = 1 << 20  # bytes read and scanned at a time
 DONE, UNDECODED = -2, -1
 
 
-def _counts(query: Any, raw: bytes) -> tuple[int, int] | None:
-    """``(args, result)`` matches of a ``tool_call`` line; (0, 0) for other events; None if it
-    doesn't decode."""
+def _counts(query: Any, raw: bytes, payloads: Callable[[dict], list]) -> tuple[int, int] | None:
+    """``(args, result)`` matches of a line's tool payloads, as the agent wrote them (``payloads``:
+    the run's agent's reader, :func:`cursor_watch.formats.payload_reader`); (0, 0) for a line
+    without any; None if it doesn't decode."""
     try:
         data = orjson.loads(raw)
     except orjson.JSONDecodeError:
         return None
     if not isinstance(data, dict):
         return (0, 0)
-    if data.get("type") == "tool_call":
-        _tool, body = find_variant(data.get("tool_call"))
-        args = body.get("args") if isinstance(body.get("args"), dict) else None
-        return payload_count(query, args, None), payload_count(query, None, body.get("result"))
-    n_args = n_result = 0  # another agent's line (formats/): its tool payloads, as the agent wrote them
-    for args, result in native_payloads(data):
+    n_args = n_result = 0
+    for args, result in payloads(data):
         n_args += payload_count(query, args, None)
         n_result += payload_count(query, None, result)
     return n_args, n_result
 
 
 def scan(read: Callable[[int, int], bytes], start: int, end: int | None, query: Any,
-         chunk: int | None = None, markers: tuple[bytes, ...] = PAYLOAD_MARKERS) -> Iterator[list[tuple[int, int, int]]]:
+         chunk: int | None = None, markers: tuple[bytes, ...] = PAYLOAD_MARKERS,
+         agent: str | None = None) -> Iterator[list[tuple[int, int, int]]]:
     """Scan stream bytes ``[start, end)`` (``end`` None: to the end as it is now).
 
     Yields, per chunk, the records of that chunk ending with a ``DONE`` record (the
     offset scanned up to). A chunk ends at a line end; the last line of the range is
     scanned once it ends in a newline, or at the end of the range. Only lines holding one of
     ``markers`` (the run's agent's: :func:`cursor_watch.formats.payload_markers`) or a ``\\u``
-    escape are decoded.
+    escape are decoded, and read by ``agent``'s adapter (the run's ``session.agent``).
     """
+    payloads = payload_reader(agent)
     filt = query.prefilter()
     first, others = markers[0], markers[1:]
     chunk = chunk or CHUNK
@@ -116,7 +114,7 @@ def scan(read: Callable[[int, int], bytes], start: int, end: int | None, query: 
             # escapes is the only other way): the other events (deltas...) are not decoded;
             # other agents' tool payloads have markers of their own (formats.payload_markers)
             if first in line or b"\\u" in line or (others and any(m in line for m in others)):
-                counts = _counts(query, line)
+                counts = _counts(query, line, payloads)
                 if counts is None:
                     out.append((pos + s, UNDECODED, UNDECODED))
                 elif counts[0] or counts[1]:
@@ -145,7 +143,7 @@ def _child(argv: list[str]) -> int:
     markers = tuple(m.encode("latin-1") for m in spec.get("markers") or ()) or PAYLOAD_MARKERS
     out = sys.stdout.buffer
     try:
-        for records in scan(read, spec["start"], spec.get("end"), query, markers=markers):
+        for records in scan(read, spec["start"], spec.get("end"), query, markers=markers, agent=spec.get("agent")):
             out.write(b"".join(RECORD.pack(*r) for r in records))
             out.flush()
     except (BrokenPipeError, KeyboardInterrupt):
@@ -164,16 +162,16 @@ class ScanWorker:
             inherited by the child; stream offset 0 is at ``base`` in it.
         start, end: the byte range to scan (``end`` None: to the end as it is now).
         query: the :class:`~cursor_watch.search.Query`.
-        markers: the lines to decode (see :func:`scan`).
+        markers: the lines to decode (see :func:`scan`); agent: the run's agent (see :func:`scan`).
 
     Raises:
         OSError: the process could not be started (the caller scans in-process instead).
     """
 
     def __init__(self, path: str | None, fd: int | None, base: int, start: int, end: int | None, query: Any,
-                 markers: tuple[bytes, ...] = PAYLOAD_MARKERS) -> None:
+                 markers: tuple[bytes, ...] = PAYLOAD_MARKERS, agent: str | None = None) -> None:
         spec = {"path": path, "fd": fd, "base": base, "start": start, "end": end, "text": query.text,
-                "regex": query.regex, "markers": [m.decode("latin-1") for m in markers]}
+                "regex": query.regex, "markers": [m.decode("latin-1") for m in markers], "agent": agent}
         env = dict(os.environ)
         root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
         env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")

@@ -40,38 +40,19 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from typing import Any
 
-import orjson
 
+from .formats import line_object, payload_markers, payload_reader
 from .match import Query, QueryError, RawFilter, payload_count, payload_strings  # noqa: F401 (re-exported)
-from .tools import find_variant
 
 SLICE_S = 0.008  # seconds of search work per step (the UI runs between steps)
 
 
-def _decode_line(raw: bytes) -> dict | None:
-    """One event from its raw bytes (a rejoined event spans lines: the decoder's rule)."""
-    try:
-        data = orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        from .events import Event, decode_all
-
-        items = [i for i in decode_all([raw]) if isinstance(i, Event)]
-        return items[0].data if items else None
-    return data if isinstance(data, dict) else None
-
-
-def _payload_of(raw: bytes, with_args: bool, with_result: bool) -> tuple[Any, Any]:
-    data = _decode_line(raw)
+def _payload_of(raw: bytes, with_args: bool, with_result: bool, agent: str | None) -> tuple[Any, Any]:
+    """A line's tool payloads as ``agent`` wrote them (each a list, or None), for counting."""
+    data = line_object(raw)
     if data is None:
         return None, None
-    if "tool_call" in data:
-        _tool, body = find_variant(data.get("tool_call"))
-        args = body.get("args") if with_args and isinstance(body.get("args"), dict) else None
-        result = body.get("result") if with_result else None
-        return args, result
-    from .formats import native_payloads  # another agent's line: its payloads as it wrote them
-
-    pairs = native_payloads(data)
+    pairs = payload_reader(agent)(data)
     args = [a for a, _r in pairs if a is not None] if with_args else []
     results = [r for _a, r in pairs if r is not None] if with_result else []
     return (args or None), (results or None)
@@ -222,10 +203,11 @@ class Search:
 
     # -- work -------------------------------------------------------------------------------
 
-    def _markers(self) -> tuple[bytes, ...]:
-        from .formats import payload_markers
+    def _agent(self) -> str | None:
+        return getattr(self.session, "agent", None)
 
-        return payload_markers(getattr(self.session, "agent", None))
+    def _markers(self) -> tuple[bytes, ...]:
+        return payload_markers(self._agent())
 
     def _start_scan(self, start: int, end: int | None) -> None:
         from .scan import ScanWorker, scan
@@ -243,11 +225,11 @@ class Search:
         if self.file is not None and big:
             try:
                 self._worker = ScanWorker(self.file[0], self.file[1], self.file[2], start, end, self.query,
-                                          self._markers())
+                                          self._markers(), self._agent())
                 return
             except OSError:
                 self._worker = None
-        self._inproc = scan(self.reread, start, end, self.query, markers=self._markers())
+        self._inproc = scan(self.reread, start, end, self.query, markers=self._markers(), agent=self._agent())
 
     def _set(self, line: int, kind: str, key: Any, field: str, count: int, call_index: int = 0) -> None:
         k = (kind, key, field)
@@ -340,7 +322,7 @@ class Search:
                     from .scan import scan
 
                     self._inproc = scan(self.reread, self._scanned, self._scan_end, self.query,
-                                        markers=self._markers())
+                                        markers=self._markers(), agent=self._agent())
             self._take(records)
             return
         while self._inproc is not None and time.monotonic() < deadline:
@@ -428,7 +410,7 @@ class Search:
                 if decoded == span_off:
                     continue  # the same broken event, a second piece
                 decoded = span_off
-                args, result = _payload_of(self.reread(span_off, size), with_args, with_result)
+                args, result = _payload_of(self.reread(span_off, size), with_args, with_result, self._agent())
                 count = payload_count(self.query, args, result)
             else:
                 count = (n_args if with_args else 0) + (n_result if with_result else 0)

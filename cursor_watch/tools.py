@@ -193,7 +193,11 @@ def summarize(tool: str, args: Any, outcome_payload: Any = None) -> str:
             return f"{n} todo{'s' if n != 1 else ''}" + (": " + ", ".join(parts) if parts else "")
         if tool == "task":
             return one_line(pick("description", "prompt"))
-        if tool == "mcp":
+        if tool == "mcp":  # its arguments (the server and tool are the call's name)
+            inner = a.get("args") if isinstance(a.get("args"), dict) else a
+            for key, value in inner.items():
+                if key not in _MCP_NAMING and isinstance(value, (str, int, float, bool)) and value != "":
+                    return one_line(f"{key}={value}")
             return one_line(pick("toolName", "name"))
         if tool == "getMcpTools":
             server, name = pick("server"), pick("toolName")
@@ -213,6 +217,8 @@ def summarize(tool: str, args: Any, outcome_payload: Any = None) -> str:
     return _first_arg(tool, a)
 
 
+# an MCP call's own name (Cursor's args, Codex's item), not its arguments
+_MCP_NAMING = frozenset({"toolName", "name", "providerIdentifier", "toolCallId", "server"})
 PATH_TOOLS = ("read", "edit", "write", "delete", "ls")  # their summary is a path
 PATH_IN_TOOLS = ("grep", "glob")  # theirs is ``PATTERN in PATH`` when a path was given
 
@@ -359,50 +365,57 @@ def _cut_matches(files: list[tuple[str, list]], limit: int) -> tuple[list[tuple[
         + " not shown"
 
 
-def detail_sections(tool: str, args: Any, result: Any, limit: int = DETAIL_TEXT_LIMIT,
+def detail_sections(tool: str, payloads: Any, status: str = "", outcome: str = "", limit: int = DETAIL_TEXT_LIMIT,
                     raw: bool = True, shown: str = "") -> list[Section]:
     """The detail of a tool call as sections, the way a person wants to read it.
 
     Args:
-        tool: tool name (``shell``, ``read``, ``edit``, ...).
-        args: the call's ``args`` (from ``started``, else ``completed``), or None.
-        result: the variant's ``result`` object (``{"success": {...}}``...), or None.
+        tool: the call's canonical kind (``shell``, ``read``, ``edit``, ...).
+        payloads: what the agent wrote of the call and its view's canonical fields
+            (:class:`cursor_watch.formats.common.CallPayloads`, read by the run's adapter).
+        status, outcome: unused (the payloads' own reading of the result decides); kept so a
+            caller may pass the model's.
         limit: characters of one payload shown.
-        raw: also the arguments and result as JSON after the tool's own view (the TUI
-            folds them); False leaves them out where the tool has a view of its own (the
-            exports: they would repeat every payload). A tool without one always gets them.
+        raw: also the arguments and result as the agent wrote them (JSON) after the tool's own
+            view (the TUI folds them); False leaves them out where the tool has a view of its
+            own (the exports: they would repeat every payload). A tool without one always gets
+            them.
         shown: what the view already says of the outcome above the sections (the call's
             ``detail``, e.g. ``User Rejected``): a reason, error or message it holds is not
             listed again, and a rejection with nothing more to say gets no outcome section
             (one line per rejection, issue 18).
 
     Returns:
-        Sections: the tool's own view of arguments and result (shell: command, exit
-        code, stdout, stderr; read: the content highlighted by the file's extension;
-        edit: the diff; write: the text; grep: matches by file; updateTodos: a
-        checklist; webFetch: the Markdown), then the remaining data as JSON. Each payload
-        (a text, code, diff or Markdown body) is cut at ``limit`` characters and
-        ``DETAIL_LINE_LIMIT`` lines, with a note in the body saying how much was left out
-        (an export cuts harder to stay under a size). Never raises.
+        Sections: the tool's own view (shell: command, exit code, stdout, stderr; read: the
+        content highlighted by the file's extension; edit: the diff; write: the text; grep:
+        matches by file; updateTodos: a checklist; webFetch: the Markdown), then the raw JSON.
+        Each payload (a text, code, diff or Markdown body) is cut at ``limit`` characters and
+        ``DETAIL_LINE_LIMIT`` lines, with a note in the body saying how much was left out (an
+        export cuts harder to stay under a size). Never raises.
     """
-    a = args if isinstance(args, dict) else {}
-    status, outcome, payload = classify_result(result) if result is not None else ("running", "", {})
+    v = payloads.view if isinstance(payloads.view, dict) else {}
     try:
-        sections = _tool_sections(tool, a, outcome, payload, limit)
+        sections = _view_sections(tool, v, limit)
     except Exception:  # noqa: BLE001 - fall back to raw JSON for shapes we don't expect
         sections = []
     raw = raw or not sections
-    if status != "success" and not (tool == "shell" and outcome == "failure"):  # shell shows its exit code
+    status, outcome = payloads.status, payloads.outcome
+    shell_code = tool == "shell" and (outcome == "failure" or (status == "failure" and "exit_code" in v))
+    if status != "success" and not shell_code:  # a shell's failure shows its exit code
         said = " ".join(shown.split())
-        reason = [(k, _s(v)) for k, v in payload.items() if k in ("reason", "error", "message", "exitCode", "signal")
-                  and isinstance(v, (str, int, float)) and _s(v).strip() != ""
-                  and not (said and isinstance(v, str) and " ".join(v.split()) in said)]
+        reason = [(k, _s(val)) for k, val in payloads.reasons if isinstance(val, (str, int, float))
+                  and _s(val).strip() != "" and not (said and isinstance(val, str) and " ".join(val.split()) in said)]
         if reason or status != "rejected":
             sections.insert(0, Section(f"outcome: {outcome or 'none'}", "fields", reason or [("outcome", outcome)]))
-    if a and raw:
-        sections.append(Section("arguments", "json", _trim_json(a, min(limit, JSON_STRING_LIMIT)), language=RAW))
-    if result is not None and raw:
-        sections.append(Section("result", "json", _trim_json(result, min(limit, JSON_STRING_LIMIT)), language=RAW))
+    args = payloads.args
+    if args and raw:
+        sections.append(Section("arguments", "json", _trim_json(args, min(limit, JSON_STRING_LIMIT)), language=RAW))
+    if payloads.result is not None and raw:
+        sections.append(Section("result", "json", _trim_json(payloads.result, min(limit, JSON_STRING_LIMIT)),
+                                language=RAW))
+    if raw:
+        for title, value in payloads.extra:
+            sections.append(Section(title, "json", _trim_json(value, min(limit, JSON_STRING_LIMIT)), language=RAW))
     return sections
 
 
@@ -433,144 +446,109 @@ def _trim_json(value: Any, limit: int = JSON_STRING_LIMIT, depth: int = 0) -> An
     return value
 
 
-def _tool_sections(tool: str, a: dict, outcome: str, p: dict, limit: int) -> list[Section]:
+def _view_sections(tool: str, v: dict, limit: int) -> list[Section]:
+    """The tool's own view from its canonical fields ``v`` (an adapter's ``view_of``: the
+    fields each kind has are read here, whichever agent wrote the call)."""
     out: list[Section] = []
     if tool == "shell":
-        cmd = a.get("command") or p.get("command")
-        fields = [("command", _s(cmd))]
-        wd = a.get("workingDirectory") or p.get("workingDirectory")
-        if wd:
-            fields.append(("working directory", _s(wd)))
-        if "exitCode" in p:
-            fields.append(("exit code", _s(p.get("exitCode"))))
-        if p.get("signal"):
-            fields.append(("signal", _s(p.get("signal"))))
-        t = p.get("executionTime") or p.get("localExecutionTimeMs")
-        if t is not None:
-            fields.append(("execution time", f"{t} ms"))
-        if a.get("timeout"):
-            fields.append(("timeout", f"{a.get('timeout')} ms"))
+        fields = [("command", _s(v.get("command")))]
+        if v.get("cwd"):
+            fields.append(("working directory", _s(v["cwd"])))
+        if "exit_code" in v:
+            fields.append(("exit code", _s(v.get("exit_code"))))
+        if v.get("signal"):
+            fields.append(("signal", _s(v["signal"])))
+        if v.get("exec_ms") is not None:
+            fields.append(("execution time", f"{v['exec_ms']} ms"))
+        if v.get("timeout_ms"):
+            fields.append(("timeout", f"{v['timeout_ms']} ms"))
         out.append(Section("shell", "fields", fields))
-        if p.get("stdout"):
-            out.append(Section("stdout", "text", cut_payload(p["stdout"], limit)))
-        if p.get("stderr"):
-            out.append(Section("stderr", "text", cut_payload(p["stderr"], limit)))
-        if not p.get("stdout") and not p.get("stderr") and p.get("interleavedOutput"):
-            out.append(Section("output", "text", cut_payload(p["interleavedOutput"], limit)))
+        if v.get("stdout"):
+            out.append(Section(v.get("stdout_label") or "stdout", "text", cut_payload(v["stdout"], limit)))
+        if v.get("stderr"):
+            out.append(Section("stderr", "text", cut_payload(v["stderr"], limit)))
+        if not v.get("stdout") and not v.get("stderr") and v.get("output"):
+            out.append(Section("output", "text", cut_payload(v["output"], limit)))
     elif tool == "read":
-        path = _s(a.get("path") or p.get("path"))
-        fields = [("path", path)]
-        for key, label in (("totalLines", "lines"), ("fileSize", "bytes"), ("totalChars", "characters")):
-            if key in p:
-                fields.append((label, _s(p[key])))
-        rr = p.get("readRange")
-        if isinstance(rr, dict):
-            fields.append(("range", f"{rr.get('startLine')}-{rr.get('endLine')}"))
-        if p.get("exceededLimit"):
-            fields.append(("exceeded limit", "yes"))
-        out.append(Section("read", "fields", fields))
-        if "content" in p:
-            out.append(Section("content", "code", cut_payload(p.get("content"), limit), language=path))
+        path = _s(v.get("path"))
+        out.append(Section("read", "fields", [("path", path), *v.get("stats", [])]))
+        if "content" in v:
+            out.append(Section("content", "code", cut_payload(v.get("content"), limit), language=path))
     elif tool == "edit":
-        path = _s(a.get("path") or p.get("path"))
-        fields = [("path", path)]
-        if "linesAdded" in p or "linesRemoved" in p:
-            fields.append(("lines", f"+{p.get('linesAdded', 0)} -{p.get('linesRemoved', 0)}"))
-        if p.get("message"):
-            fields.append(("message", _s(p["message"])))
-        out.append(Section("edit", "fields", fields))
-        if p.get("diffString"):
-            out.append(Section("diff", "diff", cut_payload(p["diffString"], limit)))
-        elif a.get("streamContent"):
-            out.append(Section("new content", "code", cut_payload(a["streamContent"], limit), language=path))
+        path = _s(v.get("path"))
+        out.append(Section("edit", "fields", [("path", path), *v.get("stats", [])]))
+        if v.get("diff"):
+            out.append(Section("diff", "diff", cut_payload(v["diff"], limit)))
+        elif v.get("new_content"):
+            out.append(Section("new content", "code", cut_payload(v["new_content"], limit), language=path))
         else:
-            for key in ("strReplace", "applyPatch", "multiStrReplace"):
-                if key in a:
-                    out.append(Section(key, "json", _trim_json(a[key], min(limit, JSON_STRING_LIMIT))))
+            for key, value in v.get("edits", []):
+                out.append(Section(key, "json", _trim_json(value, min(limit, JSON_STRING_LIMIT))))
     elif tool == "write":
-        path = _s(a.get("path") or p.get("path"))
-        fields = [("path", path)] + [(k, _s(p[k])) for k in ("linesCreated", "fileSize", "linesAdded") if k in p]
-        out.append(Section("write", "fields", fields))
-        if a.get("fileText") is not None:
-            out.append(Section("text", "code", cut_payload(a.get("fileText"), limit), language=path))
+        path = _s(v.get("path"))
+        out.append(Section("write", "fields", [("path", path), *v.get("stats", [])]))
+        if v.get("text") is not None:
+            out.append(Section("text", "code", cut_payload(v.get("text"), limit), language=path))
     elif tool == "grep":
-        fields = [("pattern", _s(a.get("pattern") or p.get("pattern"))), ("path", _s(a.get("path") or p.get("path")))]
-        out.append(Section("grep", "fields", fields))
-        files: list[tuple[str, list]] = []
-        wr = p.get("workspaceResults")
-        for root in (wr.values() if isinstance(wr, dict) else []):
-            content = root.get("content") if isinstance(root, dict) else None
-            for f in (content or {}).get("matches", []) if isinstance(content, dict) else []:
-                lines = [(m.get("lineNumber"), _s(m.get("content"))) for m in f.get("matches", []) if isinstance(m, dict)]
-                files.append((_s(f.get("file")), lines))
-            files_only = root.get("files") if isinstance(root, dict) else None
-            if isinstance(files_only, dict):
-                for f in files_only.get("files", []):
-                    files.append((_s(f), []))
+        out.append(Section("grep", "fields", [("pattern", _s(v.get("pattern"))), ("path", _s(v.get("path")))]))
+        files = v.get("matches") or []
         if files:
             shown, rest = _cut_matches(files, limit)
             out.append(Section(f"matches in {len(files)} file{'s' if len(files) != 1 else ''}", "matches", shown))
             if rest:
                 out.append(Section("more matches", "text", rest))
+        elif v.get("output"):
+            out.append(Section("output", "text", cut_payload(v["output"], limit)))
     elif tool == "glob":
-        files = p.get("files") if isinstance(p.get("files"), list) else []
-        out.append(Section("glob", "fields", [("pattern", _s(a.get("globPattern") or p.get("pattern"))),
-                                              ("directory", _s(a.get("targetDirectory") or p.get("path"))),
-                                              ("files", _s(p.get("totalFiles", len(files))))]))
+        files = v.get("files") or []
+        out.append(Section("glob", "fields", [("pattern", _s(v.get("pattern"))), ("directory", _s(v.get("directory"))),
+                                              ("files", _s(v.get("count", len(files))))]))
         if files:
             out.append(Section("files", "text", cut_payload("\n".join(_s(f) for f in files), limit)))
+        elif v.get("output"):
+            out.append(Section("output", "text", cut_payload(v["output"], limit)))
     elif tool == "updateTodos":
-        todos = p.get("todos") if isinstance(p.get("todos"), list) else a.get("todos")
-        items = [(todo_status(t.get("status")), _s(t.get("content"))) for t in todos or [] if isinstance(t, dict)]
-        out.append(Section("todos", "checklist", items))
+        out.append(Section("todos", "checklist", list(v.get("todos") or [])))
     elif tool == "webFetch":
-        out.append(Section("webFetch", "fields", [("url", _s(a.get("url") or p.get("url")))]))
-        if p.get("markdown"):
-            out.append(Section("page", "markdown", cut_payload(p["markdown"], limit)))
+        out.append(Section("webFetch", "fields", [("url", _s(v.get("url")))]))
+        if v.get("markdown"):
+            out.append(Section("page", "markdown", cut_payload(v["markdown"], limit)))
     elif tool == "webSearch":
-        out.append(Section("webSearch", "fields", [("search", _s(a.get("searchTerm") or a.get("query")))]))
-        refs = p.get("references")
-        if isinstance(refs, list) and refs:
-            md = "\n\n".join(f"**{_s(r.get('title'))}**  \n{_s(r.get('url'))}\n\n{_s(r.get('chunk'))[:2000]}"
-                             for r in refs if isinstance(r, dict))
+        out.append(Section("webSearch", "fields", [("search", _s(v.get("query")))]))
+        refs = v.get("references")
+        if refs:
+            md = "\n\n".join(f"**{title}**  \n{url}\n\n{chunk[:2000]}" for title, url, chunk in refs)
             out.append(Section("references", "markdown", cut_payload(md, limit)))
+        elif v.get("output"):
+            out.append(Section("output", "text", cut_payload(v["output"], limit)))
     elif tool == "task":
-        out.append(Section("task", "fields", [("description", _s(a.get("description"))), ("model", _s(a.get("model")))]))
-        if a.get("prompt"):
-            out.append(Section("prompt", "text", cut_payload(a["prompt"], limit)))
-        steps = p.get("conversationSteps")
-        texts = [_s(st.get("assistantMessage", {}).get("text")) for st in steps or [] if isinstance(st, dict)
-                 and isinstance(st.get("assistantMessage"), dict)]
+        out.append(Section("task", "fields", [("description", _s(v.get("description"))), ("model", _s(v.get("model")))]))
+        if v.get("prompt"):
+            out.append(Section("prompt", "text", cut_payload(v["prompt"], limit)))
+        texts = v.get("said") or []
         if texts:
             out.append(Section("sub-agent said", "markdown", cut_payload("\n\n".join(texts), limit),
                                language=AGENT_MARKDOWN))
     elif tool == "mcp":
-        out.append(Section("mcp", "fields", [("tool", _s(a.get("toolName") or a.get("name"))),
-                                             ("server", _s(a.get("providerIdentifier")))]))
-        inner = a.get("args")
+        out.append(Section("mcp", "fields", [("tool", _s(v.get("tool"))), ("server", _s(v.get("server")))]))
+        inner = v.get("arguments")
         if isinstance(inner, dict) and inner:
             out.append(Section("arguments of the MCP tool", "json", _trim_json(inner, min(limit, JSON_STRING_LIMIT))))
-        content = p.get("content")
-        texts = []
-        for c in content if isinstance(content, list) else []:
-            t = c.get("text") if isinstance(c, dict) else None
-            texts.append(_s(t.get("text")) if isinstance(t, dict) else _s(t))
-        if texts:
-            out += _text_or_json("content", "\n".join(texts), limit)
+        if v.get("content") is not None:
+            out += _text_or_json("content", v["content"], limit)
     elif tool == "getMcpTools":
-        out.append(Section("getMcpTools", "fields", [("server", _s(a.get("server"))), ("tool", _s(a.get("toolName")))]))
-        if p.get("content"):
-            out += _text_or_json("tool description", p["content"], limit)
+        out.append(Section("getMcpTools", "fields", [("server", _s(v.get("server"))), ("tool", _s(v.get("tool")))]))
+        if v.get("content"):
+            out += _text_or_json("tool description", v["content"], limit)
     elif tool == "createPlan":
-        fields = [(k, _s(a.get(k))) for k in ("name", "overview") if a.get(k)]
-        if fields:
-            out.append(Section("createPlan", "fields", fields))
-        if a.get("plan"):
-            out.append(Section("plan", "markdown", cut_payload(a["plan"], limit), language=AGENT_MARKDOWN))
-        todos = a.get("todos")
-        if isinstance(todos, list) and todos:
-            items = [(todo_status(t.get("status")), _s(t.get("content"))) for t in todos if isinstance(t, dict)]
-            out.append(Section("todos", "checklist", items))
+        if v.get("stats"):
+            out.append(Section("createPlan", "fields", list(v["stats"])))
+        if v.get("plan"):
+            out.append(Section("plan", "markdown", cut_payload(v["plan"], limit), language=AGENT_MARKDOWN))
+        if v.get("todos"):
+            out.append(Section("todos", "checklist", list(v["todos"])))
+    elif v.get("output"):  # any other kind an adapter gives a text output of
+        out.append(Section("output", "text", cut_payload(v["output"], limit)))
     return out
 
 

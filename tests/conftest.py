@@ -7,6 +7,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import orjson
 import pytest
 
 # a config directory of the tests' own: a user's prices.toml (cursor_watch.costs) never changes a result
@@ -35,6 +36,19 @@ def real_params():
     if not caps:
         return [pytest.param(None, marks=pytest.mark.skip(reason=f"real captures not found at {REAL_DIR} (a user's clone has none)"))]
     return [pytest.param(p, id=p.name[:60]) for p in caps]
+
+
+def native_objects(path: Path) -> list[dict]:
+    """The JSON objects of a stream file, one per line that is one (what the agent wrote)."""
+    out = []
+    for line in path.read_bytes().splitlines():
+        try:
+            value = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            continue
+        if isinstance(value, dict):
+            out.append(value)
+    return out
 
 
 def run_bytes(data: bytes, chunk: int | None = None) -> Monitor:

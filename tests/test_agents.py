@@ -19,9 +19,10 @@ from pathlib import Path
 import orjson
 import pytest
 
-from conftest import ROOT, SAMPLES
+from conftest import ROOT, SAMPLES, native_objects
 
-from cursor_watch.formats import Reader, canonical_tool_call, sniff
+from cursor_watch.canonical import Usage
+from cursor_watch.formats import Reader, sniff
 from cursor_watch.payloads import call_detail
 from cursor_watch.runner import Monitor
 
@@ -60,18 +61,6 @@ def summaries(out: bytes) -> list[dict]:
     return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 
-def native(path: Path) -> list[dict]:
-    out = []
-    for line in path.read_bytes().splitlines():
-        try:
-            value = orjson.loads(line)
-        except orjson.JSONDecodeError:
-            continue
-        if isinstance(value, dict):
-            out.append(value)
-    return out
-
-
 @pytest.mark.parametrize("path", capture_params())
 @pytest.mark.parametrize("mode", list(MODES))
 def test_capture_output_is_the_stored_one(path: Path, mode: str):
@@ -91,7 +80,7 @@ def test_capture_facts_hold(path: Path):
     """What the capture itself says, checked against the summary (facts read here, not by the adapter)."""
     agent = path.parent.name
     runs = summaries(cw(["--summary", "--json", str(path)]).stdout)
-    events = native(path)
+    events = native_objects(path)
     for run in runs:
         assert run["session"]["agent"] == LABELS[agent]
         assert not run["unknown_events"], run["unknown_events"]
@@ -114,8 +103,11 @@ def test_capture_facts_hold(path: Path):
             assert run["result"]["cost_usd"] == pytest.approx(share, rel=1e-12)
             totals[result["session_id"]] = total
             if "usage" in result:
-                assert run["result"]["usage"]["input_tokens"] == result["usage"]["input_tokens"]
-                assert run["result"]["usage"]["cache_read_tokens"] == result["usage"]["cache_read_input_tokens"]
+                u = result["usage"]  # Claude Code's input_tokens leave the cache out; canonical input counts it
+                assert run["result"]["usage"]["input_tokens"] == (u["input_tokens"] + u.get("cache_read_input_tokens", 0)
+                                                                  + u.get("cache_creation_input_tokens", 0))
+                assert run["result"]["usage"]["uncached_input_tokens"] == u["input_tokens"]
+                assert run["result"]["usage"]["cache_read_tokens"] == u["cache_read_input_tokens"]
                 details = result["usage"].get("output_tokens_details")
                 if isinstance(details, dict) and "thinking_tokens" in details:
                     assert run["result"]["usage"]["reasoning_tokens"] == details["thinking_tokens"]
@@ -150,15 +142,18 @@ def test_capture_facts_hold(path: Path):
         if messages:
             assert run["result"]["text"] == messages[-1]
             assert run["assistant_text"].endswith(messages[-1])
-        if completed:
-            assert run["result"]["usage"]["input_tokens"] == sum(e["usage"]["input_tokens"] for e in completed)
-            assert run["result"]["usage"]["cache_read_tokens"] == sum(e["usage"]["cached_input_tokens"] for e in completed)
+        if completed:  # each turn.completed has the thread's running total: the last is the run's (one thread)
+            assert run["result"]["usage"]["input_tokens"] == completed[-1]["usage"]["input_tokens"]
+            assert run["result"]["usage"]["cache_read_tokens"] == completed[-1]["usage"]["cached_input_tokens"]
         tools = {e["item"]["id"]: e["item"] for e in events if e.get("type") == "item.completed"
                  and e["item"].get("type") not in ("agent_message", "reasoning", "error")}
         calls = {c["call_id"]: c for c in run["tool_calls"]}
         assert set(calls) == set(tools)
         for cid, item in tools.items():
-            assert calls[cid]["tool"] == item["type"]
+            # an MCP call is named by its server and tool; a sub-agent call by its collab tool
+            name = {"mcp_tool_call": f"{item.get('server')}.{item.get('tool')}",
+                    "collab_tool_call": item.get("tool")}.get(item["type"], item["type"])
+            assert calls[cid]["tool"] == name
             code = item.get("exit_code")
             assert calls[cid]["status"] == ("failure" if code not in (None, 0) or item.get("status") == "failed"
                                             else "success")
@@ -176,7 +171,7 @@ def test_capture_payloads_read_back(path: Path):
     mon.finish()
     for run in mon.runs:
         for call in run.session.tool_calls.values():
-            sections, note = call_detail(call, run.reread)
+            sections, note = call_detail(call, run.reread, agent=run.session.agent)
             assert note == ""
             assert sections, call.call_id
             if call.kind == "shell":
@@ -265,7 +260,8 @@ def test_reader_holds_items_until_decided():
     assert reader.adapt(items) == [] and reader.adapter is None
     items = decode_all([b'{"type":"stream_event","event":{"type":"message_stop"}}\n'])
     out = reader.adapt(items)
-    assert reader.adapter.name == "claude" and [e.type for e in out] == ["system"]
+    # the hook event's note, the message_stop (which shows nothing) counted with it
+    assert reader.adapter.name == "claude" and [(type(e).__name__, e.natives) for e in out] == [("StatusNote", 2)]
 
 
 def test_claude_partial_tool_without_its_assistant_line_is_still_a_call():
@@ -294,16 +290,18 @@ def test_typed_decoding_is_each_adapters_own():
     cursor = b'{"type":"system","subtype":"init","session_id":"s","apiKeySource":"login"}\n'
     claude = b'{"type":"system","subtype":"init","session_id":"s","claude_code_version":"2.1.9"}\n'
     codex = b'{"type":"thread.started","thread_id":"t"}\n'
-    assert Monitor(fmt="cursor").decoder.typed is True and not Monitor().decoder.typed
+    from cursor_watch.formats import cursor_typed
+
+    assert Monitor(fmt="cursor").decoder.typed is cursor_typed.DECODER and not Monitor().decoder.typed
     assert Monitor(fmt="claude").decoder.typed is claude_typed.DECODER
-    for head, typed in ((cursor, True), (claude, claude_typed.DECODER), (codex, False)):
+    for head, typed in ((cursor, cursor_typed.DECODER), (claude, claude_typed.DECODER), (codex, None)):
         mon = Monitor()
         mon.feed(head)
         assert mon.decoder.typed is typed
     line = (b'{"type":"assistant","message":{"id":"m1","content":[{"type":"tool_use","id":"toolu_1","name":"Bash",'
             b'"input":{"command":"ls"}}]},"parent_tool_use_id":null}\n')
     mon = Monitor(fmt="claude")
-    mon.decoder.typed = True  # as if left on: the adapter still reads the line as Claude's
+    mon.decoder.typed = cursor_typed.DECODER  # as if left on: the adapter still reads the line as Claude's
     mon.feed(claude + line)
     [call] = mon.session.tool_calls.values()
     assert (call.call_id, call.tool, call.summary) == ("toolu_1", "Bash", "ls")
@@ -356,7 +354,7 @@ def test_claude_permission_denial_keeps_the_tool_results_message_as_the_reason()
     write, bash = mon.session.tool_calls.values()
     assert (write.status, write.detail) == ("rejected", message)
     assert (bash.status, bash.detail) == ("rejected", "permission denied (the run's permission_denials)")
-    sections, note = call_detail(write, mon.run.reread)
+    sections, note = call_detail(write, mon.run.reread, agent=mon.session.agent)
     assert note == "" and not any(sec.title.startswith("outcome") for sec in sections)  # the detail above says it
     [j] = summaries(cw(["--summary", "--json"], stdin=data).stdout)
     assert [(c["status"], c["detail"]) for c in j["tool_calls"]] == [("rejected", message),
@@ -374,7 +372,7 @@ def test_claude_edit_detail_has_a_diff():
     mon.feed(data)
     mon.finish()
     [call] = mon.session.tool_calls.values()
-    sections, _note = call_detail(call, mon.run.reread)
+    sections, _note = call_detail(call, mon.run.reread, agent=mon.session.agent)
     diff = next(s for s in sections if s.kind == "diff")
     assert "-x = 1" in diff.body and "+x = 2" in diff.body
 
@@ -392,7 +390,7 @@ def test_codex_declined_and_failed_commands_and_file_change():
         b'{"type":"turn.completed","usage":{"input_tokens":10,"cached_input_tokens":4,"output_tokens":2}}',
         b'{"type":"turn.started"}',
         b'{"type":"item.completed","item":{"id":"item_4","type":"agent_message","text":"again"}}',
-        b'{"type":"turn.completed","usage":{"input_tokens":5,"cached_input_tokens":1,"output_tokens":3}}',
+        b'{"type":"turn.completed","usage":{"input_tokens":15,"cached_input_tokens":5,"output_tokens":5}}',
     ])
     [run] = mon.runs
     calls = list(run.session.tool_calls.values())
@@ -400,12 +398,18 @@ def test_codex_declined_and_failed_commands_and_file_change():
                                                   ("file_change", "success")]
     assert calls[2].summary == "a.py"
     assert run.session.result.text == "again" and run.session.status == "success"
-    assert run.session.result.usage["input_tokens"] == 15 and run.session.result.usage["cache_read_tokens"] == 5
+    # each turn.completed is the thread's running total (codex-rs usage_from_last_total): the last is the run's
+    assert (run.session.result.usage.input_tokens, run.session.result.usage.cache_read_tokens,
+            run.session.result.usage.output_tokens) == (15, 5, 5)
 
 
-def test_canonical_tool_call_of_a_line_without_the_call_is_none():
-    assert canonical_tool_call({"type": "user", "message": {"content": "hi"}}, "x") is None
-    assert canonical_tool_call({"type": "item.completed", "item": {"id": "a", "type": "web_search"}}, "b") is None
+def test_payloads_of_a_line_without_the_call_are_none():
+    from cursor_watch.formats import call_payloads
+
+    claude = call_payloads("claude-code", "", "x", {"type": "user", "message": {"content": "hi"}}, None)
+    assert (claude.args, claude.result, claude.status) == (None, None, "running")
+    gemini = call_payloads("gemini-cli", "", "b", None, None)
+    assert (gemini.args, gemini.result) == (None, None)
 
 
 # -- hostile input, per format ----------------------------------------------------------------
@@ -548,18 +552,18 @@ def test_gemini_stream_from_the_docs(tmp_path: Path):
                                                                    "List the files", "success")
     assert [seg.text for seg in s.segments] == ["Listing them.", "Two files: a.py and b.py."]
     assert s.result.text == "Two files: a.py and b.py." and s.assistant_text.endswith(s.result.text)
-    assert s.result.usage == {"input_tokens": 100, "output_tokens": 20, "cache_read_tokens": 40,
-                              "cache_write_tokens": None}
-    assert s.result.model_usage == {"gemini-2.5-pro": {"input_tokens": 100, "output_tokens": 20, "cache_read_tokens": 40,
-                                                       "cache_write_tokens": None, "cost_usd": None}}
+    # stats.input_tokens counts the cached tokens already (canonical input); total - in - out is thinking
+    assert s.result.usage == Usage(input_tokens=100, output_tokens=20, cache_read_tokens=40)
+    assert s.result.model_usage == {"gemini-2.5-pro": (Usage(input_tokens=100, output_tokens=20, cache_read_tokens=40),
+                                                       None)}
     assert s.result.cost_usd is None  # Gemini CLI reports no cost: none invented
     shell, read = s.tool_calls.values()
     assert (shell.tool, shell.kind, shell.status, shell.summary, shell.duration_ms) == (
         "run_shell_command", "shell", "success", "ls", 500)
     assert (read.tool, read.kind, read.status, read.detail) == ("read_file", "read", "failure", "File not found: /nope")
     assert [n.text for n in s.notes] == ["warning: Loop detected"]
-    sections, _note = call_detail(shell, run.reread)
-    assert any(sec.title == "stdout" and "b.py" in sec.body for sec in sections)
+    sections, _note = call_detail(shell, run.reread, agent=run.session.agent)
+    assert any(sec.title == "output" and "b.py" in sec.body for sec in sections)  # (not split into stdout/stderr)
     path = tmp_path / "gemini.jsonl"
     path.write_bytes(data)
     [j] = summaries(cw(["--summary", "--json", str(path)]).stdout)
@@ -617,7 +621,7 @@ def test_mutated_agent_events_never_crash_and_every_line_is_counted(fmt):
         assert counted == len(mutated)
         for run in mon.runs:
             for call in run.session.tool_calls.values():
-                call_detail(call, lambda off, size: data[off:off + size])
+                call_detail(call, lambda off, size: data[off:off + size], agent=run.session.agent)
 
 
 # -- issue 21: token and cost budgets checked live where the agent reports usage as it goes --------
@@ -636,7 +640,7 @@ def test_claude_usage_so_far_is_checked_by_budgets_before_the_result():
     for line in lines:
         d = orjson.loads(line)
         if d.get("type") == "result":
-            seen_before_result = monitor.session.running_usage
+            seen_before_result = monitor.session.usage
             over = breaches(monitor.session, Limits(max_tokens=1000))
             assert [b.budget for b in over] == ["tokens"], over  # before the result came
             # its model (claude-sonnet-5) has no price in the shipped table: no cost is invented
@@ -645,20 +649,21 @@ def test_claude_usage_so_far_is_checked_by_budgets_before_the_result():
             expected[d["message"]["id"]] = d["message"]["usage"]
         monitor.feed(line)
     monitor.finish()
-    assert seen_before_result == {
-        "input_tokens": sum(u["input_tokens"] for u in expected.values()),
-        "output_tokens": sum(u["output_tokens"] for u in expected.values()),
-        "cache_read_tokens": sum(u["cache_read_input_tokens"] for u in expected.values()),
-        "cache_write_tokens": sum(u["cache_creation_input_tokens"] for u in expected.values()),
-    }
+    assert seen_before_result == Usage(  # the canonical input counts the cache (Claude Code's leaves it out)
+        input_tokens=sum(u["input_tokens"] + u["cache_read_input_tokens"] + u["cache_creation_input_tokens"]
+                         for u in expected.values()),
+        output_tokens=sum(u["output_tokens"] for u in expected.values()),
+        cache_read_tokens=sum(u["cache_read_input_tokens"] for u in expected.values()),
+        cache_write_tokens=sum(u["cache_creation_input_tokens"] for u in expected.values()),
+    )
     # the run's own figures win once it has them: the summary reports the result's usage
-    assert monitor.session.result.usage["output_tokens"] == 344
+    assert monitor.session.result.usage.output_tokens == 344
     assert breaches(monitor.session, Limits(max_tokens=10**9)) == []
     # a Cursor stream reports usage only in its result: nothing to check before it
     cursor = Monitor(live=False)
     for line in (SAMPLES / "plain-tools.jsonl").read_bytes().splitlines(keepends=True)[:-1]:
         cursor.feed(line)
-    assert cursor.session.running_usage is None and breaches(cursor.session, Limits(max_tokens=1)) == []
+    assert cursor.session.usage is None and breaches(cursor.session, Limits(max_tokens=1)) == []
 
 
 def test_codex_usage_is_checked_by_budgets_after_each_turn():
@@ -669,20 +674,21 @@ def test_codex_usage_is_checked_by_budgets_after_each_turn():
     if not path.exists():
         pytest.skip(f"agent captures not found at {AGENTS_DIR} (a user's clone has none)")
     lines = path.read_bytes().splitlines(keepends=True)
-    first_turn = [line for line in lines if not line.startswith(b'{"type":"thread.started"')]
     per_turn = next(orjson.loads(line)["usage"] for line in lines if b'"turn.completed"' in line)
-    # a run of two turns (the capture's one turn, then again): usage is known after the first
+    # a run of two turns (the capture's one turn, then another): usage is known after the first
     monitor = Monitor(live=False)
     for line in lines:
         monitor.feed(line)
     one_turn = total_tokens(monitor.session.result.usage)
-    assert one_turn and one_turn >= per_turn["input_tokens"] + per_turn["output_tokens"]
+    assert one_turn == per_turn["input_tokens"] + per_turn["output_tokens"]  # the cached ones counted once
     limit = Limits(max_tokens=one_turn + 1)  # more than one turn used, less than two
     assert breaches(monitor.session, limit) == []
-    for line in first_turn:
+    # the second turn's turn.completed carries the thread's running total (usage_from_last_total)
+    twice = {k: 2 * v for k, v in per_turn.items()}
+    for line in (b'{"type":"turn.started"}\n', orjson.dumps({"type": "turn.completed", "usage": twice}) + b"\n"):
         monitor.feed(line)
     assert [b.budget for b in breaches(monitor.session, limit)] == ["tokens"]
-    assert monitor.session.result.usage["output_tokens"] == 2 * per_turn["output_tokens"]
+    assert monitor.session.result.usage.output_tokens == 2 * per_turn["output_tokens"]
 
 
 # -- audit of issue 19: partial messages, costs, usage, messages, denials, hooks ----------------
@@ -743,7 +749,7 @@ def test_claude_cost_is_each_runs_share_of_the_sessions_running_total():
 
     if not A001_CAPTURE.exists():
         pytest.skip(f"capture not found at {A001_CAPTURE} (a user's clone has none)")
-    results = [e for e in native(A001_CAPTURE) if e.get("type") == "result"]
+    results = [e for e in native_objects(A001_CAPTURE) if e.get("type") == "result"]
     totals = [r["total_cost_usd"] for r in results]
     assert len({r["session_id"] for r in results}) == 1 and totals == sorted(totals)  # the capture's facts
     runs = summaries(cw(["--summary", "--json", str(A001_CAPTURE)]).stdout)
@@ -752,8 +758,9 @@ def test_claude_cost_is_each_runs_share_of_the_sessions_running_total():
     assert sum(r["result"]["cost_usd"] for r in runs) == pytest.approx(totals[-1], rel=1e-12)
     for run, result in zip(runs[1:], results[1:]):  # per model: the share, which matches the run's usage
         opus = run["result"]["model_usage"]["claude-opus-5[1m]"]
-        assert opus["input_tokens"] == result["usage"]["input_tokens"]
-        assert opus["cache_read_tokens"] == result["usage"]["cache_read_input_tokens"]
+        u = result["usage"]  # (canonical input counts the cache: Claude Code's input_tokens leave it out)
+        assert opus["input_tokens"] == u["input_tokens"] + u["cache_read_input_tokens"] + u["cache_creation_input_tokens"]
+        assert opus["cache_read_tokens"] == u["cache_read_input_tokens"]
         assert run["result"]["model_usage"]["claude-haiku-4-5-20251001"]["cost_usd"] == 0.0  # not used again
     assert runs[0]["result"]["model_usage"]["claude-haiku-4-5-20251001"]["input_tokens"] == 530  # as reported
     report = build_report([str(A001_CAPTURE)])
@@ -769,7 +776,7 @@ def test_claude_cost_of_another_session_or_a_shrinking_total_is_as_reported():
                 b'"modelUsage":{"m":{"inputTokens":5,"costUSD":%r}}}' % (sid.encode(), cost, cost)]
     mon = _decode(run("a", 0.5) + run("b", 0.75) + run("a", 0.625) + run("a", 0.25))
     assert [r.session.result.cost_usd for r in mon.runs] == [0.5, 0.75, 0.125, 0.25]
-    assert [r.session.result.model_usage["m"]["input_tokens"] for r in mon.runs] == [5, 5, 0, 5]
+    assert [r.session.result.model_usage["m"][0].input_tokens for r in mon.runs] == [5, 5, 0, 5]
 
 
 SPLIT_TEXT = ROOT / "tests" / "streams" / "agents" / "claude-split-text-blocks.ndjson"
@@ -860,7 +867,7 @@ def test_codex_todo_list_shows_its_final_state():
     [call] = mon.session.tool_calls.values()
     assert (call.tool, call.status, call.summary) == ("todo_list", "success", "2 todos: 2 completed")
     assert mon.session.counts()["events"] == 6
-    sections, _note = call_detail(call, mon.run.reread)
+    sections, _note = call_detail(call, mon.run.reread, agent=mon.session.agent)
     assert sections[0].body == [("completed", "write the test"), ("completed", "fix the bug")]
 
 
@@ -881,7 +888,7 @@ def test_claude_thinking_tokens_and_compact_boundary_are_status_lines():
     s = run.session
     assert [(n.subtype, n.text) for n in s.notes] == [
         ("thinking_tokens", "thinking: ~157 tokens so far (estimated)"),
-        ("compact_boundary", "context compacted (trigger auto, pre_tokens 101873)"),
+        ("compact_boundary", "context compacted (auto, 101,873 tokens before)"),
         ("status", "status: compaction success")]
     assert not s.unknown and s.status == "success" and s.counts()["events"] == 5
 
@@ -915,7 +922,7 @@ def test_codex_retry_notice_then_turn_completed_is_a_success():
     [run] = summaries(p.stdout)
     assert (run["status"], run["result"]["text"]) == ("success", "done")
     assert [(n["kind"], n["text"]) for n in run["notes"] if n["subtype"] == "error"] == [
-        ("error", "error: Reconnecting... 2/5 (stream disconnected before completion)")]
+        ("retry", "retry: Reconnecting... 2/5 (stream disconnected before completion)")]
     assert p.returncode == 0
 
 
@@ -931,10 +938,10 @@ def test_codex_file_change_detail_says_there_is_no_diff_and_lists_the_files():
     mon.finish()
     [call] = mon.session.tool_calls.values()
     assert (call.tool, call.kind, call.status, call.summary) == ("file_change", "edit", "success", "a.py, b.py")
-    sections, note = call_detail(call, mon.run.reread)
-    text = "\n".join(str(sec.body) for sec in sections)
-    assert note == "" and "Codex's stream gives no diff; files: update a.py, add b.py" in text
-    assert not any(sec.kind == "diff" for sec in sections)
+    sections, note = call_detail(call, mon.run.reread, agent=mon.session.agent)
+    edit = next(sec for sec in sections if sec.title == "edit")  # the files and what happened to each
+    assert note == "" and edit.body == [("path", "a.py, b.py"), ("update", "a.py"), ("add", "b.py")]
+    assert not any(sec.kind == "diff" for sec in sections)  # the stream gives none: none is made up
 
 
 def test_cursor_task_call_is_one_call_with_what_the_sub_agent_said():
@@ -953,7 +960,7 @@ def test_cursor_task_call_is_one_call_with_what_the_sub_agent_said():
     s = mon.session
     [task] = [c for c in s.tool_calls.values() if c.kind == "task"]
     assert not any(c.parent_call_id for c in s.tool_calls.values()) and s.subagent_calls == 0
-    sections, _note = call_detail(task, mon.run.reread)
+    sections, _note = call_detail(task, mon.run.reread, agent=mon.session.agent)
     said = next(sec for sec in sections if sec.title == "sub-agent said")
     assert said.body == steps[0][0]["assistantMessage"]["text"]
 
@@ -973,14 +980,16 @@ def test_claude_synthetic_user_message_is_a_status_line_not_the_prompt():
 
 
 def test_claude_running_usage_is_the_sum_of_each_messages_latest_usage():
-    """The tokens-so-far an adapted Claude Code event carries (issue 21's live budgets) are each
-    message's latest usage summed per kind (integers only), over the run; kept as running sums,
-    they equal summing every message again (random message ids, updates, odd values, inits)."""
+    """The tokens-so-far the Claude Code adapter reports (issue 21's live budgets, a
+    UsageUpdate) are each message's latest usage summed per kind (integers only), over the run;
+    kept as running sums, they equal summing every message again (random message ids, updates,
+    odd values, inits)."""
     from hypothesis import given, settings
     from hypothesis import strategies as st
 
+    from cursor_watch.canonical import UsageUpdate
     from cursor_watch.events import Event
-    from cursor_watch.formats.claude import ClaudeAdapter, _usage
+    from cursor_watch.formats.claude import ClaudeAdapter, usage_of
 
     value = st.one_of(st.integers(0, 10**6), st.integers(0, 10**6), st.booleans(), st.none(), st.sampled_from(["7", 1.5]))
     usage = st.fixed_dictionaries({}, optional={"input_tokens": value, "output_tokens": value,
@@ -996,15 +1005,19 @@ def test_claude_running_usage_is_the_sum_of_each_messages_latest_usage():
         for n, (mid, u) in enumerate(steps, 1):
             if mid == "init":
                 data = {"type": "system", "subtype": "init", "session_id": "s"}
-                adapter.adapt([Event(data, n, 0, 1)])
+                adapter.adapt([Event(data, n, 0, 1)], None)
                 latest.clear()
                 continue
             data = {"type": "assistant", "message": {"id": mid, "content": [{"type": "text", "text": "x"}], "usage": u}}
-            marked = [e for e in adapter.adapt([Event(data, n, 0, 1)]) if "running_usage" in e.data]
-            latest[mid or f"(line {n})"] = _usage(u)
-            want = {k: sum(x.get(k) for x in latest.values() if isinstance(x.get(k), int) and not isinstance(x.get(k), bool))
-                    for k in _usage(u)}
-            assert marked and all(e.data["running_usage"] == want for e in marked)
+            marked = [e for e in adapter.adapt([Event(data, n, 0, 1)], None) if isinstance(e, UsageUpdate)]
+            latest[mid or f"(line {n})"] = usage_of(u)
+            kinds = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "reasoning_tokens")
+            want = {}
+            for k in kinds:  # the canonical values summed where known (None where no message gave one)
+                values = [getattr(x, k) for x in latest.values() if getattr(x, k) is not None]
+                want[k] = sum(values) if values else None
+            assert len(marked) == 1
+            assert {k: getattr(marked[0].usage, k) for k in kinds} == want
 
     check()
 

@@ -102,7 +102,7 @@ def _expected_total(path, text: str) -> int:
 
 @needs_agents
 @pytest.mark.parametrize("path,text,tool,where", [
-    (CODEX_REAL, "governance", "command_execution", "stdout"),  # only in the command's aggregated_output
+    (CODEX_REAL, "governance", "command_execution", "output"),  # only in the command's aggregated_output (stdout and stderr)
     (CLAUDE_MCP, "save_ready", "mcp__lean_beam__lean_sync", "content"),  # only in the MCP tool's result
 ])
 async def test_search_finds_a_tool_payload_of_claude_and_codex_and_opens_its_detail(path, text, tool, where):

@@ -152,7 +152,8 @@ def test_summary_json_keys():
     assert j["session"]["agent"] == "cursor"
     assert set(j["result"]) == {"subtype", "is_error", "duration_ms", "duration_api_ms", "request_id", "text", "usage",
                                 "cost_usd", "cost_usd_estimate", "price_source", "cost_note", "model_usage"}
-    assert set(j["result"]["usage"]) == {"input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens"}
+    assert set(j["result"]["usage"]) == {"input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens",
+                                         "uncached_input_tokens"}
     assert set(j["counts"]) == {"lines", "events", "invalid_lines", "unknown_events", "tool_calls"}
     for call in j["tool_calls"]:
         assert set(call) >= {"call_id", "tool", "status", "summary", "started_ms", "completed_ms", "duration_ms",

@@ -13,6 +13,7 @@ import pytest
 
 from conftest import ROOT, SAMPLES
 from cursor_watch import costs
+from cursor_watch.canonical import Usage
 from cursor_watch.costs import PriceTable, PricesError, estimate, parse_prices, read_prices, run_cost
 from cursor_watch.fmt import cost_label, usd
 from cursor_watch.runner import Monitor
@@ -70,10 +71,11 @@ def test_estimate_is_usage_times_the_rates_of_a_prices_file_exactly(tmp_path):
 def test_a_missing_cache_write_rate_is_the_input_rate_and_another_missing_rate_is_unknown(tmp_path):
     table = PriceTable(None, user_file=False)
     table.prices.update(parse_prices('["A"]\ninput = 2\noutput = 4\ncache_read = 0.5\n["B"]\ninput = 2\noutput = 4\n', "t"))
-    usage = {"input_tokens": 10, "output_tokens": 1, "cache_read_tokens": 0, "cache_write_tokens": 100}
+    # (canonical usage: the input counts the cache write, 10 uncached + 100 written)
+    usage = Usage(input_tokens=110, output_tokens=1, cache_read_tokens=0, cache_write_tokens=100)
     assert estimate(usage, "A", table).estimate == Decimal(10 * 2 + 4 + 100 * 2) / 1_000_000
     assert estimate(usage, "B", table).estimate == Decimal(10 * 2 + 4 + 100 * 2) / 1_000_000  # no cache read used
-    used = dict(usage, cache_read_tokens=5)
+    used = Usage(input_tokens=115, output_tokens=1, cache_read_tokens=5, cache_write_tokens=100)
     cost = estimate(used, "B", table)
     assert cost.estimate is None and "cache read" in cost.note
 

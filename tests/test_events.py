@@ -10,8 +10,13 @@ from cursor_watch.events import Event, Invalid, decode_all
 def test_known_and_unknown_events():
     items = decode_all([b'{"type":"system","subtype":"init"}\n{"type":"brand_new","x":1}\n'])
     assert [type(i) for i in items] == [Event, Event]
-    assert items[0].known and items[0].type == "system" and items[0].subtype == "init"
-    assert not items[1].known and items[1].type == "brand_new"
+    assert items[0].type == "system" and items[0].subtype == "init" and items[1].type == "brand_new"
+    # what a type means is its adapter's: Cursor's reads an init, and lists a type it doesn't know
+    from cursor_watch.canonical import RunStart, Unknown
+    from cursor_watch.formats.cursor import CursorAdapter
+
+    start, unknown = CursorAdapter().adapt(items, None)
+    assert type(start) is RunStart and type(unknown) is Unknown and (unknown.type, unknown.keys) == ("brand_new", "type, x")
 
 
 def test_diagnostic_reasons_and_line_numbers():

@@ -86,7 +86,7 @@ def payloads_of(run) -> list[str]:
         out.append(s.prompt)
     out += [b.text for b in s.thinking if b.text.strip()]
     for call in s.tool_calls.values():
-        sections, _note = call_detail(call, run.reread, raw=False)
+        sections, _note = call_detail(call, run.reread, raw=False, agent=run.session.agent)
         for section in sections:
             if section.kind in PAYLOAD_KINDS and section.language != AGENT_MARKDOWN:
                 out.append(section.body)  # (the agent's own Markdown, a plan, stays Markdown like its messages)

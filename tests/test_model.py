@@ -7,6 +7,8 @@ import pytest
 
 from conftest import EDITED_FIXTURES, SAMPLES, real_params, run_bytes, run_file
 
+from cursor_watch.canonical import Usage
+
 # Expected tool statuses on the real captures, in order of first appearance (read
 # off each capture by hand: outcome keys and exit codes).
 REAL_STATUSES = {
@@ -277,7 +279,9 @@ def test_header_result_usage_and_error_status():
     assert (s.session_id, s.model, s.cwd, s.api_key_source, s.permission_mode, s.prompt) == (
         "s", "GPT-5", "/w", "login", "default", "do it")
     assert s.status == "error"
-    assert s.result.usage == {"input_tokens": 3, "output_tokens": 4, "cache_read_tokens": 5, "cache_write_tokens": 0}
+    # Cursor's inputTokens leave the cache out; the canonical input counts it (issue 24)
+    assert s.result.usage == Usage(input_tokens=8, output_tokens=4, cache_read_tokens=5, cache_write_tokens=0)
+    assert s.result.usage.uncached_input_tokens == 3
     assert s.result.request_id == "rq"
 
 
@@ -314,11 +318,13 @@ def test_malformed_known_events_never_raise():
 def test_second_init_fed_to_one_session_is_a_note():
     # the reducer alone: a stream split into runs never feeds it a second init (see test_runs.py)
     from cursor_watch.events import decode_all
+    from cursor_watch.formats.cursor import CursorAdapter
     from cursor_watch.model import Session
 
     s = Session(lambda: 0.0)
-    for item in decode_all([ev(type="system", subtype="init", model="A", session_id="one")
-                            + ev(type="system", subtype="init", model="B", session_id="two")]):
+    items = decode_all([ev(type="system", subtype="init", model="A", session_id="one")
+                        + ev(type="system", subtype="init", model="B", session_id="two")])
+    for item in CursorAdapter().adapt(items, None):
         s.apply(item)
     assert s.session_id == "one" and "new session two" in s.notes[0].text
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import orjson
 
+from cursor_watch.formats.cursor import payloads_of
 from cursor_watch.payloads import call_detail, load_call_events
 from cursor_watch.runner import Monitor
 from cursor_watch.safe import visible_doc
@@ -75,7 +76,8 @@ def test_payloads_are_cut_at_the_limit_with_a_note_saying_how_much():
     long = "\n".join(f"line {i}" for i in range(DETAIL_LINE_LIMIT + 5))
     cut = cut_payload(long, 10**9)
     assert cut.count("\n") == DETAIL_LINE_LIMIT and cut.endswith("… 5 more lines (50 characters) not shown")
-    sections = detail_sections("shell", {"command": "x"}, {"success": {"stdout": "y" * 500}}, limit=100)
+    sections = detail_sections("shell", payloads_of("shell", {"command": "x"}, {"success": {"stdout": "y" * 500}}),
+                               limit=100)
     stdout = next(s for s in sections if s.title == "stdout")
     assert stdout.body == "y" * 100 + "\n… 400 more characters not shown"
 
@@ -84,7 +86,7 @@ def test_grep_matches_are_cut_at_the_line_limit_with_a_note():
     files = [{"file": f"f{n}.py", "matches": [{"lineNumber": i, "content": "hit"} for i in range(300)]}
              for n in range(5)]
     result = {"success": {"workspaceResults": {"/w": {"content": {"matches": files}}}}}
-    sections = detail_sections("grep", {"pattern": "hit"}, result)
+    sections = detail_sections("grep", payloads_of("grep", {"pattern": "hit"}, result))
     shown = next(s for s in sections if s.kind == "matches")
     assert sum(len(lines) for _f, lines in shown.body) == DETAIL_LINE_LIMIT
     note = next(s for s in sections if s.title == "more matches")
@@ -92,11 +94,13 @@ def test_grep_matches_are_cut_at_the_line_limit_with_a_note():
 
 
 def test_raw_json_is_left_out_on_request_only_where_the_tool_has_a_view_of_its_own():
-    kinds = [s.kind for s in detail_sections("shell", {"command": "ls"}, {"success": {"stdout": "a"}}, raw=False)]
+    ls = payloads_of("shell", {"command": "ls"}, {"success": {"stdout": "a"}})
+    kinds = [s.kind for s in detail_sections("shell", ls, raw=False)]
     assert "json" not in kinds and "text" in kinds
-    kinds = [s.kind for s in detail_sections("shell", {"command": "ls"}, {"success": {"stdout": "a"}})]
+    kinds = [s.kind for s in detail_sections("shell", ls)]
     assert kinds.count("json") == 2  # the TUI keeps them (folded)
-    unknown = detail_sections("frobnicate", {"x": 1}, {"failure": {"error": "no"}}, raw=False)
+    unknown = detail_sections("frobnicate", payloads_of("frobnicate", {"x": 1}, {"failure": {"error": "no"}}),
+                              raw=False)
     assert [s.title for s in unknown] == ["outcome: failure", "arguments", "result"]
 
 

@@ -23,9 +23,9 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from conftest import ROOT, SAMPLES, real_captures, run_bytes
+from cursor_watch.formats.cursor import KNOWN_TYPES
 from cursor_watch.events import Event, Invalid, decode_all
-from cursor_watch.plain import (PlainPrinter, RunsPrinter, dumps_json, make_console, print_summaries, print_summary,
-                                summary_json, write_summaries,
+from cursor_watch.plain import (RunsPrinter, dumps_json, make_console, print_summaries, summary_json, write_summaries,
                                 write_summary_json)
 from cursor_watch.model import Session
 from cursor_watch.runner import Monitor
@@ -312,7 +312,7 @@ def check_consistent(data: bytes, mon: Monitor) -> None:
     # every item is counted once, in one run: an event, or an invalid line, never both
     assert sum(s.events for s in sessions) == len(events)
     assert sum(s.invalid_lines for s in sessions) == len(invalid), [d.message for s in sessions for d in s.diagnostics]
-    assert sum(s.unknown_events for s in sessions) == sum(1 for e in events if not e.known)
+    assert sum(s.unknown_events for s in sessions) == sum(1 for e in events if e.type not in KNOWN_TYPES)
     for run, s in zip(mon.runs, sessions, strict=True):  # each item in the run whose lines hold it
         last = run.first_line + s.lines - 1
         assert all(run.first_line <= d.line <= last for d in s.diagnostics)

@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 from collections import Counter
+from pathlib import Path
 
 import orjson
 import pytest
@@ -41,8 +42,23 @@ def test_report_totals_equal_the_sum_of_the_runs_summaries(tmp_path):
     total = report["total"]
     assert total["runs"] == len(runs) and report["files"] == len(files)
     assert total["outcomes"] == {k: sum(1 for r in runs if r["status"] == k) for k in ("success", "error", "incomplete")}
+    # the run's usage: its result's, else what the agent reported as it went (a run cut short:
+    # not in the summary's result, read here from the model)
+    from cursor_watch.costs import usage_of
+    from test_canonical import replay
+
+    so_far = {(f, r.index): usage_of(r.session) for f in files for r in replay(Path(f)).runs}
+    assert len(so_far) == len(runs)
     for kind in ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens"):
-        assert total["tokens"][kind] == sum(((r["result"] or {}).get("usage") or {}).get(kind) or 0 for r in runs)
+        want = 0
+        for r in runs:
+            usage = ((r["result"] or {}).get("usage") or {})
+            if usage:
+                want += usage.get(kind) or 0
+            else:  # no usage in its result (or no result): what the agent reported as it went
+                u = so_far[(r["source"], r["run"])]
+                want += (getattr(u, kind) or 0) if u is not None else 0
+        assert total["tokens"][kind] == want
     estimates = [r["result"]["cost_usd_estimate"] for r in runs if r["result"] and r["result"]["cost_usd_estimate"]]
     assert estimates and total["cost_usd_estimate"] == pytest.approx(sum(estimates), rel=1e-12)
     assert total["runs_estimated"] == len(estimates)

@@ -85,7 +85,7 @@ async def test_a_list_of_files_opens_on_the_runs_list_with_a_row_per_run(tmp_pat
         assert by_source["loop.jsonl #1"][2] == "cursor"  # the agent column
         assert by_source["loop.jsonl #1"][5].startswith("Find why the tests in acme-api fail")
         assert "✔5" in by_source["loop.jsonl #1"][8] and "✖1" in by_source["loop.jsonl #1"][8]
-        assert by_source["loop.jsonl #1"][9] == "61.8k/1.9k ≈ $0.0644 est."  # tokens in/out, the estimate labelled
+        assert by_source["loop.jsonl #1"][9] == "205.2k/1.9k ≈ $0.0644 est."  # tokens in/out, the estimate labelled
         # finished runs: newest first (by their first timestamp)
         started = [row.started_ms for row in table(app).rows]
         assert started == sorted(started, reverse=True)

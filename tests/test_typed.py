@@ -4,9 +4,9 @@ equals the model built from orjson's dicts, for random valid and damaged streams
 ``cursor_watch.formats.cursor_typed`` decodes ``assistant``, ``thinking`` and ``tool_call``
 lines into structs and reads a tool call's payload only where the model looks; every other
 line, and every shape the structs don't fit, takes the generic path. These tests feed the same
-bytes through both (``Decoder(typed=True)`` and ``typed=False``) and compare everything a view
-can show, plus the one known difference (a number that overflows a double, in a field the model
-never reads) pinned so it can't grow.
+bytes through both (the decoder given the Cursor adapter's typed decoder, and none) and compare
+the canonical events and everything a view can show, plus the one known difference (a number
+that overflows a double, in a field the model never reads) pinned so it can't grow.
 """
 
 from __future__ import annotations
@@ -19,10 +19,12 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from cursor_watch.canonical import Canonical, ToolEvent
 from cursor_watch.events import Decoder, Event, Invalid, decode_all
+from cursor_watch.formats.cursor_typed import DECODER as CURSOR_TYPED
 from cursor_watch.formats.cursor_typed import AssistantEvent, ThinkingEvent, ToolCallEvent
 from cursor_watch.runner import Monitor
-from test_properties import chunked, session_snapshot, snapshot, stream
+from test_properties import chunked, snapshot, stream
 
 CLOCK_MS = 1_000_000.0
 
@@ -40,8 +42,12 @@ def fed(mon: Monitor, chunks: list[bytes]) -> Monitor:
 
 
 def read(chunks: list[bytes], typed: bool) -> Monitor:
-    mon = Monitor(clock=lambda: CLOCK_MS)
-    mon.decoder.typed = typed
+    """A monitor of the sniffed format fed ``chunks``: with ``typed``, Cursor's typed decoding
+    from the first line (a stream the reader takes for another agent's then gets that agent's
+    decoder); without, every line the generic way."""
+    mon = agent_monitor(typed, "auto")
+    if typed:
+        mon.decoder.typed = CURSOR_TYPED
     return fed(mon, chunks)
 
 
@@ -197,7 +203,7 @@ def test_real_captures_and_samples_take_the_typed_path_and_match(tmp_path):
     for path in _stream_files():
         raw = path.read_bytes()
         assert_same_model(raw)
-        items = Decoder(typed=True).feed(raw)
+        items = Decoder(typed=CURSOR_TYPED).feed(raw)
         kinds = {type(i) for i in items}
         # every real capture with deltas or tool calls reads them typed
         if b'"type":"tool_call"' in raw:
@@ -208,17 +214,17 @@ def test_real_captures_and_samples_take_the_typed_path_and_match(tmp_path):
 
 def test_a_typed_event_keeps_its_line_and_decodes_to_the_generic_dict():
     line = b'{"type":"thinking","subtype":"delta","text":"hm","session_id":"s","timestamp_ms":5,"extra":[1,{"a":2}]}'
-    (item,) = Decoder(typed=True).feed(b"\n" + line + b"\n")
+    (item,) = Decoder(typed=CURSOR_TYPED).feed(b"\n" + line + b"\n")
     assert isinstance(item, ThinkingEvent) and (item.line, item.offset, item.size) == (2, 1, len(line) + 1)
-    assert item.data == orjson.loads(line) and item.known and item.type == "thinking" and item.subtype == "delta"
-    (generic,) = Decoder(typed=False).feed(b"\n" + line + b"\n")
+    assert item.data == orjson.loads(line) and item.type == "thinking" and item.subtype == "delta"
+    (generic,) = Decoder(typed=None).feed(b"\n" + line + b"\n")
     assert generic.__class__ is Event and generic.data == item.data
 
 
 def test_invalid_utf8_in_a_skipped_field_is_invalid_on_both_paths():
     # msgspec would skip the bytes unchecked; the decoder checks UTF-8 first (orjson's verdict)
     line = b'{"type":"thinking","subtype":"delta","text":"a","junk":"\xff\xfe"}\n'
-    for typed in (True, False):
+    for typed in (CURSOR_TYPED, None):
         (item,) = decode_all([line], typed=typed)
         assert isinstance(item, Invalid) and item.reason == "invalid UTF-8"
 
@@ -227,17 +233,18 @@ def test_invalid_utf8_in_a_skipped_field_is_invalid_on_both_paths():
 def test_the_known_difference_a_number_beyond_a_double_in_a_skipped_field(number):
     """orjson refuses a line holding a number beyond a double (it would be infinite); msgspec
     skips a field it doesn't read without looking at its value. The typed path reads such a
-    delta (nothing lost: its text is shown), the generic path calls the line invalid JSON. Off
-    the deltas' fast path the line is decoded again by orjson and becomes the same diagnostic."""
+    line wherever it is (nothing lost: its text is shown), the generic path calls it invalid
+    JSON; the rest of the stream is the same."""
     head = (b'{"type":"system","subtype":"init","session_id":"s"}\n'
             b'{"type":"assistant","message":{"content":[{"type":"text","text":"a"}]},"timestamp_ms":1}\n')
     line = b'{"type":"assistant","message":{"content":[{"type":"text","text":"b"}]},"timestamp_ms":2,"x":' + number + b"}\n"
     typed, generic = read([head + line], True), read([head + line], False)
     assert typed.session.assistant_text == "ab" and typed.session.invalid_lines == 0
     assert generic.session.assistant_text == "a" and generic.session.invalid_lines == 1
-    # the same line where no fast path takes it (it opens the segment): the same diagnostic
+    # the same line where it opens the segment (off the deltas' inline path): read there too
     alone = b'{"type":"system","subtype":"init","session_id":"s"}\n' + line
-    assert session_snapshot(read([alone], True).session) == session_snapshot(read([alone], False).session)
+    typed, generic = read([alone], True).session, read([alone], False).session
+    assert (typed.assistant_text, typed.invalid_lines, generic.assistant_text, generic.invalid_lines) == ("b", 0, "", 1)
 
 
 # -- Claude Code's typed path (claude_typed: stream_event lines, issue 19) ------------------
@@ -247,25 +254,19 @@ def test_the_known_difference_a_number_beyond_a_double_in_a_skipped_field(number
 # structs don't fit (and every other kind) takes the generic path, so the models must be equal.
 
 from cursor_watch.formats import claude_typed  # noqa: E402
-from cursor_watch.formats import Reader  # noqa: E402
-from cursor_watch.formats.common import CallEvent  # noqa: E402
 from cursor_watch.formats.claude_typed import StreamEvent  # noqa: E402
 
 
-def _as_generic(items: list) -> list:
-    return [Event(i.data, i.line, i.offset, i.size) if i.__class__ is CallEvent else i for i in items]
-
-
-class GenericCallsReader(Reader):
-    """A Reader whose canonical tool calls reach the model as generic Events (their dicts)."""
-
-    __slots__ = ()
-
-    def adapt(self, items: list) -> list:
-        return _as_generic(super().adapt(items))
-
-    def finish(self) -> list:
-        return _as_generic(super().finish())
+def canon(ev) -> tuple:
+    """A canonical event (or a diagnostic) as plain data: its class, provenance (but ``src``)
+    and fields; a tool event's arguments and summary as its lazy methods give them."""
+    if not isinstance(ev, Canonical):
+        return (type(ev).__name__, ev.line, ev.offset, ev.size, ev.reason)
+    slots = [k for cls in type(ev).__mro__ for k in getattr(cls, "__slots__", ()) if k != "src" and not k.startswith("_")]
+    out = [type(ev).__name__] + [repr(getattr(ev, k)) for k in slots]
+    if isinstance(ev, ToolEvent):
+        out += [repr(ev.args()), ev.summary()]
+    return tuple(out)
 
 
 def agent_monitor(typed: bool, fmt: str) -> Monitor:
@@ -278,11 +279,11 @@ def agent_monitor(typed: bool, fmt: str) -> Monitor:
         def detected(adapter) -> None:
             detect(adapter)
             if not typed:
-                mon.decoder.typed = False
+                mon.decoder.typed = None
 
         mon.reader.on_detect = detected
     elif not typed:
-        mon.decoder.typed = False
+        mon.decoder.typed = None
     return mon
 
 
@@ -290,12 +291,8 @@ def read_agent(chunks: list[bytes], typed: bool, fmt: str = "claude") -> Monitor
     """A monitor fed ``chunks``, the format forced (typed decoding from the first line) or
     ``auto`` (from the first chunk after the one the format is found in). With ``typed`` off,
     everything takes the generic path: the adapter's typed decoder is turned off as soon as it
-    is given, and each canonical tool call (formats.common.CallEvent) reaches the model as the
-    generic Event of its dict."""
-    mon = agent_monitor(typed, fmt)
-    if not typed:
-        mon.reader.__class__ = GenericCallsReader
-    return fed(mon, chunks)
+    is given."""
+    return fed(agent_monitor(typed, fmt), chunks)
 
 
 def one_by_one_same_as_batches(chunks: list[bytes], fmt: str) -> None:
@@ -322,16 +319,15 @@ def one_by_one_same_as_batches(chunks: list[bytes], fmt: str) -> None:
 
 
 def adapted_calls(chunks: list[bytes], typed: bool, fmt: str) -> list[tuple]:
-    """The canonical tool calls the adapter gives for ``chunks``: each one's place and dict
-    (:attr:`~cursor_watch.formats.common.CallEvent.data`: a lazy one's body built from its raw
-    output). (Its other events may differ in how deltas are merged around a line one path
-    calls invalid; the models are compared for those.)"""
+    """The canonical tool events the adapter gives for ``chunks``, as plain data (:func:`canon`).
+    (Its other events may differ in how deltas are merged around a line one path calls invalid;
+    the models are compared for those.)"""
     mon = agent_monitor(typed, fmt)
     items = []
     for chunk in chunks:
         items += mon.reader.adapt(mon.decoder.feed(chunk))
     items += mon.reader.adapt(mon.decoder.finish()) + mon.reader.finish()
-    return [(i.line, i.offset, i.size, i.data) for i in items if i.__class__ is CallEvent]
+    return [canon(i) for i in items if isinstance(i, ToolEvent)]
 
 
 def assert_same_agent_model(data: bytes, chunks: list[bytes] | None = None,
@@ -345,8 +341,8 @@ def assert_same_agent_model(data: bytes, chunks: list[bytes] | None = None,
         [(r.last_event, r.first_line, r.last_line, r.session.agent) for r in generic.runs]
     for a, b in zip(typed.runs, generic.runs):
         assert [c.state() for c in a.session.tool_calls.values()] == [c.state() for c in b.session.tool_calls.values()]
-        assert (a.session.first_ts_ms, a.session.last_ts_ms, a.session.running_usage, a.session.subagent_calls) == \
-            (b.session.first_ts_ms, b.session.last_ts_ms, b.session.running_usage, b.session.subagent_calls)
+        assert (a.session.first_ts_ms, a.session.last_ts_ms, a.session.usage, a.session.subagent_calls) == \
+            (b.session.first_ts_ms, b.session.last_ts_ms, b.session.usage, b.session.subagent_calls)
     return typed, generic
 
 
@@ -668,32 +664,31 @@ def test_claude_the_known_difference_a_number_beyond_a_double_in_a_skipped_field
 
 def test_claude_user_lines_numbers_beyond_a_double():
     """A ``user`` line (claude_typed.UserEvent): a number beyond a double in a part the typed
-    path decodes (a tool result's content that is not a string, the ``tool_use_result`` of the
-    line's only result) makes the line invalid on both paths, before any of its results counts;
-    in a part it never reads (the ``tool_use_result`` of a line with two results) it is the
-    known difference: the typed path reads the line."""
+    path decodes (a tool result's content that is not a string) makes the line invalid on both
+    paths, before any of its results counts; in a part it never reads (the line's
+    ``tool_use_result``: a view re-reads it by offset) it is the known difference: the typed
+    path reads the line."""
     head = (b'{"type":"system","subtype":"init","session_id":"s","claude_code_version":"2"}\n'
             b'{"type":"assistant","message":{"id":"m","content":[{"type":"tool_use","id":"t1","name":"Bash",'
             b'"input":{"command":"ls"}},{"type":"tool_use","id":"t2","name":"Read","input":{"file_path":"/a"}}]}}\n')
     ok = b'{"type":"tool_result","tool_use_id":"t1","content":"out"}'
-    for line in (b'{"type":"user","message":{"content":[' + ok + b',{"type":"tool_result","tool_use_id":"t2",'
-                 b'"content":[1e400]}]}}\n',
-                 b'{"type":"user","message":{"content":[' + ok + b']},"tool_use_result":{"n":1e400}}\n'):
-        typed, _generic = assert_same_agent_model(head + line)
-        assert typed.session.invalid_lines == 1 and typed.session.tool_counts["incomplete"] == 2
-    line = (b'{"type":"user","message":{"content":[' + ok + b',' + ok.replace(b"t1", b"t2") +
-            b']},"tool_use_result":{"n":1e400}}\n')
-    typed, generic = read_agent([head + line], True), read_agent([head + line], False)
-    assert typed.session.invalid_lines == 0 and typed.session.tool_counts["success"] == 2
-    assert generic.session.invalid_lines == 1 and generic.session.tool_counts["incomplete"] == 2
+    line = (b'{"type":"user","message":{"content":[' + ok + b',{"type":"tool_result","tool_use_id":"t2",'
+            b'"content":[1e400]}]}}\n')
+    typed, _generic = assert_same_agent_model(head + line)
+    assert typed.session.invalid_lines == 1 and typed.session.tool_counts["incomplete"] == 2
+    for line in (b'{"type":"user","message":{"content":[' + ok + b']},"tool_use_result":{"n":1e400}}\n',
+                 b'{"type":"user","message":{"content":[' + ok + b',' + ok.replace(b"t1", b"t2") +
+                 b']},"tool_use_result":{"n":1e400}}\n'):
+        typed, generic = read_agent([head + line], True), read_agent([head + line], False)
+        assert typed.session.invalid_lines == 0 and typed.session.tool_counts["success"] == line.count(b"tool_result")
+        assert generic.session.invalid_lines == 1 and generic.session.tool_counts["incomplete"] == 2
 
 
-# -- canonical tool calls (formats.common.CallEvent) on every adapter ------------------------
+# -- Codex's adapter on random streams ----------------------------------------------------------
 #
-# An adapter's tool calls reach the model as CallEvents (what the model reads at hand, the dict
-# built only when asked); read_agent(typed=False) gives the model their dicts as generic Events.
 # Codex has no typed decoder (its lines are mostly tool output that orjson reads as fast as
-# msgspec plus the UTF-8 check would): the comparison there is the tool-call path.
+# msgspec plus the UTF-8 check would): the same model from any chunking, from the model's batch
+# path and its one-event path, and never a crash on any shape of item.
 
 ITEM_IDS = ["item_1", "item_2", "item_3"]
 
@@ -751,14 +746,14 @@ def codex_stream(draw) -> bytes:
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(codex_stream(), st.sampled_from(["codex", "auto"]))
-def test_codex_canonical_tool_calls_and_generic_dicts_build_the_same_model(data, fmt):
+def test_codex_adapter_gives_the_same_model_any_way_it_is_applied(data, fmt):
     assert_same_agent_model(data, fmt=fmt)
 
 
-def test_every_agent_capture_same_model_through_tool_call_objects_and_dicts(tmp_path):
+def test_every_agent_capture_same_model_typed_and_generic(tmp_path):
     """Every real capture of another agent, and bench/gen_stream.py's Claude Code (partial
-    messages), Codex and Gemini CLI streams: the fast paths (typed decoding, CallEvents) and
-    the generic ones give the same model."""
+    messages), Codex and Gemini CLI streams: the fast paths (typed decoding, merged deltas, the
+    model's batch path) and the generic ones give the same canonical tool events and model."""
     import sys
 
     from test_agents import capture_params

@@ -12,6 +12,7 @@ from typing import Any
 
 from ..fmt import plural, tool_calls_phrase
 from ..model import Session, ToolCall
+from ..costs import usage_of
 from ..plain import cost_text, format_ms, run_duration_text, usage_text
 from ..runs import Run
 from ..tools import without_reason
@@ -59,7 +60,7 @@ def run_facts(run: Run) -> list[tuple[str, str]]:
     """The header of one run: ``(label, value)`` pairs, values as the stream gave them.
 
     Model, cwd, session, permission mode, API key source (``system/init``), outcome,
-    duration (``no times recorded`` when the stream had none), tokens (``result.usage``), tool calls, started, source, counts. Empty values
+    duration (``no times recorded`` when the stream had none), tokens (the run's usage, :func:`cursor_watch.costs.usage_of`), tool calls, started, source, counts. Empty values
     are left out.
     """
     s = run.session
@@ -72,7 +73,7 @@ def run_facts(run: Run) -> list[tuple[str, str]]:
         ("API key source", s.api_key_source or ""),
         ("outcome", outcome_line(s)),
         ("duration", run_duration_text(s)),
-        ("tokens", usage_text(s.result.usage).removeprefix("tokens ") if s.result and s.result.usage else ""),
+        ("tokens", usage_text(usage).removeprefix("tokens ") if (usage := usage_of(s)) is not None else ""),
         ("cost", cost_text(s)),
         ("tool calls", tool_counts_line(s)),
         ("started", format_when(s.first_ts_ms)),

@@ -33,8 +33,8 @@ from functools import lru_cache
 from typing import Any
 
 from .. import __version__
-from ..fmt import plural
-from ..formats import agent_command
+from ..fmt import model_label, plural
+from ..canonical import agent_command
 from ..model import Session, ToolCall
 from ..payloads import call_detail
 from ..plain import STATUS_STYLE, call_duration_text, dumps_json, format_ms
@@ -323,7 +323,7 @@ def call_anchor(run_no: int, call: ToolCall) -> str:
 def render_call(call: ToolCall, run: Run, run_no: int, render: Renderer, limit: int) -> str:
     """One tool call: a ``<details>`` with status, tool, summary and duration in its
     ``<summary>``, and the call's facts and detail sections inside."""
-    sections, note = call_detail(call, run.reread, limit, raw=False)
+    sections, note = call_detail(call, run.reread, limit, raw=False, agent=run.session.agent)
     parts = [fields_html(call_facts(call), "fields facts")]
     if note:
         parts.append(f'<p class="note">{esc(note)}</p>')
@@ -539,7 +539,7 @@ def _toc(runs: list[Run]) -> str:
     for n, run in enumerate(runs, 1):
         s = run.session
         items.append(f'<li><a href="#run-{n}">{esc(run_title(run, True), line=True)}</a> '
-                     f'{status_badge(s.status)} <span class="dim">· {esc(s.model or "?", line=True)} · '
+                     f'{status_badge(s.status)} <span class="dim">· {esc(model_label(s.model, s.events), line=True)} · '
                      f'{esc(tool_counts_line(s), line=True)}</span>'
                      + (f'<br><span class="dim">{esc(_first_line(s.prompt), line=True)}</span>' if s.prompt else "")
                      + "</li>")

@@ -35,8 +35,8 @@ from functools import lru_cache
 from typing import Any
 
 from .. import __version__
-from ..fmt import plural
-from ..formats import agent_command
+from ..fmt import model_label, plural
+from ..canonical import agent_command
 from ..model import ToolCall
 from ..payloads import call_detail
 from ..plain import STATUS_STYLE, call_duration_text, dumps_json, format_ms
@@ -259,7 +259,7 @@ def _status(status: str) -> str:
 def call_block(call: ToolCall, run: Run, run_no: int, limit: int) -> Block:
     """One tool call: an anchor, then ``<details>`` with its summary line, facts and sections."""
     b = _Builder(limit)
-    sections, note = call_detail(call, run.reread, limit, raw=False)
+    sections, note = call_detail(call, run.reread, limit, raw=False, agent=run.session.agent)
     duration = format_ms(call.duration_ms)
     summary = (f"{md_html(_status(call.status))} [{call.index}] <b>{md_html(call.tool)}</b> {md_html(call.summary)}"
                + (f" · {duration}" if duration else ""))
@@ -374,7 +374,7 @@ def blocks(runs: list[Run], limit: int = EXPORT_PAYLOAD_CHARS) -> Iterator[Block
         for n, run in enumerate(runs, 1):
             s = run.session
             toc.append(f"{n}. [{md_text(run_title(run, True))}](#run-{n}) {md_text(_status(s.status))} · "
-                       f"{md_text(s.model or '?')} · {md_text(tool_counts_line(s))}\n")
+                       f"{md_text(model_label(s.model, s.events))} · {md_text(tool_counts_line(s))}\n")
         yield Block("".join(toc) + "\n")
     messages = _Messages()  # one checking budget for the document
     for n, run in enumerate(runs, 1):

@@ -1,81 +1,92 @@
 """Agent formats: one adapter per agent CLI, turning its native NDJSON events into canonical ones.
 
-The model (:mod:`cursor_watch.model`) consumes one event shape, the Cursor Agent CLI's
-``stream-json`` (``system/init``, ``user``, ``assistant`` deltas and flushes, ``thinking``,
-``tool_call`` started/completed with a ``*ToolCall`` variant, ``result``), plus a few canonical
-keys any adapter may set:
-
-* ``system/init``: ``agent`` (the label) and ``agent_version`` (the CLI's version);
-  ``run_first_line``, ``run_first_offset`` when the run began before its init (events the
-  adapter gives after it, from those earlier lines: Claude Code's hook events);
-* ``system`` (any other subtype): ``note`` (a worded status line), ``note_kind``, ``note_call_id``;
-* ``assistant``: ``delta`` (a text delta without a time of its own; a ``model_call_id`` makes it
-  a flush, the text of a whole message), ``message_open`` (on a flush: the message's text so
-  far, more of it may follow; the segment stays open until a tool call, a result or the next
-  flush without it closes it);
-* ``tool_call``: ``tool_name`` (the agent's own name, shown) beside the ``<kind>ToolCall`` variant
-  (the canonical kind, deciding the summary line and detail view), ``parent_call_id`` (the
-  sub-agent call it ran in);
-* ``result``: ``usage`` with ``input_tokens``, ``output_tokens``, ``cache_read_tokens``,
-  ``cache_write_tokens`` (and ``reasoning_tokens`` where given), ``cost_usd``, ``model_usage``.
-
-An adapter turns each parsed item of its agent (:class:`~cursor_watch.events.Event` with its
-``.data`` dict, or :class:`~cursor_watch.events.Invalid`) into canonical items that keep the
-native line's number, byte offset and size (a view re-reads payloads from the source by offset:
-:func:`canonical_tool_call` turns a native line back into the canonical ``tool_call`` object).
-Adapters never drop an invalid line; an event type they don't know is passed on as it is (the
-model lists it as an unknown event).
+Each adapter (:class:`~cursor_watch.formats.common.Adapter`) reads one agent's wire format
+and gives the events of :mod:`cursor_watch.canonical`, the only vocabulary the model, the runs,
+the views and the outlets read. Adapters keep each event's provenance (the native line's
+number, byte offset and size, and its time with where the time came from), never drop an
+invalid line, and give an event type they don't know as :class:`~cursor_watch.canonical.Unknown`.
 
 :class:`Reader` is the stage between the decoder and the runs: it sniffs a source's first JSON
-objects (:func:`sniff`) to pick the adapter unless ``--format`` forced one. Per-agent facts and
-their sources are in ``docs/formats.md``.
+objects (:func:`sniff`) to pick the adapter unless ``--format`` forced one. A stream in a format
+cursor-watch does not read (OpenCode's ``run --format json``, Google Antigravity's
+``stream-json``, anything else) is never taken for another agent's: one note says what it looks
+like, and every line is kept and listed (:class:`UnreadFormat`).
+
+This package is also where views find what an agent wrote, without importing an adapter:
+:func:`call_payloads` (a call's payloads re-read by offset), :func:`native_payloads` and
+:func:`payload_markers` (a search's matches). Per-agent facts and their sources are in
+``docs/formats.md``.
 
 Typed decoding: an adapter may bring a msgspec decoder of its hottest lines
 (:attr:`Adapter.typed_decoder`); once the format is known the decoder uses it, and the typed
 events it gives reach only that adapter (a line they don't fit takes the generic path).
-``cursor_typed``: Cursor's ``stream-json`` (the Cursor adapter's fast path, issue 17);
-``claude_typed``: Claude Code's ``stream_event`` lines (issue 19).
+``cursor_typed``: Cursor's ``stream-json`` (issue 17); ``claude_typed``: Claude Code's (issue 19).
 """
 
 from __future__ import annotations
 
+import importlib
+import time
 from collections.abc import Callable
 from typing import Any
 
-from ..events import Event, Invalid
-from .common import Adapter, Item, tool_event  # noqa: F401 (the adapters' interface, re-exported)
+import orjson
+
+from ..canonical import AGENTS, StatusNote, Unknown
+from ..events import Event, Invalid, decode_all
+from .common import Adapter, CallPayloads, keys_preview, when
 
 FORMATS = ("cursor", "claude", "codex", "gemini")
-AGENTS = {"cursor": "cursor", "claude": "claude-code", "codex": "codex", "gemini": "gemini-cli"}
-COMMANDS = {"cursor": "cursor-agent", "claude-code": "claude", "codex": "codex", "gemini-cli": "gemini"}
-SHORT = {"cursor": "cursor", "claude-code": "claude", "codex": "codex", "gemini-cli": "gemini"}
-SNIFF_OBJECTS = 20  # JSON objects looked at before settling on Cursor's format by default
+SNIFF_OBJECTS = 20  # JSON objects looked at before settling on a format
 
-# event types only one agent writes (the issue's format notes; docs/formats.md)
+_MODULES = {"cursor": ("cursor", "CursorAdapter"), "claude": ("claude", "ClaudeAdapter"),
+            "codex": ("codex", "CodexAdapter"), "gemini": ("gemini", "GeminiAdapter")}
+_BY_AGENT = {label: name for name, label in AGENTS.items()}
+
+# event types only one agent writes (docs/formats.md)
 _CODEX_TYPES = frozenset({"thread.started", "turn.started", "turn.completed", "turn.failed", "item.started",
                           "item.updated", "item.completed"})
 _GEMINI_TYPES = frozenset({"init", "message", "tool_use", "tool_result"})
 _CURSOR_TYPES = frozenset({"thinking", "tool_call", "interaction_query", "retry", "connection"})
+_CURSOR_ALL = frozenset({"system", "user", "assistant", "thinking", "tool_call", "result", "interaction_query",
+                         "retry", "connection"})
 _CLAUDE_HOOKS = frozenset({"hook_started", "hook_response"})
+_OPENCODE_TYPES = frozenset({"step_start", "step_finish", "text", "reasoning", "tool_use", "error", "done"})
+_ANTIGRAVITY_EVENTS = frozenset({"init", "step_update", "result", "user"})
+
+# formats recognised but not read: their name and the command that writes them (docs/formats.md)
+UNREAD = {"opencode": "OpenCode's `opencode run --format json`",
+          "antigravity": "Google Antigravity's `agy -p --output-format stream-json`"}
 
 
 def sniff(data: dict) -> str | None:
-    """The format one JSON object shows, or None when it could be several (or is a hook event).
+    """The format one JSON object shows (a :data:`FORMATS` name, or ``opencode`` /
+    ``antigravity``, formats cursor-watch recognises but does not read), or None when it could
+    be several (or is a Claude Code hook event).
 
     Decided by keys, never by a line's prefix (Claude Code's ``result`` may begin with
-    ``is_error``). Claude Code's hook events (``system/hook_started``, ``hook_response``) come
-    before its ``init`` and are skipped here (:class:`Reader` remembers them).
+    ``is_error``). OpenCode's lines carry ``sessionID`` and a numeric ``timestamp`` (its
+    ``tool_use`` and ``error`` types are Gemini CLI's names too); Antigravity's have no ``type``
+    but an ``event`` (``init``, ``step_update``, ``result``) with the payload under its name.
     """
     t = data.get("type")
     if t.__class__ is not str:
+        ev = data.get("event")
+        if ev.__class__ is str and ev in _ANTIGRAVITY_EVENTS and isinstance(data.get(ev), dict):
+            return "antigravity"
         return None
+    if "sessionID" in data or (isinstance(data.get("part"), dict) and t in _OPENCODE_TYPES):
+        return "opencode"
     if t in _CODEX_TYPES:
         return "codex"
     if t in _CURSOR_TYPES:
         return "cursor"
     if t in _GEMINI_TYPES:
-        return "gemini"
-    if t == "stream_event" or t == "rate_limit_event":
+        ts = data.get("timestamp")
+        return "gemini" if ts is None or ts.__class__ is str else None
+    if t in ("step_start", "step_finish") and isinstance(data.get("timestamp"), (int, float)):
+        return "opencode"
+    if t == "stream_event" or t == "rate_limit_event" or t == "tool_progress" or t == "tool_use_summary":
         return "claude"
     if t == "system":
         st = data.get("subtype")
@@ -106,114 +117,118 @@ def sniff(data: dict) -> str | None:
             return "cursor"
         return None
     if t == "error":  # Codex: {"type","message"}; Gemini's carry "severity" and a "timestamp"
-        return "gemini" if "severity" in data or "timestamp" in data else "codex"
+        return "gemini" if "severity" in data or isinstance(data.get("timestamp"), str) else "codex"
     return None
-
-
-def agent_command(agent: str | None) -> str:
-    """The CLI a run's ``agent`` label stands for (``claude``, ``codex``...; ``cursor-agent`` when
-    unknown: the format read when nothing else is known)."""
-    return COMMANDS.get(agent or "cursor", agent or "cursor-agent")
-
-
-def agent_short(agent: str | None) -> str:
-    """A short column label of ``agent`` (``cursor``, ``claude``, ``codex``, ``gemini``; "" if unknown)."""
-    return SHORT.get(agent or "", agent or "")
 
 
 def make_adapter(name: str) -> Adapter:
     """A new adapter for the ``--format`` ``name`` (a ``ValueError`` for any other name)."""
-    if name == "cursor":
-        from .cursor import CursorAdapter
-        return CursorAdapter()
-    if name == "claude":
-        from .claude import ClaudeAdapter
-        return ClaudeAdapter()
-    if name == "codex":
-        from .codex import CodexAdapter
-        return CodexAdapter()
-    if name == "gemini":
-        from .gemini import GeminiAdapter
-        return GeminiAdapter()
-    raise ValueError(f"unknown format {name!r} (one of {', '.join(FORMATS)}, auto)")
+    found = _MODULES.get(name)
+    if found is None:
+        raise ValueError(f"unknown format {name!r} (one of {', '.join(FORMATS)}, auto)")
+    module, cls = found
+    return getattr(importlib.import_module(f".{module}", __name__), cls)()
+
+
+def adapter_class(agent: str | None) -> type[Adapter]:
+    """The adapter class of a run's ``agent`` label (Cursor's when unknown)."""
+    module, cls = _MODULES[_BY_AGENT.get(agent or "cursor", "cursor")]
+    return getattr(importlib.import_module(f".{module}", __name__), cls)
+
+
+class UnreadFormat(Adapter):
+    """A stream in a format cursor-watch does not read: one note says what it looks like (naming
+    it where it is recognisable: :data:`UNREAD`), and every object is an
+    :class:`~cursor_watch.canonical.Unknown` event (kept, counted, listed with its line)."""
+
+    name = "unknown"
+    agent = "unknown"
+
+    def __init__(self, looks_like: str | None) -> None:
+        super().__init__()
+        self.looks_like = looks_like
+        self._said = False
+
+    def convert(self, item: Any, now: int | None) -> list:
+        out: list = []
+        if not self._said:
+            self._said = True
+            what = UNREAD.get(self.looks_like or "")
+            text = (f"not a stream cursor-watch reads: this looks like {what}; its lines are kept and listed as "
+                    "unknown events" if what else
+                    "not a stream cursor-watch reads (not Cursor's, Claude Code's, Codex's or Gemini CLI's); "
+                    "its lines are kept and listed as unknown events")
+            out.append(StatusNote(item, *when(None, now), "format", self.looks_like or "unknown", text))
+        t, st = item.type, item.subtype
+        if not t and isinstance(item.data, dict) and isinstance(item.data.get("event"), str):
+            t = item.data["event"]
+        out.append(Unknown(item, *when(None, now), t if t.__class__ is str else "", st if st.__class__ is str else "",
+                           keys_preview(item.data)))
+        return out
 
 
 class Reader:
     """One source's adapter stage: detection (``fmt="auto"``), then that adapter.
 
     Items are held while the format is undecided: until an object :func:`sniff` can place,
-    or ``SNIFF_OBJECTS`` objects that none could (then Cursor's, the model's own format), or
-    the end of input (Claude Code's when only its hook events were seen, else Cursor's).
+    or ``SNIFF_OBJECTS`` objects that none could, or the end of input (then :meth:`_fallback`).
 
     Args:
         fmt: ``auto`` or one of :data:`FORMATS`.
         on_detect: called once with the adapter when it is chosen.
-        live: the events arrive as written (a pipe, a spawned agent, a followed file); False for
-            a file replayed, where an event without a time of its own gets none (not the clock's).
+        live: the events arrive as written (a pipe, a spawned agent, a followed file caught
+            up); False for a file replayed, where an event without a time of its own gets none.
+            It may change (a followed file catches up).
+        clock: epoch ms, read once per batch in a live watch (an event without a time of its
+            own gets it: :data:`~cursor_watch.canonical.TIME_RECEIVED`).
     """
 
-    __slots__ = ("adapter", "_held", "_objects", "_hooks", "on_detect", "corrections", "live", "native")
+    __slots__ = ("adapter", "_held", "_objects", "_hooks", "_cursorish", "_foreign", "on_detect", "live", "clock")
 
     def __init__(self, fmt: str = "auto", on_detect: Callable[[Adapter], None] | None = None,
-                 live: bool = True) -> None:
+                 live: bool = True, clock: Callable[[], float] | None = None) -> None:
         self.on_detect = on_detect
         self.live = live
-        self.corrections = [0]
-        # the native items of the last adapt()/finish() of an adapter that is not the identity
-        # (None for Cursor's): native_event() finds an adapted event's own line there
-        self.native: list[Item] | None = None
+        self.clock = clock
         self.adapter: Adapter | None = None
-        self._held: list[Item] = []
+        self._held: list = []
         self._objects = 0
         self._hooks = False
+        self._cursorish = False  # an undecided object had a type Cursor writes
+        self._foreign: str | None = None
         if fmt != "auto":
             self._choose(make_adapter(fmt))
 
     def _choose(self, adapter: Adapter) -> None:
-        adapter.live = self.live
         self.adapter = adapter
         if self.on_detect is not None:
             self.on_detect(adapter)
 
-    def adapt(self, items: list[Item]) -> list[Item]:
-        """Canonical items for a batch of parsed ``items`` (none while still sniffing).
+    def now(self) -> int | None:
+        """The time (epoch ms) this batch is read, in a live watch; None in a replay."""
+        if not self.live:
+            return None
+        if self.clock is None:
+            return int(time.time() * 1000)
+        return int(self.clock())
 
-        :attr:`corrections` then holds, per run segment of the result, the agent's own events
-        minus the canonical ones (all zero for Cursor's format).
-        """
+    def adapt(self, items: list) -> list:
+        """Canonical events for a batch of parsed ``items`` (none while still sniffing)."""
         adapter = self.adapter
-        released: list[Item] = []
+        released: list = []
         if adapter is None:
             released, items = self._sniff(items)
             adapter = self.adapter
             if adapter is None or not items:
-                self.corrections = [0]
                 return released
-        out = adapter.adapt(items)
-        self.corrections = adapter.corrections
-        if out is not items:
-            self.native = items
+        adapter.live = self.live
+        out = adapter.adapt(items, self.now())
         return released + out if released else out
 
-    def native_event(self, line: int) -> Any:
-        """The agent's own event on ``line`` among the last batch adapted (an adapted event keeps
-        its native line's number): an :class:`Event`, or the adapter's typed event of that line
-        (with ``type`` and ``subtype`` too); None (Cursor's format, an invalid line, or not in
-        that batch)."""
-        native = self.native
-        if native:
-            for k in range(len(native) - 1, -1, -1):
-                item = native[k]
-                if item.line == line:
-                    return item if item.__class__ is not Invalid else None
-                if item.line < line:
-                    break
-        return None
-
-    def _sniff(self, items: list[Item]) -> tuple[list[Item], list[Item]]:
+    def _sniff(self, items: list) -> tuple[list, list]:
         """``(released, to adapt)``: invalid lines before the first object go on at once (every
         adapter passes them on as they are, and a file of garbage must show as it is read)."""
-        released: list[Item] = []
+        released: list = []
         held = self._held
         for n, item in enumerate(items):
             cls = item.__class__
@@ -221,62 +236,77 @@ class Reader:
                 (held if held else released).append(item)
                 continue
             held.append(item)
-            if cls is Event:
-                fmt = sniff(item.data)
-            else:  # a typed event (formats.cursor_typed, a Decoder with typed on): its line's dict
-                try:
-                    fmt = sniff(item.data)
-                except ValueError:  # orjson refuses what msgspec read (an overflowing number)
-                    fmt = None
+            try:
+                data = item.data
+            except ValueError:  # orjson refuses what msgspec read (an overflowing number)
+                data = {}
+            fmt = sniff(data) if isinstance(data, dict) else None
+            if fmt in UNREAD:
+                self._foreign = fmt
+                fmt = None
             if fmt is None:
                 self._objects += 1
-                if item.type == "system" and item.subtype in _CLAUDE_HOOKS:
+                t = item.type
+                if t == "system" and item.subtype in _CLAUDE_HOOKS:
                     self._hooks = True
+                elif t in _CURSOR_ALL:
+                    self._cursorish = True
                 if self._objects < SNIFF_OBJECTS:
                     continue
-                fmt = "claude" if self._hooks else "cursor"
-            self._choose(make_adapter(fmt))
+                self._choose(self._fallback())
+            else:
+                self._choose(make_adapter(fmt))
             self._held = []
             return released, held + items[n + 1:]
         return released, []
 
-    def finish(self) -> list[Item]:
+    def _fallback(self) -> Adapter:
+        """The adapter when no object told the format: :class:`UnreadFormat` when one looked like
+        a format cursor-watch does not read (OpenCode's, Antigravity's); else Claude Code's when
+        its hook events were seen; else Cursor's (the format of the stream-json name) when an
+        object had a type Cursor writes; else :class:`UnreadFormat` (nothing looked like any)."""
+        if self._foreign is not None:
+            return UnreadFormat(self._foreign)
+        if self._hooks:
+            return make_adapter("claude")
+        if self._cursorish:
+            return make_adapter("cursor")
+        return UnreadFormat(None)
+
+    def restart(self) -> None:
+        """The source started over (a followed file truncated or replaced)."""
+        restart = getattr(self.adapter, "restart", None)
+        if restart is not None:
+            restart()
+
+    def finish(self) -> list:
         """End of input: decide if still undecided, adapt what was held, then the adapter's end."""
         if self.adapter is None:
-            self._choose(make_adapter("claude" if self._hooks else "cursor"))
+            if not self._held:
+                return []
+            self._choose(self._fallback())
         held, self._held = self._held, []
-        out = self.adapter.adapt(held)  # type: ignore[union-attr]
-        if out is not held:
-            self.native = held
-        end = self.adapter.finish()  # type: ignore[union-attr]
-        corr = list(self.adapter.corrections)  # type: ignore[union-attr]  # (finish may count held events)
-        corr[-1] -= sum(1 for ev in end if ev.__class__ is not Invalid)
-        self.corrections = corr
-        return out + end
+        adapter = self.adapter
+        assert adapter is not None
+        adapter.live = self.live
+        now = self.now()
+        out = adapter.adapt(held, now) if held else []
+        return out + adapter.finish(now)
 
 
-def canonical_tool_call(data: dict, call_id: str, kind: str = "", args: Any = None) -> Any:
-    """The canonical ``tool_call`` object of one native line, for the call ``call_id``.
+def call_payloads(agent: str | None, kind: str, call_id: str, started: dict | None, ended: dict | None,
+                  known_args: Any = None) -> CallPayloads:
+    """A call's payloads as the agent wrote them, and its view's canonical fields, from its first
+    and last native lines (each decoded, or None; ``known_args``: the model's small copy of the
+    arguments, for when its first line can't be re-read): the adapter of ``agent`` reads them."""
+    return adapter_class(agent).payloads(kind, call_id, started, ended, known_args)
 
-    A view re-reads a call's ``started`` and ``completed`` lines by byte offset
-    (:mod:`cursor_watch.payloads`, search); those lines are the agent's own. Cursor's carry
-    ``tool_call`` already; the others are converted by their adapter. ``kind`` is the call's
-    canonical kind and ``args`` the native arguments read from its ``started`` line (Claude
-    Code's ``tool_result`` line names neither). None when the line holds nothing of the call.
-    """
-    tc = data.get("tool_call")
-    if tc is not None:
-        return tc
-    from . import claude, codex, gemini
 
-    for convert in (claude.tool_call_of, codex.tool_call_of, gemini.tool_call_of):
-        try:
-            found = convert(data, call_id, kind, args)
-        except Exception:  # noqa: BLE001 - a payload view falls back to what the model kept
-            found = None
-        if found is not None:
-            return found
-    return None
+def payload_reader(agent: str | None) -> Callable[[dict], list[tuple[Any, Any]]]:
+    """The reader of a run of ``agent``'s tool payloads: one native line's dict to its
+    ``(arguments, result)`` pairs as the agent wrote them (for counting a search's matches;
+    empty for a line without any)."""
+    return adapter_class(agent).native_payloads
 
 
 # bytes that a native line holding a tool payload contains (the search's raw prefilter):
@@ -292,34 +322,14 @@ def payload_markers(agent: str | None) -> tuple[bytes, ...]:
     return PAYLOAD_MARKERS[:1] if agent in (None, "cursor") else PAYLOAD_MARKERS
 
 
-def native_payloads(data: dict) -> list[tuple[Any, Any]]:
-    """The tool payloads of one native line as ``(arguments, result)`` pairs (either None),
-    for counting a search's matches: the agent's own values, not the canonical copies (which
-    repeat some under a second name). Empty for a line without any."""
-    tc = data.get("tool_call")
-    if tc is not None:
-        from ..tools import find_variant
-
-        _tool, body = find_variant(tc)
-        return [(body.get("args") if isinstance(body.get("args"), dict) else None, body.get("result"))]
-    t = data.get("type")
-    out: list[tuple[Any, Any]] = []
-    if t in ("assistant", "user"):
-        msg = data.get("message")
-        content = msg.get("content") if isinstance(msg, dict) else None
-        for block in content if isinstance(content, list) else ():
-            if isinstance(block, dict):
-                if block.get("type") in ("tool_use", "server_tool_use"):
-                    out.append((block.get("input") if isinstance(block.get("input"), dict) else None, None))
-                elif "tool_use_id" in block:
-                    out.append((None, block.get("content")))
-    elif t in ("item.started", "item.updated", "item.completed"):
-        it = data.get("item")
-        if isinstance(it, dict) and it.get("type") not in ("agent_message", "reasoning", "error"):
-            rest = {k: v for k, v in it.items() if k not in ("id", "type", "status")}
-            out.append((rest, None) if t != "item.completed" else (None, rest))
-    elif t == "tool_use":
-        out.append((data.get("parameters") if isinstance(data.get("parameters"), dict) else None, None))
-    elif t == "tool_result":
-        out.append((None, {k: data.get(k) for k in ("output", "error") if k in data}))
-    return out
+def line_object(data: bytes) -> dict | None:
+    """The native event on a line re-read by offset, decoded; None when it is not one (a line
+    rejoined from several, with a raw newline in it, is joined as the decoder joins it)."""
+    if not data:
+        return None
+    try:
+        value = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        items = [i for i in decode_all([data]) if isinstance(i, Event)]
+        return items[0].data if items else None
+    return value if isinstance(value, dict) else None

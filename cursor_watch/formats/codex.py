@@ -1,36 +1,49 @@
 """OpenAI Codex CLI: ``codex exec --json PROMPT``.
 
-Facts (the Codex CLI's ``exec --json`` event types as its SDKs model them; the real captures in
-``shared/streams/agents/codex/``, CLI 0.160 and others):
+Facts (openai/codex ``codex-rs/exec/src/exec_events.rs`` and
+``event_processor_with_jsonl_output.rs`` at 6219b7c, 2026-07-30; the real captures in
+``shared/streams/agents/codex/``, CLI 0.144-0.160):
 
 * ``thread.started`` (``thread_id``: the session id) begins a run; ``turn.started``,
-  ``turn.completed`` (``usage``: ``input_tokens`` (cached included), ``cached_input_tokens``,
-  ``cache_write_input_tokens``, ``output_tokens``, ``reasoning_output_tokens``), ``turn.failed``
-  (``error.message``: fatal). Several turns of one thread are one run, their usage summed.
-* ``item.started`` / ``item.updated`` / ``item.completed`` carry ``item`` with ``id`` (``item_N``,
-  the pairing key) and ``type``: ``agent_message`` (``text``), ``reasoning`` (``text``),
-  ``command_execution`` (``command``, ``aggregated_output``, ``exit_code``, ``status``
-  ``in_progress``/``completed``/``failed``/``declined``), ``file_change`` (``changes`` of
-  ``{path, kind}``: no diff), ``mcp_tool_call`` (``server``, ``tool``, ``arguments``, ``result``,
-  ``error``), ``web_search`` (``query``), ``todo_list`` (``items`` of ``{text, completed}``),
-  ``error`` (``message``: a warning, not a failure; may come before ``turn.started``).
+  ``turn.completed`` (``usage``: ``input_tokens`` (cached and cache-write tokens included),
+  ``cached_input_tokens``, ``cache_write_input_tokens``, ``output_tokens`` (reasoning included),
+  ``reasoning_output_tokens``: the **thread's running total**, ``usage_from_last_total``, seeded
+  from the saved session on ``exec resume``), ``turn.failed`` (``error.message``: fatal). One turn
+  per process; a file may hold several runs.
+* ``item.started`` / ``item.updated`` (a ``todo_list`` only) / ``item.completed`` carry ``item``
+  with ``id`` (``item_N``, the pairing key) and ``type``: ``agent_message`` (``text``),
+  ``reasoning`` (``text``), ``command_execution`` (``command``, ``aggregated_output``: stdout and
+  stderr together, ``exit_code``, ``status`` ``in_progress``/``completed``/``failed``/
+  ``declined``), ``file_change`` (``changes`` of ``{path, kind}``: no diff), ``mcp_tool_call``
+  (``server``, ``tool``, ``arguments``, ``result``, ``error``), ``collab_tool_call`` (sub-agents:
+  ``tool`` ``spawn_agent``/``send_input``/``wait``/``close_agent``, ``receiver_thread_ids``,
+  ``prompt``, ``agents_states``), ``web_search`` (``query``, ``action``), ``todo_list`` (``items``
+  of ``{text, completed}``), ``error`` (``message``: a warning; ``model rerouted: A -> B`` names
+  the model).
 * a top-level ``{"type": "error", "message"}`` is a transport notice (``Reconnecting... 2/5``),
-  not fatal by itself. No event carries a time.
-* The final text is the last ``agent_message`` of the last turn.
+  fatal only when no ``turn.completed`` follows. No event carries a time or (but for a reroute)
+  the model. The final text is the turn's last ``agent_message``.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-from .common import Adapter, Event, Item, event, note, one_line, s, tool_event
+from ..canonical import (TEXT_MESSAGE, RunEnd, RunStart, Text, Thinking, ToolEnd, ToolStart, ToolUpdate, Usage,
+                         as_int)
+from ..tools import STATUS_FAILURE, STATUS_REJECTED, STATUS_SUCCESS, summarize
+from .common import Adapter, CallPayloads, Event, one_line, s, when
 
-# item types -> (canonical kind, shown name is the item type itself)
+# item types -> canonical kinds (the shown name is the item type itself)
 KINDS = {"command_execution": "shell", "file_change": "edit", "mcp_tool_call": "mcp", "web_search": "webSearch",
-         "todo_list": "updateTodos"}
-_USAGE_KEYS = (("input_tokens", "input_tokens"), ("output_tokens", "output_tokens"),
-               ("cache_read_tokens", "cached_input_tokens"), ("cache_write_tokens", "cache_write_input_tokens"),
-               ("reasoning_tokens", "reasoning_output_tokens"))
+         "todo_list": "updateTodos", "collab_tool_call": "task", "plan": "createPlan"}
+_REROUTED = re.compile(r"model rerouted: (\S+) -> (\S+)")
+
+
+def _fields(data: dict) -> dict | None:
+    out = {k: v for k, v in data.items() if k != "type"}
+    return out or None
 
 
 def kind_of(item_type: str) -> str:
@@ -38,67 +51,84 @@ def kind_of(item_type: str) -> str:
     return KINDS.get(item_type) or (item_type if item_type.isidentifier() else "unknown")
 
 
-def item_body(it: dict, completed: bool) -> dict:
-    """The canonical variant body (``args``, and ``result`` when ``completed``) of an item."""
-    t = s(it.get("type"))
-    return _body(it, kind_of(t), completed)
+def usage_of(u: Any) -> Usage | None:
+    """The canonical :class:`~cursor_watch.canonical.Usage` of a ``turn.completed.usage``:
+    Codex's ``input_tokens`` already count the cached ones (``TokenUsage::non_cached_input`` is
+    ``input_tokens - cached_input_tokens``), and ``output_tokens`` the reasoning ones."""
+    if not isinstance(u, dict):
+        return None
+    out = Usage(as_int(u.get("input_tokens")), as_int(u.get("output_tokens")), as_int(u.get("cached_input_tokens")),
+                as_int(u.get("cache_write_input_tokens")), as_int(u.get("reasoning_output_tokens")))
+    if out.reasoning_tokens is not None:
+        out.reasoning_in_output = True
+    return out
 
 
-def _body(it: dict, kind: str, completed: bool) -> dict:
-    """:func:`item_body` of an item whose canonical ``kind`` is known."""
-    a: dict[str, Any]
-    status = it.get("status")
-    if status.__class__ is not str:
-        status = s(status)
+def _minus(now: Usage, before: Usage | None) -> Usage:
+    """``now - before`` kind by kind (a thread's running total turned into a run's own); a kind
+    that shrank is kept as reported (not a running total then)."""
+    if before is None:
+        return now
+    values = []
+    for key in ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "reasoning_tokens"):
+        a, b = getattr(now, key), getattr(before, key)
+        values.append(a - b if a is not None and b is not None and a >= b else a)
+    out = Usage(*values)
+    out.reasoning_in_output = now.reasoning_in_output
+    return out
+
+
+def _summary(kind: str, it: dict) -> str:
+    """The one-line summary of an item (:func:`cursor_watch.tools.summarize`'s wording)."""
     if kind == "shell":
-        command = it.get("command")
-        a = {"command": command if command.__class__ is str else s(command)}
-    elif kind == "edit":
+        return summarize("shell", {"command": s(it.get("command"))})
+    if kind == "edit":
         changes = it.get("changes") if isinstance(it.get("changes"), list) else []
-        paths = [s(c.get("path")) for c in changes if isinstance(c, dict)]
-        a = {"path": ", ".join(paths), "changes": changes}
-    elif kind == "mcp":
-        a = {"toolName": s(it.get("tool")), "providerIdentifier": s(it.get("server"))}
-        if isinstance(it.get("arguments"), dict):
-            a["args"] = it["arguments"]  # where the mcp view reads the MCP tool's own arguments
-    elif kind == "webSearch":
-        a = {"query": s(it.get("query"))}
-    elif kind == "updateTodos":
-        items = it.get("items") if isinstance(it.get("items"), list) else []
-        a = {"todos": [{"content": s(x.get("text")), "status": "completed" if x.get("completed") else "pending"}
-                       for x in items if isinstance(x, dict)]}
-    else:
-        a = {k: v for k, v in it.items() if k not in ("id", "type")}
-    body: dict[str, Any] = {"args": a}
-    if not completed:
-        return body
+        return summarize("edit", {"path": ", ".join(s(c.get("path")) for c in changes if isinstance(c, dict))})
+    if kind == "mcp":
+        args = it.get("arguments")
+        return summarize("mcp", {"toolName": s(it.get("tool")), "args": args if isinstance(args, dict) else {}})
+    if kind == "webSearch":
+        action = it.get("action") if isinstance(it.get("action"), dict) else {}
+        return summarize("webSearch", {"query": s(it.get("query")) or s(action.get("query")) or s(action.get("url"))})
+    if kind == "updateTodos":
+        return summarize("updateTodos", {"todos": _todos(it)})
+    if kind == "createPlan":
+        return one_line(s(it.get("text")).strip().split("\n", 1)[0], 200)
+    if kind == "task":
+        tool = s(it.get("tool"))
+        prompt = s(it.get("prompt"))
+        targets = it.get("receiver_thread_ids") if isinstance(it.get("receiver_thread_ids"), list) else []
+        what = one_line(prompt, 200) if prompt else (f"{len(targets)} agent{'s' if len(targets) != 1 else ''}"
+                                                     if targets else "")
+        return one_line(f"{tool} {what}".strip(), 200)
+    return summarize(kind, {k: v for k, v in it.items() if k not in ("id", "type", "status")})
+
+
+def _todos(it: dict) -> list[dict]:
+    items = it.get("items") if isinstance(it.get("items"), list) else []
+    return [{"content": s(x.get("text")), "status": "completed" if x.get("completed") else "pending"}
+            for x in items if isinstance(x, dict)]
+
+
+def _outcome(kind: str, it: dict) -> tuple[str, str, str]:
+    """``(status, outcome, reason)`` of a completed item."""
+    status = s(it.get("status"))
     if status == "declined":
-        body["result"] = {"rejected": {"reason": "declined"}}
-        return body
-    if kind == "shell":
-        out = it.get("aggregated_output")
-        p: dict[str, Any] = {"stdout": out if out.__class__ is str else s(out)}
-        code = it.get("exit_code")
-        if code is not None:
-            p["exitCode"] = code
-    elif kind == "edit":
-        kinds = [f"{s(c.get('kind'))} {s(c.get('path'))}".strip() for c in a["changes"] if isinstance(c, dict)]
-        p = {"message": "Codex's stream gives no diff; files: " + (", ".join(kinds) or "none")}
-    elif kind == "mcp":
-        res = it.get("result") if isinstance(it.get("result"), dict) else {}
-        content = res.get("content") if isinstance(res.get("content"), list) else []
-        p = {"content": [{"text": {"text": s(c.get("text")) if isinstance(c, dict) else s(c)}} for c in content]}
-        if res.get("structured_content") is not None:
-            p["structuredContent"] = res["structured_content"]
-        err = it.get("error")
-        if err:
-            return {**body, "result": {"failure": {"error": s(err.get("message") if isinstance(err, dict) else err)}}}
-    elif kind == "updateTodos":
-        p = {"todos": a["todos"]}
-    else:
-        p = {k: v for k, v in it.items() if k not in ("id", "type", "status")}
-    body["result"] = {"failure" if status == "failed" else "success": p}
-    return body
+        return STATUS_REJECTED, "declined", "declined"
+    err = it.get("error")
+    if kind == "mcp" and err:
+        return STATUS_FAILURE, "failed", s(err.get("message") if isinstance(err, dict) else err)
+    if status == "failed":
+        if kind == "task":
+            states = it.get("agents_states") if isinstance(it.get("agents_states"), dict) else {}
+            msgs = [s(v.get("message")) for v in states.values() if isinstance(v, dict) and v.get("message")]
+            return STATUS_FAILURE, "failed", "; ".join(msgs)
+        return STATUS_FAILURE, "failed", ""
+    code = as_int(it.get("exit_code"))
+    if code is not None and code != 0:
+        return STATUS_FAILURE, status or "completed", ""
+    return STATUS_SUCCESS, status or "completed", ""
 
 
 class CodexAdapter(Adapter):
@@ -108,90 +138,206 @@ class CodexAdapter(Adapter):
     agent = "codex"
 
     def __init__(self) -> None:
-        self._usage: dict[str, int] = {}
+        super().__init__()
         self._last_text = ""  # the last agent_message of the current turn
         self._turns = 0
-        self._thread = None
+        self._thread: str | None = None
+        self._totals: dict[str, Usage] = {}  # thread id -> its running total at the last turn in this source
+        self._start_total: Usage | None = None  # the thread's total when this run began (an earlier run's)
+        self._spawned: dict[str, str] = {}  # a sub-agent's thread id -> the spawn_agent call that began it
 
-    def convert(self, item: Event) -> list[Item]:
+    def convert(self, item: Any, now: int | None) -> list:
         t = item.type
         data = item.data
         if t in ("item.completed", "item.started", "item.updated"):
             it = data.get("item")
             if not isinstance(it, dict):
-                return [item]
-            return self._item(item, it, t == "item.completed")
+                return [self.unknown(item, now)]
+            return self._item(item, it, t, now)
         if t == "thread.started":
-            self._usage = {}
             self._turns = 0
             self._last_text = ""
-            self._thread = data.get("thread_id")
-            return [event({"type": "system", "subtype": "init", "agent": self.agent,
-                           "session_id": data.get("thread_id")}, item)]
+            self._spawned.clear()
+            tid = data.get("thread_id")
+            self._thread = tid if isinstance(tid, str) else None
+            self._start_total = self._totals.get(self._thread) if self._thread else None
+            return [RunStart(item, *when(None, now), self.agent, session_id=tid)]
         if t == "turn.started":
             self._turns += 1
             self._last_text = ""
-            return [note(item, "turn_started", f"turn {self._turns} started", "status")]
+            return [self.note(item, now, "status", "turn_started", f"turn {self._turns} started")]
         if t == "turn.completed":
-            usage = data.get("usage")
-            if isinstance(usage, dict):
-                for key, native in _USAGE_KEYS:
-                    v = usage.get(native)
-                    if isinstance(v, int) and not isinstance(v, bool):
-                        self._usage[key] = self._usage.get(key, 0) + v
-            return [self._result(item, False)]
+            return [self._result(item, data, now, False, "")]
         if t == "turn.failed":
             err = data.get("error")
             msg = s(err.get("message")) if isinstance(err, dict) else s(err)
-            return [note(item, "turn_failed", f"turn failed: {one_line(msg, 300)}", "error"),
-                    self._result(item, True)]
+            return [self.note(item, now, "error", "turn_failed", f"turn failed: {one_line(msg, 300)}"),
+                    self._result(item, data, now, True, msg)]
         if t == "error":
-            return [note(item, "error", f"error: {one_line(s(data.get('message')), 300)}", "error")]
-        return [item]
+            msg = s(data.get("message"))
+            kind = "retry" if msg.startswith("Reconnecting") else "error"
+            return [self.note(item, now, kind, "error", f"{'retry' if kind == 'retry' else 'error'}: {one_line(msg, 300)}")]
+        # the plan-mode events of openai/codex's cc/plan-mode-sdk-mvp branch (08a1f30, 2026-02-19; not in
+        # upstream exec at 6219b7c, which rejects such requests): a question waits for a person, a
+        # plan's deltas come whole in its item.completed
+        if t == "request_user_input":
+            questions = data.get("questions") if isinstance(data.get("questions"), list) else []
+            first = questions[0] if questions else None
+            what = s(first.get("question") or first.get("header")) if isinstance(first, dict) else s(first)
+            return [self.note(item, now, "interaction_query", "request",
+                              "waiting for input" + (f": {one_line(what, 200)}" if what else ""),
+                              s(data.get("call_id")), fields=_fields(data))]
+        if t == "item.plan.delta":
+            return []
+        return [self.unknown(item, now)]
 
-    def _result(self, item: Event, failed: bool) -> Event:
-        usage = {key: self._usage.get(key) for key, _native in _USAGE_KEYS} if self._usage else None
-        return event({"type": "result", "subtype": "error" if failed else "success", "is_error": failed,
-                      "result": self._last_text, "usage": usage, "session_id": self._thread}, item)
+    def _result(self, item: Event, data: dict, now: int | None, failed: bool, error: str) -> RunEnd:
+        usage = usage_of(data.get("usage"))
+        own = None
+        if usage is not None:
+            own = _minus(usage, self._start_total)
+            if self._thread:
+                self._totals[self._thread] = usage
+        return RunEnd(item, *when(None, now), subtype="error" if failed else "success", is_error=failed,
+                      text=self._last_text, usage=own, error=error, session_id=self._thread)
 
-    def _item(self, item: Event, it: dict, completed: bool) -> list[Item]:
-        t = it.get("type")
-        if t.__class__ is not str:
-            t = s(t)
+    def _item(self, item: Event, it: dict, t: str, now: int | None) -> list:
+        itype = it.get("type")
+        if itype.__class__ is not str:
+            itype = s(itype)
         iid = it.get("id")
         if iid.__class__ is not str or not iid:
             iid = s(iid) or f"(no id, line {item.line})"
-        if t == "agent_message":
+        completed = t == "item.completed"
+        if itype == "agent_message":
             if not completed:
                 return []  # its text comes whole with item.completed
             text = s(it.get("text"))
             self._last_text = text
-            return [event({"type": "assistant", "model_call_id": iid,
-                           "message": {"role": "assistant", "content": [{"type": "text", "text": text}]}}, item)]
-        if t == "reasoning":
+            return [Text(item, *when(None, now), text, TEXT_MESSAGE)]
+        if itype == "reasoning":
             if not completed:
                 return []
-            text = s(it.get("text"))
-            return [event({"type": "thinking", "subtype": "delta", "text": text}, item),
-                    event({"type": "thinking", "subtype": "completed"}, item)]
-        if t == "error":
-            return [note(item, "warning", f"warning: {one_line(s(it.get('message')), 300)}", "warning")]
-        kind = kind_of(t)
-        done = tool_event(item, "completed" if completed else "started", iid, kind, t, _body(it, kind, completed),
-                          live=self.live)
-        if completed and kind == "updateTodos":
+            return [Thinking(item, *when(None, now), s(it.get("text")), True)]
+        if itype == "error":
+            msg = s(it.get("message"))
+            out: list = [self.note(item, now, "warning", "warning", f"warning: {one_line(msg, 300)}")]
+            found = _REROUTED.match(msg)
+            if found:  # the only place the stream names a model
+                out.append(RunStart(item, *when(None, now), self.agent, model=found.group(2), implicit=True))
+            return out
+        kind = kind_of(itype)
+        name = itype
+        if kind == "mcp":
+            server, tool = s(it.get("server")), s(it.get("tool"))
+            name = f"{server}.{tool}" if server and tool else (tool or itype)
+        elif kind == "task":
+            name = s(it.get("tool")) or itype
+        parent = self._collab_parent(it, iid) if kind == "task" else ""
+        common: dict[str, Any] = {"args": it, "summary": _summary(kind, it), "parent_call_id": parent}
+        tw = when(None, now)
+        if not completed:
+            cls = ToolStart if t == "item.started" else ToolUpdate
+            return [cls(item, *tw, iid, kind, name, **common)]
+        status, outcome, reason = _outcome(kind, it)
+        done = ToolEnd(item, *tw, iid, kind, name, status=status, outcome=outcome, reason=reason,
+                       exit_code=as_int(it.get("exit_code")), **common)
+        if kind == "updateTodos":
             # a to-do list changes over item.updated events; its item.completed holds the final
-            # list, which the model reads as arguments only from a started event: given first
-            return [tool_event(item, "started", iid, kind, t, _body(it, kind, False), live=self.live), done]
+            # list: given as a start too, so its summary and arguments are the final ones
+            return [ToolStart(item, *tw, iid, kind, name, **common), done]
         return [done]
 
+    def _collab_parent(self, it: dict, iid: str) -> str:
+        """The ``spawn_agent`` call that began the sub-agents a ``collab_tool_call`` talks to (a
+        tree like Claude Code's); "" for a spawn itself, or when unknown."""
+        targets = [s(x) for x in it.get("receiver_thread_ids") or [] if x] \
+            if isinstance(it.get("receiver_thread_ids"), list) else []
+        if s(it.get("tool")) == "spawn_agent":
+            for tid in targets:
+                self._spawned.setdefault(tid, iid)
+            return ""
+        parents = {self._spawned[tid] for tid in targets if tid in self._spawned}
+        return parents.pop() if len(parents) == 1 else ""
 
-def tool_call_of(data: dict, call_id: str, kind: str, args: Any) -> Any:
-    """The canonical ``tool_call`` object for ``call_id`` in one Codex line, or None."""
-    t = data.get("type")
-    if t not in ("item.started", "item.updated", "item.completed"):
-        return None
-    it = data.get("item")
-    if not isinstance(it, dict) or it.get("id") != call_id:
-        return None
-    return {kind_of(s(it.get("type"))) + "ToolCall": item_body(it, t == "item.completed")}
+    # -- payloads, re-read by offset -------------------------------------------------------------
+
+    @staticmethod
+    def payloads(kind: str, call_id: str, started: dict | None, ended: dict | None,
+                 known_args: Any = None) -> CallPayloads:
+        """Codex's payloads: the item as ``item.started`` wrote it (the arguments) and as
+        ``item.completed`` wrote it (the result)."""
+        first = started.get("item") if started is not None else None
+        last = ended.get("item") if ended is not None else None
+        first = first if isinstance(first, dict) else (known_args if isinstance(known_args, dict) else None)
+        last = last if isinstance(last, dict) else None
+        it = last or first or {}
+        kind = kind or kind_of(s(it.get("type")))
+        view = _view(kind, it, last is not None)
+        if last is None:
+            return CallPayloads(first, None, view)
+        status, outcome, reason = _outcome(kind, last)
+        reasons: list[tuple[str, Any]] = [("reason", reason)] if reason else []
+        if last.get("exit_code") not in (None, 0):
+            reasons.append(("exit code", last.get("exit_code")))
+        return CallPayloads(first, last, view, status, outcome, reasons)
+
+    @staticmethod
+    def native_payloads(data: dict) -> list[tuple[Any, Any]]:
+        """An item's fields (but ``id``, ``type``, ``status``) as its arguments (``item.started``,
+        ``item.updated``) or its result (``item.completed``)."""
+        t = data.get("type")
+        if t not in ("item.started", "item.updated", "item.completed"):
+            return []
+        it = data.get("item")
+        if not isinstance(it, dict) or it.get("type") in ("agent_message", "reasoning", "error"):
+            return []
+        rest = {k: v for k, v in it.items() if k not in ("id", "type", "status")}
+        return [(rest, None) if t != "item.completed" else (None, rest)]
+
+
+def _view(kind: str, it: dict, done: bool) -> dict:
+    """The canonical view fields of an item (:func:`cursor_watch.tools.detail_sections`)."""
+    v: dict[str, Any] = {}
+    if kind == "shell":
+        v["command"] = s(it.get("command"))
+        if done and it.get("exit_code") is not None:
+            v["exit_code"] = it.get("exit_code")
+        out = it.get("aggregated_output")
+        if out:
+            v["output"] = s(out)  # stdout and stderr together (the CLI keeps them in one)
+    elif kind == "edit":
+        changes = it.get("changes") if isinstance(it.get("changes"), list) else []
+        v["path"] = ", ".join(s(c.get("path")) for c in changes if isinstance(c, dict))
+        v["stats"] = [(s(c.get("kind")) or "change", s(c.get("path"))) for c in changes if isinstance(c, dict)]
+        diffs = [s(c.get("diff") or c.get("unified_diff")) for c in changes
+                 if isinstance(c, dict) and (c.get("diff") or c.get("unified_diff"))]
+        if diffs:
+            v["diff"] = "\n".join(diffs)
+    elif kind == "mcp":
+        v["tool"] = s(it.get("tool"))
+        v["server"] = s(it.get("server"))
+        if isinstance(it.get("arguments"), dict):
+            v["arguments"] = it["arguments"]
+        res = it.get("result") if isinstance(it.get("result"), dict) else None
+        if res is not None:
+            content = res.get("content") if isinstance(res.get("content"), list) else []
+            v["content"] = "\n".join(s(c.get("text")) if isinstance(c, dict) else s(c) for c in content)
+    elif kind == "webSearch":
+        action = it.get("action") if isinstance(it.get("action"), dict) else {}
+        v["query"] = s(it.get("query")) or s(action.get("query")) or s(action.get("url"))
+    elif kind == "updateTodos":
+        v["todos"] = [("completed" if t["status"] == "completed" else "pending", t["content"]) for t in _todos(it)]
+    elif kind == "createPlan":
+        if it.get("text"):
+            v["plan"] = s(it.get("text"))
+    elif kind == "task":
+        v["description"] = s(it.get("tool"))
+        targets = it.get("receiver_thread_ids") if isinstance(it.get("receiver_thread_ids"), list) else []
+        v["model"] = ", ".join(s(x) for x in targets)
+        if it.get("prompt"):
+            v["prompt"] = s(it.get("prompt"))
+        states = it.get("agents_states") if isinstance(it.get("agents_states"), dict) else {}
+        v["said"] = [f"{s(tid)}: {s(st.get('status'))}" + (f" — {s(st.get('message'))}" if st.get("message") else "")
+                     for tid, st in states.items() if isinstance(st, dict)]
+    return v

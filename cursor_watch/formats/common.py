@@ -1,16 +1,106 @@
-"""What the adapters share: their interface and the builders of canonical events
-(see :mod:`cursor_watch.formats` for the canonical keys)."""
+"""What the adapters share: their interface, and helpers that give canonical events
+(:mod:`cursor_watch.canonical`) the provenance and times of the native events they come from."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
+from ..canonical import TIME_NONE, TIME_RECEIVED, TIME_STREAM, Canonical, Silent, StatusNote, Unknown
 from ..events import Event, Invalid
 from ..tools import one_line  # (the adapters' one-line notes: the tools' rule)
 
-Item = Event | Invalid  # and CallEvent, an adapter's canonical tool call (below)
+__all__ = ["Adapter", "CallPayloads", "Event", "Invalid", "iso_ms", "one_line", "s", "keys_preview", "when"]
+
+
+class CallPayloads:
+    """A tool call's payloads as the agent wrote them, and what its views show of them.
+
+    Attributes:
+        args: the arguments as the agent wrote them (Cursor's ``args``, Claude Code's
+            ``tool_use.input``, Codex's item, Gemini CLI's ``parameters``), or None.
+        result: the result as the agent wrote it (Cursor's ``result``, Claude Code's
+            ``tool_result`` block, Codex's completed item, Gemini CLI's ``tool_result`` event
+            without ``type``/``timestamp``), or None.
+        extra: more of the agent's own JSON about the call, ``[(title, value)]`` (Claude Code's
+            ``tool_use_result``), shown after the raw result.
+        view: the canonical fields of the call's own view (:func:`cursor_watch.tools.detail_sections`
+            reads them: ``command``, ``stdout``, ``path``, ``content``, ``diff``...).
+        status: ``success``, ``failure`` or ``rejected`` as the result says, ``running`` when
+            no result was read.
+        outcome: the agent's word for the outcome (Cursor's outcome key...), "" if none.
+        reasons: ``[(label, value)]`` of what the outcome says (``reason``, ``error``,
+            ``exitCode``...; values as written: strings or numbers), shown for a call that did
+            not succeed.
+    """
+
+    __slots__ = ("args", "result", "extra", "view", "status", "outcome", "reasons")
+
+    def __init__(self, args: Any = None, result: Any = None, view: dict | None = None, status: str = "running",
+                 outcome: str = "", reasons: list[tuple[str, Any]] | None = None,
+                 extra: list[tuple[str, Any]] | None = None) -> None:
+        self.args = args
+        self.result = result
+        self.view = view or {}
+        self.status = status
+        self.outcome = outcome
+        self.reasons = reasons or []
+        self.extra = extra or []
+
+
+HELD = ()  # Adapter.convert's answer for a native event held back (counted where it is given)
+
+
+class Batch:
+    """The canonical events of one batch, as an adapter's :meth:`Adapter.adapt` builds them.
+
+    Attributes:
+        out: the events in order (invalid lines among them, as they are).
+        last: the newest canonical event of ``out`` (None before the first): a native event
+            that gives none is folded into it (:meth:`silent`).
+        lead, lead_src: the native events that gave none before ``last`` had a value (how
+            many, the last one): one :class:`~cursor_watch.canonical.Silent` at the batch's
+            start stands for them (:meth:`events`).
+
+    An adapter's hot path may append to ``out`` and set ``last`` itself.
+    """
+
+    __slots__ = ("out", "last", "lead", "lead_src")
+
+    def __init__(self) -> None:
+        self.out: list = []
+        self.last: Any = None
+        self.lead = 0
+        self.lead_src: Any = None
+
+    def silent(self, item: Any) -> None:
+        """``item`` (a native event) gives no canonical event: it counts with the newest one."""
+        last = self.last
+        if last is None:
+            self.lead += 1
+            self.lead_src = item
+        else:
+            last.natives += 1
+            last.src = item
+
+    def add(self, item: Any, got: list) -> None:
+        """The events the adapter made of the native event ``item`` (its ``convert``: each
+        counting what it stands for), added; none: ``item`` counts with the newest event."""
+        if not got:
+            self.silent(item)
+            return
+        self.out.extend(got)
+        if got[0].__class__ is not Invalid:
+            last = got[-1]
+            self.last = last if last.__class__ is not Invalid else next(
+                ev for ev in reversed(got) if ev.__class__ is not Invalid)
+
+    def events(self) -> list:
+        """The batch's events, the :class:`~cursor_watch.canonical.Silent` of its lead first."""
+        out = self.out
+        if self.lead:
+            out.insert(0, Silent(self.lead_src, self.lead))
+        return out
 
 
 class Adapter:
@@ -18,94 +108,104 @@ class Adapter:
 
     Attributes:
         name: the ``--format`` name (``cursor``, ``claude``, ``codex``, ``gemini``).
-        agent: the summary's ``session.agent`` label (``cursor``, ``claude-code``, ...).
+        agent: the runs' ``agent`` label (``cursor``, ``claude-code``, ...).
+        live: events are read as the agent writes them (a pipe, a spawned agent, a followed
+            file once caught up): an event without a time of its own gets the time it was
+            read (:data:`~cursor_watch.canonical.TIME_RECEIVED`); else (a replay) none.
+        typed_decoder: the adapter's typed decoding (its fast path), given to the decoder once
+            the format is known (:class:`cursor_watch.events.Decoder`'s ``typed``): a
+            ``msgspec.json.Decoder`` or None (every line generic). Its typed events reach this
+            adapter's :meth:`adapt` and nothing else.
     """
 
     name = "cursor"
     agent = "cursor"
-    live = True  # events arrive as the agent writes them (else replayed: see tool_event's untimed)
-    # the adapter's typed decoding (its fast path), given to the decoder once the format is
-    # known (cursor_watch.events.Decoder's ``typed``): True for Cursor's structs, a
-    # msgspec.json.Decoder of the adapter's own, or None (every line generic). Its typed events
-    # reach this adapter's adapt() and nothing else (as_event reads one as its line's dict)
     typed_decoder: Any = None
-    # native events minus canonical events of the last adapt(), per run segment (a canonical
-    # system/init begins the next segment): the model counts canonical events, the summary's
-    # "events" counts the agent's own (see Monitor.feed)
-    corrections: list[int] = [0]
 
-    def adapt(self, items: list[Item]) -> list[Item]:
-        """Canonical items for ``items`` (in order; invalid lines passed on as they are)."""
-        out: list[Item] = []
+    def __init__(self) -> None:
+        self.live = True
+
+    def adapt(self, items: list, now: int | None) -> list:
+        """Canonical events for ``items`` (in order; invalid lines passed on as they are).
+
+        ``now``: the time (epoch ms) the batch was read in a live watch, else None. Each native
+        event gives the events :meth:`convert` makes (the first counts it: ``natives`` 1; the
+        others 0); one that gives none is folded into the event before it (or a
+        :class:`~cursor_watch.canonical.Silent` at the batch's start). A native event whose
+        shape breaks :meth:`convert` is a diagnostic (counted, shown with its line, kept by
+        ``--save``), never a crash.
+        """
+        batch = Batch()
         convert = self.convert
-        corr: list[int] = []  # the finished segments' corrections
-        c = 0  # the current segment's
         for item in items:
-            cls = item.__class__
-            if cls is not Event and cls is not Invalid:
-                item = as_event(item)  # a typed Cursor event: this agent reads the line's dict
-                cls = item.__class__
-            if cls is Event:
-                try:
-                    got = convert(item)
-                except Exception as err:  # noqa: BLE001 - any shape an agent could write: the line
-                    # is a diagnostic (counted, shown with its number, kept by --save), never a crash
-                    got = [self._unreadable(item, err)]
-                if got and got[0].__class__ is Invalid:
-                    out.extend(got)  # a diagnostic, counted as an invalid line: not an event
-                    continue
-                c += 1
-                for ev in got:
-                    if ev.__class__ is Event and ev.type == "system" and ev.subtype == "init":
-                        corr.append(c - 1)  # this native event counts in the run it begins
-                        c = 1
-                    c -= 1
-                out.extend(got)
-            else:
-                out.append(item)
-        corr.append(c)
-        self.corrections = corr
-        return out
+            if item.__class__ is Invalid:
+                batch.out.append(item)
+                continue
+            try:
+                got = convert(item, now)
+            except Exception as err:  # noqa: BLE001 - any shape an agent could write: a diagnostic
+                got = [self.unreadable(item, err)]
+            if len(got) > 1 and got[0].__class__ is not Invalid:
+                for ev in got[1:]:
+                    ev.natives = 0
+            batch.add(item, got)
+        return batch.events()
 
-    def convert(self, item: Event) -> list[Item]:
-        """The canonical events of one native event."""
-        return [item]
+    def convert(self, item: Any, now: int | None) -> list:
+        """The canonical events of one native event (an :class:`~cursor_watch.events.Event`,
+        or the adapter's typed event); [] when it shows nothing."""
+        return [self.unknown(item, now)]
 
-    def _unreadable(self, item: Event, err: Exception) -> Invalid:
+    def finish(self, now: int | None) -> list:
+        """End of input: events held back (a tool call whose message never completed...)."""
+        return []
+
+    def unreadable(self, item: Any, err: Exception) -> Invalid:
+        """The diagnostic of a native event whose shape :meth:`convert` could not read."""
         return Invalid(item.line, item.offset, item.size,
                        f"event could not be read as {self.agent}'s ({type(err).__name__}: {err})",
                        f"{item.type}/{item.subtype}".strip("/"))
 
-    def finish(self) -> list[Item]:
-        """End of input: events held back (a tool call whose message never completed...).
+    def unknown(self, item: Any, now: int | None, ts: int | None = None) -> Unknown:
+        """The :class:`~cursor_watch.canonical.Unknown` of a native event no rule reads."""
+        t, st = item.type, item.subtype
+        return Unknown(item, *when(ts, now), t if t.__class__ is str else "", st if st.__class__ is str else "",
+                       keys_preview(item.data))
 
-        The caller subtracts the canonical events returned from the last segment's correction
-        (read after this call); an adapter that returns native events it held adds them there.
-        """
+    def note(self, item: Any, now: int | None, kind: str, subtype: str, text: str, call_id: str = "",
+             ts: int | None = None, fields: dict | None = None) -> StatusNote:
+        """A :class:`~cursor_watch.canonical.StatusNote` at ``item``; ``ts`` its own time if any."""
+        return StatusNote(item, *when(ts, now), kind, subtype, text, call_id, fields=fields)
+
+    @staticmethod
+    def payloads(kind: str, call_id: str, started: dict | None, ended: dict | None,
+                 known_args: Any = None) -> CallPayloads:
+        """A call's payloads from its native lines, re-read by offset (``started``: the line that
+        began it, ``ended``: the one that ended it, each decoded, or None; ``known_args``: the
+        model's small copy of the arguments, for a line that could not be re-read). The base:
+        nothing."""
+        return CallPayloads()
+
+    @staticmethod
+    def native_payloads(data: dict) -> list[tuple[Any, Any]]:
+        """The tool payloads of one native line as ``(arguments, result)`` pairs, as the agent
+        wrote them (a search counts its matches there). The base: none."""
         return []
 
 
-def as_event(item: Any) -> Item:
-    """A typed event of :mod:`cursor_watch.formats.cursor_typed` (a decoder with typed decoding
-    on) as the generic :class:`Event` of its line, or :class:`Invalid` when ``orjson`` refuses
-    the line msgspec read (a number that overflows a double)."""
-    try:
-        return Event(item.data, item.line, item.offset, item.size)
-    except ValueError as err:  # orjson.JSONDecodeError
-        return Invalid(item.line, item.offset, item.size, f"invalid JSON: {err}", "")
+def when(ts: int | None, now: int | None) -> tuple[int | None, int]:
+    """``(ts, ts_source)`` of an event whose own time is ``ts`` (epoch ms, or None), read at
+    ``now`` (live) or in a replay (``now`` None)."""
+    if ts is not None:
+        return ts, TIME_STREAM
+    if now is not None:
+        return now, TIME_RECEIVED
+    return None, TIME_NONE
 
 
-def event(data: dict, item: Event) -> Event:
-    """A canonical event at the native ``item``'s line, offset and size."""
-    return Event(data, item.line, item.offset, item.size)
-
-
-def note(item: Event, subtype: str, text: str, kind: str = "system", call_id: str = "") -> Event:
-    """A canonical status line (a ``system`` event with a worded ``note``)."""
-    data: dict[str, Any] = {"type": "system", "subtype": subtype, "note": text, "note_kind": kind}
-    if call_id:
-        data["note_call_id"] = call_id
-    return Event(data, item.line, item.offset, item.size)
+def keys_preview(data: Any) -> str:
+    """The first eight keys of a native event's dict, joined (what an unknown event shows)."""
+    return ", ".join(str(k) for k in list(data.keys())[:8]) if isinstance(data, dict) else ""
 
 
 def iso_ms(value: Any) -> int | None:
@@ -123,100 +223,18 @@ def s(value: Any) -> str:
     return value if value.__class__ is str else ("" if value is None else str(value))
 
 
-class CallEvent:
-    """A canonical ``tool_call`` event made by an adapter (:func:`tool_event`), with what the
-    model reads of it at hand instead of in a dict.
-
-    It stands for the generic :class:`Event` whose dict is :attr:`data` (built only when asked):
-    the model applies it from its attributes with the same rules and result
-    (``tests/test_typed.py`` compares the two on random and real streams). Any view or stage
-    that wants the dict reads :attr:`data`.
-
-    Attributes:
-        type: ``tool_call``; subtype: ``started`` or ``completed``; known: True.
-        line, offset, size: the native line's place (as :class:`Event`).
-        call_id: the agent's pairing key; kind: the canonical kind (``shell``, ``read``...);
-        tool_name: the agent's own tool name; body: the variant body (``args``, ``result``,
-        ``description``); head: the body as the model reads it: :attr:`body` itself, or for a
-        successful result whose tool output is left undecoded (:func:`lazy_tool_event`) the
-        same body with that output's text empty (the model keeps no output text of a
-        success); parent_call_id: the sub-agent call it ran in ("" for none);
-        timestamp_ms: its time (epoch ms) or None; untimed: a replayed event without a time
-        (the model leaves its times unknown); running_usage: an adapter's tokens-so-far dict
-        (Claude Code's), or None.
-    """
-
-    __slots__ = ("subtype", "line", "offset", "size", "call_id", "kind", "tool_name", "head", "_body", "_make",
-                 "parent_call_id", "timestamp_ms", "untimed", "running_usage")
-    type = "tool_call"
-    known = True
-
-    def __init__(self, item: Any, subtype: str, call_id: str, kind: str, name: str, body: dict, parent: str,
-                 ts: int | None, untimed: bool) -> None:
-        self.subtype = subtype
-        self.line = item.line
-        self.offset = item.offset
-        self.size = item.size
-        self.call_id = call_id
-        self.kind = kind
-        self.tool_name = name
-        self.head = self._body = body
-        self._make: Callable[[], dict] | None = None
-        self.parent_call_id = parent
-        self.timestamp_ms = ts
-        self.untimed = untimed
-        self.running_usage = None
-
-    @property
-    def body(self) -> dict:
-        """The variant body (``args``, ``result``, ``description``); a lazy event's
-        (:func:`lazy_tool_event`) is built on first use."""
-        body = self._body
-        if body is None:
-            body = self._body = self._make()  # type: ignore[misc]
-            self._make = None
-        return body
-
-    @property
-    def data(self) -> dict:
-        """The generic event's dict (a new one each time)."""
-        data: dict[str, Any] = {"type": "tool_call", "subtype": self.subtype, "call_id": self.call_id,
-                                "tool_name": self.tool_name, "tool_call": {self.kind + "ToolCall": self.body}}
-        if self.parent_call_id:
-            data["parent_call_id"] = self.parent_call_id
-        if self.timestamp_ms is not None:
-            data["timestamp_ms"] = self.timestamp_ms
-        elif self.untimed:
-            data["untimed"] = True
-        if self.running_usage is not None:
-            data["running_usage"] = self.running_usage
-        return data
-
-    def __repr__(self) -> str:
-        return f"CallEvent({self.subtype} {self.call_id!r} line={self.line})"
+def fold_silent(out: list, item: Any) -> bool:
+    """Fold the native ``item`` that gives no event into the newest canonical event of ``out``
+    (its ``natives`` +1, its ``src`` the item); False when ``out`` holds none."""
+    for k in range(len(out) - 1, -1, -1):
+        ev = out[k]
+        if ev.__class__ is not Invalid:
+            ev.natives += 1
+            ev.src = item
+            return True
+    return False
 
 
-def tool_event(item: Event, subtype: str, call_id: str, kind: str, name: str, body: dict,
-               parent: str = "", ts: int | None = None, live: bool = True) -> CallEvent:
-    """A canonical ``tool_call`` event (:class:`CallEvent`): ``body`` (``args``, ``result``,
-    ``description``) under ``<kind>ToolCall``, the agent's ``name`` as ``tool_name``; ``ts`` its
-    time (epoch ms) if the line has one, else, when not ``live`` (a replay), marked ``untimed``
-    (the model then leaves the time unknown instead of reading its clock)."""
-    return CallEvent(item, subtype, call_id, kind, name, body, parent, ts, ts is None and not live)
-
-
-def lazy_tool_event(item: Any, call_id: str, kind: str, name: str, head: dict, make: Callable[[], dict],
-                    parent: str = "", ts: int | None = None, live: bool = True) -> CallEvent:
-    """A ``completed`` :func:`tool_event` whose body is built only when asked (:attr:`CallEvent.body`).
-
-    For a successful result whose tool output (the bulk of an agent's stream) is still raw
-    JSON: ``head`` is the body with that output's text empty (what the model reads: it keeps
-    no output text of a successful call, and classifies it the same way: ``tests/test_typed.py``
-    compares the models), ``make()`` builds the whole body (decoding the output; it must not
-    raise: give it only output that decodes). A view, an export or a test that reads
-    :attr:`~CallEvent.body` or :attr:`~CallEvent.data` gets the whole one.
-    """
-    ev = CallEvent(item, "completed", call_id, kind, name, head, parent, ts, ts is None and not live)
-    ev._body = None  # type: ignore[assignment]
-    ev._make = make
-    return ev
+def is_canonical(item: Any) -> bool:
+    """True for a canonical event (not a diagnostic)."""
+    return isinstance(item, Canonical)

@@ -34,12 +34,13 @@ from typing import Any, ClassVar
 
 import msgspec
 import orjson
-from msgspec import UNSET, Raw, Struct, UnsetType, field
+from msgspec import UNSET, Raw, Struct, UnsetType, field, to_builtins
+
+from ..tools import summarize
 
 # positions are set by the decoder after decoding; under these JSON names (never in a real
 # stream) a hostile line can only fill them with values that are overwritten, or be refused
-_POS = {"line": "cursor-watch:line", "offset": "cursor-watch:offset", "size": "cursor-watch:size",
-        "raw": "cursor-watch:raw"}
+_POS = {"line": "cursor-watch:line", "offset": "cursor-watch:offset", "raw": "cursor-watch:raw"}
 
 INT64_MIN = -(1 << 63)
 UINT64_END = 1 << 64  # orjson keeps integers in [INT64_MIN, UINT64_END) as int, others become float
@@ -64,9 +65,14 @@ class TypedEvent(Struct, gc=False):
 
     line: int = field(default=0, name=_POS["line"])
     offset: int = field(default=0, name=_POS["offset"])
-    size: int = field(default=0, name=_POS["size"])
     raw: Any = field(default=b"", name=_POS["raw"])
     known: ClassVar[bool] = True
+
+    @property
+    def size(self) -> int:
+        """Bytes of its line in the stream, the newline included (a typed line is the line's
+        bytes as they are: no BOM, no CR; events.Decoder)."""
+        return len(self.raw) + 1
 
     @property
     def data(self) -> dict:
@@ -151,7 +157,6 @@ other kind or shape and ``msgspec.DecodeError`` for bad JSON."""
 DECODE_ERRORS = (msgspec.ValidationError, msgspec.DecodeError, RecursionError)
 
 
-_PAYLOAD_FIELDS = OutcomePayload.__struct_fields__
 
 
 class Irregular(Exception):
@@ -187,6 +192,12 @@ class ToolFields:
 
     __slots__ = ("tool", "tool_call_id", "_args", "_args_raw", "description", "result", "_payload_raw",
                  "started_at", "completed_at", "_full_payload", "_raw")
+
+    def summary(self, kind: str, ended: bool) -> str:
+        """The call's one-line summary (:func:`cursor_watch.tools.summarize` of its arguments;
+        an ended call's outcome payload too, where its arguments don't tell: a rejected call has
+        none). A canonical tool event's ``lazy`` reader (:class:`cursor_watch.canonical.ToolEvent`)."""
+        return summarize(kind, self.args(), self.full_payload() if ended else None)
 
     def args(self) -> Any:
         """The variant's ``args`` (decoded on first use on the typed path)."""
@@ -240,7 +251,9 @@ def tool_fields(event: ToolCallEvent, classify: Any) -> ToolFields:
     f.tool_call_id = get("toolCallId")
     started = get("startedAtMs")
     completed = get("completedAtMs")
-    if not (_plain_int(started) and _plain_int(completed)):
+    # (_plain_int, inline: real streams give these as strings, checked by the adapter)
+    if (started.__class__ is int and not INT64_MIN <= started < UINT64_END) or (
+            completed.__class__ is int and not INT64_MIN <= completed < UINT64_END):
         raise Irregular
     f.started_at = started
     f.completed_at = completed
@@ -273,11 +286,7 @@ def tool_fields(event: ToolCallEvent, classify: Any) -> ToolFields:
         f.result = classify({key: value})
         f._full_payload = f.result[2]
         return f
-    payload = {}
-    for name in _PAYLOAD_FIELDS:
-        v = getattr(value, name)
-        if v is not UNSET:
-            payload[name] = v
+    payload = to_builtins(value)  # the fields present (UNSET ones left out), values as decoded
     if not _plain_int(payload.get("exitCode")):
         raise Irregular
     f._payload_raw = True  # the whole payload is read from the line when a view needs it

@@ -24,7 +24,7 @@ from ..plain import STATUS_STYLE, call_duration_text, dumps_json, format_ms
 from ..safe import visible, visible_line
 from ..match import Query, payload_strings
 from ..mdtext import text_parser
-from ..payloads import load_call_events
+from ..payloads import load_payloads
 from ..widgets.transcript import code_theme
 from ..tools import RAW, Section, one_line, cut_payload, detail_sections, lexer_for, without_reason
 
@@ -232,7 +232,8 @@ class ToolDetailScreen(Screen):
         yield Static(title, classes="title")
         with VerticalScroll(id="detail-body"):
             yield Static(call_header(call))
-            args, result, note = load_call_events(call, self._reread)
+            payloads, note = load_payloads(call, self._reread, getattr(self.session, "agent", None))
+            args, result = payloads.args, payloads.result
             if note:
                 yield Static(Text(note), classes="note")
             query = self.search_query
@@ -240,7 +241,7 @@ class ToolDetailScreen(Screen):
             current = found[self.match] if 0 <= self.match < len(found) else None
             if query is not None:
                 yield from self._search_section(query, found, current)
-            sections = detail_sections(call.kind, args, result, shown=call.detail)
+            sections = detail_sections(call.kind, payloads, shown=call.detail)
             specific = any(s.language != RAW for s in sections)
             for section in sections:
                 mark = -1

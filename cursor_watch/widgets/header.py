@@ -9,10 +9,11 @@ from rich.console import Group
 from rich.text import Text
 from textual.widgets import Static
 
-from ..fmt import plural
-from ..formats import agent_command
+from ..fmt import model_label, plural
+from ..canonical import agent_command
 from ..model import Session
 from ..names import middle, relative_if_shorter, short_name, short_path
+from ..costs import usage_of
 from ..plain import cost_text, format_ms, usage_text
 from ..safe import visible_line
 from ..tools import STATUS_FAILURE, STATUS_INCOMPLETE, STATUS_REJECTED, STATUS_RUNNING, STATUS_SUCCESS
@@ -116,7 +117,7 @@ def _session_line(s: Session, live: LiveState, width: int | None = None) -> Text
     if s.agent is not None and s.agent != "cursor":  # another agent's run: say whose (formats/)
         t.append(visible_line(agent_command(s.agent) + (f" {s.agent_version}" if s.agent_version else "")) + " ",
                  style="bold")
-    model = visible_line(s.model or "model ?")
+    model = visible_line(model_label(s.model, s.events))
     source = Text()
     if live.source:
         label = visible_line(live.source)
@@ -188,8 +189,9 @@ def _state_line(s: Session, live: LiveState) -> Text:
         t.append(f" …{c[STATUS_INCOMPLETE]}", style="magenta")
     if s.subagent_calls:
         t.append(f" · {s.subagent_calls} in sub-agents", style="dim")
-    if s.result is not None and s.result.usage:
-        t.append(" · " + usage_text(s.result.usage), style="dim")
+    usage = usage_of(s)
+    if usage is not None and usage_text(usage):
+        t.append(" · " + usage_text(usage), style="dim")
     cost = cost_text(s)
     if cost:
         t.append(" · " + cost, style="dim")
