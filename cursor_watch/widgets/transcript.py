@@ -43,7 +43,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from .. import model as m
-from ..fmt import plural
+from ..fmt import plural, shown_detail
 from ..model import Session, ToolCall
 from ..names import PATH_MIN, call_summary
 from ..plain import STATUS_STYLE, format_ms
@@ -117,7 +117,7 @@ def marker_text(call: ToolCall, dimmed: bool = False, payload_matches: int = 0, 
     if call.done:
         tail.append(f" · {call.status}", style=style)
         if call.detail and not said_in(call.detail, call.interaction):  # its note said it already
-            tail.append(f" ({one_line(visible_line(call.detail), 80)})", style=style)  # cut: …
+            tail.append(f" ({shown_detail(one_line(visible_line(call.detail), 0), '⏎ on the call', 80)})", style=style)
         elif call.exit_code:
             tail.append(f" (exit {call.exit_code})", style=style)
         if call.duration_ms is not None:

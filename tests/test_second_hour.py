@@ -1,0 +1,143 @@
+"""Issue 25, a new user's second hour: what scripts read is whole, what the screen shows is
+readable at 80 and 60 columns, and the exports say what the run was.
+
+Streams here are the shared real captures where one shows the case, else a real capture with
+one field changed (the change is named at each test)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import orjson
+import pytest
+
+from conftest import REAL_DIR, ROOT
+
+REJECTED = REAL_DIR / "saurabh7481__maestro__src-tauri__tests__fixtures__cursor__05_rejected_shell.jsonl"
+ENV = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "NO_COLOR", "TERM", "COLUMNS")}
+
+# a rejection's reason as long as a real one (~800 characters) that ends with what matters
+LONG_REASON = ("The user rejected this command. " + "It would change files outside the workspace and the "
+               "policy of this repository forbids that without a review. " * 9
+               + "INSTEAD: ask the user to run `make clean` themselves and wait for their answer.")
+
+
+def cw(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "cursor_watch", *args], capture_output=True, cwd=cwd,
+                          env=ENV, timeout=120)
+
+
+def need(path: Path) -> None:
+    if not path.exists():
+        pytest.skip(f"shared capture {path.name} not found (../shared is not part of a user's clone)")
+
+
+def with_long_reason(tmp_path: Path) -> Path:
+    """The maestro 05 capture (two rejected ``uname -a`` calls, reason "") with the first
+    rejection's reason replaced by :data:`LONG_REASON`."""
+    need(REJECTED)
+    out = []
+    done = False
+    for line in REJECTED.read_bytes().splitlines():
+        obj = orjson.loads(line)
+        if not done and obj.get("type") == "tool_call" and obj.get("subtype") == "completed":
+            obj["tool_call"]["shellToolCall"]["result"]["rejected"]["reason"] = LONG_REASON
+            done = True
+        out.append(orjson.dumps(obj))
+    path = tmp_path / "long-reason.jsonl"
+    path.write_bytes(b"\n".join(out) + b"\n")
+    return path
+
+
+# -- 1. a reason is never cut where scripts read it; text views cut it and say where it is whole
+
+def test_summary_json_gives_a_long_reason_whole(tmp_path):
+    p = cw("--summary", "--json", str(with_long_reason(tmp_path)))
+    calls = json.loads(p.stdout)["tool_calls"]
+    assert LONG_REASON in calls[0]["detail"]  # whole, its last instruction included
+    assert calls[0]["detail"].endswith("wait for their answer.")
+
+
+def test_plain_and_summary_cut_a_long_reason_and_say_where_it_is(tmp_path):
+    path = with_long_reason(tmp_path)
+    for mode in ("--plain", "--summary"):
+        out = " ".join(cw(mode, str(path)).stdout.decode().split())  # (the summary's table wraps)
+        assert "wait for their answer" not in out, mode  # cut...
+        assert "The user rejected this command." in out, mode
+        assert "more chars: --summary --json]" in out, mode  # ...saying where the whole text is
+
+
+@pytest.mark.parametrize("fmt", ["html", "md"])
+def test_export_table_cuts_a_long_reason_and_the_call_gives_it_whole(tmp_path, fmt):
+    path = with_long_reason(tmp_path)
+    out = tmp_path / f"run.{fmt}"
+    p = cw("--export", str(out), str(path))
+    assert p.returncode == 0, p.stderr
+    text = out.read_text()
+    assert "892 more chars: call 1 below" in text  # the table row (Markdown escapes the brackets)
+    assert text.count("wait for their answer") == 1  # once: the call's own block
+
+
+# -- 9. a rejection's reason is said once in its detail
+
+def test_detail_says_a_rejection_reason_once(tmp_path):
+    from cursor_watch.payloads import call_detail
+    from cursor_watch.runner import Monitor
+    from cursor_watch.screens.detail import call_header
+    from rich.console import Console
+
+    path = with_long_reason(tmp_path)
+    mon = Monitor(live=False)
+    mon.feed(path.read_bytes())
+    mon.finish()
+    s = mon.session
+    call = s.tool_calls.at(1)
+    console = Console(width=100, record=True, file=open(os.devnull, "w"))
+    console.print(call_header(call))
+    sections, _note = call_detail(call, lambda o, n: path.read_bytes()[o:o + n], raw=False, agent=s.agent)
+    for section in sections:
+        console.print(section.title)
+        console.print(str(section.body))
+    text = " ".join(console.export_text().split())
+    assert text.count("The user rejected this command.") == 1  # not the status line and a block
+    assert "INSTEAD: ask the user" in text
+
+
+# -- 4. the detail view wraps long paths and commands at 80 and 60 columns
+
+EDIT = REAL_DIR / "saurabh7481__maestro__src-tauri__tests__fixtures__cursor__03_edit_tool_call.jsonl"
+
+
+@pytest.mark.parametrize("size", [(80, 24), (60, 20)])
+async def test_detail_wraps_a_long_path_instead_of_cutting_it(size):
+    """maestro 03's edit names a 118-character path: its ``path`` field and message were cut
+    with "…" at 80 and 60 columns."""
+    from textual.widgets import Static
+
+    from apphelpers import make_app, wait_until
+    from cursor_watch.screens.detail import ToolDetailScreen
+    from cursor_watch.sources import FileSource
+    from cursor_watch.widgets.tool_table import ToolTable
+
+    need(EDIT)
+    app = make_app(FileSource(str(EDIT)))
+    async with app.run_test(size=size) as pilot:
+        await wait_until(pilot, lambda: app.ended)
+        path = next(iter(app.session.tool_calls.values())).summary
+        assert len(path) > size[0]
+        app.run_view().query_one(ToolTable).focus()
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ToolDetailScreen))
+        await pilot.pause(0.2)
+        lines = []
+        for w in app.screen.query(Static):
+            if w.region.width:
+                lines += [strip.text for strip in w.render_lines(w.region.reset_offset)]
+        at = next(i for i, line in enumerate(lines) if line.lstrip().startswith("path "))
+        shown = "".join(line.strip().removeprefix("path").strip() for line in lines[at:at + 4])
+        assert path in shown, lines[at:at + 4]
+        assert not any("…" in line for line in lines[at:at + 8]), lines[at:at + 8]
