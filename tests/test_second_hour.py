@@ -141,3 +141,46 @@ async def test_detail_wraps_a_long_path_instead_of_cutting_it(size):
         shown = "".join(line.strip().removeprefix("path").strip() for line in lines[at:at + 4])
         assert path in shown, lines[at:at + 4]
         assert not any("…" in line for line in lines[at:at + 8]), lines[at:at + 8]
+
+
+# -- 5. a run that ended on a line that is not stream-json names that line in its end note
+
+SIMPLE = REAL_DIR / "saurabh7481__maestro__src-tauri__tests__fixtures__cursor__01_simple_no_tool.jsonl"
+CLI_ERROR = "RetriableError: [invalid_argument] unknown option '--system-prompt'"
+
+
+def ended_on_an_error(tmp_path: Path) -> Path:
+    """maestro 01's init and prompt, then the CLI's own error line (as cursor-agent prints one
+    for a bad option) and nothing more."""
+    need(SIMPLE)
+    path = tmp_path / "cli-error.jsonl"
+    path.write_bytes(b"\n".join(SIMPLE.read_bytes().splitlines()[:2]) + f"\n{CLI_ERROR}\n".encode())
+    return path
+
+
+def test_end_note_names_the_line_that_ended_the_run(tmp_path):
+    out = cw("--plain", str(ended_on_an_error(tmp_path))).stdout.decode()
+    end = next(line for line in out.splitlines() if line.startswith("· stream ended without a result"))
+    assert f'then line 3 is not stream-json: "{CLI_ERROR}"' in end
+
+
+def test_end_note_leaves_out_an_invalid_line_that_came_before_the_last_event(tmp_path):
+    need(SIMPLE)
+    lines = SIMPLE.read_bytes().splitlines()
+    path = tmp_path / "early-error.jsonl"
+    path.write_bytes(b"\n".join([lines[0], CLI_ERROR.encode(), *lines[1:3]]) + b"\n")
+    out = cw("--plain", str(path)).stdout.decode()
+    end = next(line for line in out.splitlines() if line.startswith("· stream ended without a result"))
+    assert "not stream-json" not in end  # the stream went on after it: it is a diagnostic, not the end
+
+
+async def test_tui_end_note_names_the_cli_error(tmp_path):
+    from apphelpers import make_app, screen_text, wait_until
+    from cursor_watch.sources import FileSource
+
+    app = make_app(FileSource(str(ended_on_an_error(tmp_path))))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: app.ended)
+        await pilot.pause(0.2)
+        text = screen_text(app.screen)
+        assert "RetriableError: [invalid_argument]" in text, text
