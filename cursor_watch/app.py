@@ -85,8 +85,8 @@ class CursorWatchApp(App):
     TITLE = "cursor-watch"
     CSS_PATH = "app.tcss"
     BINDINGS = [
+        Binding("question_mark", "help", "All keys", id="help"),  # first: the footer may be cut
         Binding("q", "quit", "Quit", id="quit"),
-        Binding("question_mark", "help", "Help", id="help"),
         # Ctrl+C ends the app as SIGINT ends cursor-watch everywhere else (exit status 130),
         # before any widget sees it (Textual's default only says "press ctrl+q to quit")
         Binding("ctrl+c", "interrupt", "Quit", id="interrupt", show=False, priority=True),

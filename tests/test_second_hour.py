@@ -184,3 +184,77 @@ async def test_tui_end_note_names_the_cli_error(tmp_path):
         await pilot.pause(0.2)
         text = screen_text(app.screen)
         assert "RetriableError: [invalid_argument]" in text, text
+
+
+# -- 6. the header keeps what matters by priority; the footer says where every key is
+
+CLAUDE_PARTIAL = (REAL_DIR.parent / "agents" / "claude"
+                  / "sunholo-data__ailang__internal__executor__claude__testdata__claude_stream_partial.ndjson")
+CLAUDE_A001 = REAL_DIR.parent / "agents" / "claude" / "dungle-scrubs__harness-cli-normalizer__test__fixtures__a001-raw.ndjson"
+
+
+def replayed(path: Path, extra: bytes = b""):
+    from cursor_watch.runner import Monitor
+
+    need(path)
+    mon = Monitor(live=False)
+    mon.feed(path.read_bytes() + extra)
+    mon.finish()
+    return mon.session
+
+
+def test_header_at_160_keeps_model_cwd_session_and_permission_before_a_long_file_name():
+    """The capture's own 90-character name took the room of the model's facts at 160 columns."""
+    from cursor_watch.widgets.header import LiveState, render_header
+
+    s = replayed(CLAUDE_PARTIAL)
+    line = render_header(s, LiveState(source=CLAUDE_PARTIAL.name, state="success"), 160).renderables[0].plain
+    assert len(line) <= 160
+    for fact in (s.model, s.cwd, "session 25a4559b", "permission default"):
+        assert fact in line, (fact, line)
+    assert "← sunh" in line and line.rstrip().endswith(".ndjson")  # the name gives way in its middle
+
+
+@pytest.mark.parametrize("width", [80, 60])
+def test_header_keeps_a_long_model_name_whole(width):
+    """a001's model ``claude-opus-5[1m]`` was cut to ``claude…pus-5[1m]`` at 80 columns."""
+    from cursor_watch.widgets.header import LiveState, render_header
+
+    s = replayed(CLAUDE_A001)
+    assert s.model == "claude-opus-5[1m]"
+    line = render_header(s, LiveState(source=CLAUDE_A001.name, state="success"), width).renderables[0].plain
+    assert "claude-opus-5[1m]" in line and len(line) <= width, line
+
+
+@pytest.mark.parametrize("width", [80, 60])
+def test_state_line_keeps_the_cost_and_the_diagnostics_count(width):
+    """At 80 columns the tokens pushed the cost and ``⚠ N diagnostics`` off the line."""
+    from cursor_watch.widgets.header import LiveState, render_header
+
+    s = replayed(CLAUDE_PARTIAL, b"not json\n")
+    line = render_header(s, LiveState(source=CLAUDE_PARTIAL.name, state="success", elapsed_ms=13_900), width)
+    state = line.renderables[1].plain
+    assert len(state) <= width and "$0.13" in state and "⚠ 1" in state and "(d)" in state, state
+    assert "13.9 s" in state and "success" in state
+
+
+async def test_footer_at_80_columns_shows_where_every_key_is():
+    from textual.widgets._footer import FooterKey
+
+    from apphelpers import make_app, wait_until
+    from cursor_watch.screens.help import FIND_KEYS, KEYS
+    from cursor_watch.sources import FileSource
+
+    need(REJECTED)
+    app = make_app(FileSource(str(REJECTED)))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: app.ended)
+        await pilot.pause(0.3)
+        shown = [k for k in app.screen.query(FooterKey) if k.region.width and k.region.right <= 80]
+        labels = [str(k.description) for k in shown]
+        assert "All keys" in labels, labels  # on screen at 80 columns, saying what it opens
+        helped = " ".join(k for k, _ in KEYS + FIND_KEYS)
+        for binding in app.screen.BINDINGS:
+            key = {"question_mark": "?", "slash": "/", "left_square_bracket": "[", "right_square_bracket": "]",
+                   "escape": "Escape"}.get(binding.key, binding.key)
+            assert key in helped, key  # every key of the run screen is in the help
