@@ -123,7 +123,9 @@ def folded(text: str, limit: int) -> str:
 def one_line(text: str, limit: int = 200) -> str:
     """Whitespace folded, cut at ``limit`` characters (the last one then ``…``); only the
     beginning of a long text is folded (:func:`folded`). ``limit`` 0: folded, not cut."""
-    text = folded(text, limit + 1) if limit > 0 else " ".join(text.split())
+    if limit <= 0:
+        return " ".join(text.split())
+    text = folded(text, limit + 1)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 

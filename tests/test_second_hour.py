@@ -258,3 +258,42 @@ async def test_footer_at_80_columns_shows_where_every_key_is():
             key = {"question_mark": "?", "slash": "/", "left_square_bracket": "[", "right_square_bracket": "]",
                    "escape": "Escape"}.get(binding.key, binding.key)
             assert key in helped, key  # every key of the run screen is in the help
+
+
+# -- 7. paths are cut in the middle everywhere, keeping the file name
+
+CODEX_FILE_CHANGE = REAL_DIR.parent / "agents" / "codex" / \
+    "shane-kercheval__switchboard__crates__harness__tests__fixtures__codex__file-change.jsonl"
+
+
+async def test_60x20_claude_read_paths_keep_their_file_names():
+    """Claude Code's ``Read`` calls (kind ``read``) were cut at their end (``/Users/agent/dev/
+    sunholo-…``) in the transcript and the table at 60 columns: the path rules went by the
+    agent's tool name, not the canonical kind."""
+    from apphelpers import make_app, wait_until
+    from cursor_watch.sources import FileSource
+    from cursor_watch.widgets.tool_table import ToolTable
+
+    need(CLAUDE_PARTIAL)
+    app = make_app(FileSource(str(CLAUDE_PARTIAL)))
+    async with app.run_test(size=(60, 20)) as pilot:
+        await wait_until(pilot, lambda: app.ended)
+        await pilot.pause(0.3)
+        names = [c.summary.rsplit("/", 1)[1] for c in app.session.tool_calls.values()]
+        transcript = app.screen.query_one("#transcript").rendered_text()
+        table = app.screen.query_one(ToolTable)
+        rows = "\n".join("".join(seg.text for seg in table.render_line(y)) for y in range(table.size.height))
+        for name in names[-3:]:  # the newest, on screen in both
+            assert f"/{name} · success" in transcript, (name, transcript)
+            assert f"/{name}  " in rows, (name, rows)
+
+
+def test_a_marker_keeps_its_outcome_when_the_summary_is_no_path():
+    """Codex's failed ``git status``: ``failure (exit 12…)`` at 60 columns."""
+    from cursor_watch.widgets.transcript import marker_text
+
+    s = replayed(CODEX_FILE_CHANGE)
+    call = s.tool_calls.at(1)
+    for width in (56, 58, 70):  # (the transcript is 56-58 cells wide at 60 columns)
+        line = marker_text(call, width=width, cwd=s.cwd).plain
+        assert line.endswith("· failure (exit 128)") and len(line) <= width, line

@@ -103,7 +103,7 @@ def _cell_specs(call: ToolCall, now_ms: float, summary_width: int | None = None,
     detail = f"({visible_line(call.detail)})" if call.detail and call.status != "success" else ""
     if summary and summary_width is not None:
         room = summary_width - (cell_len(detail) + 1 if detail else 0)
-        summary = call_summary(call.tool, summary, room if room >= PATH_MIN else summary_width, cwd)
+        summary = call_summary(call.kind, summary, room if room >= PATH_MIN else summary_width, cwd)
     if detail:
         summary = f"{summary} {detail}" if summary else detail[1:-1]
     if call.status == STATUS_RUNNING:
