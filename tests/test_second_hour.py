@@ -200,7 +200,7 @@ def replayed(path: Path, extra: bytes = b""):
     mon = Monitor(live=False)
     mon.feed(path.read_bytes() + extra)
     mon.finish()
-    return mon.session
+    return mon.runs[-1].session if extra else mon.runs[0].session  # (extra lines: in the last run)
 
 
 def test_header_at_160_keeps_model_cwd_session_and_permission_before_a_long_file_name():
@@ -297,3 +297,31 @@ def test_a_marker_keeps_its_outcome_when_the_summary_is_no_path():
     for width in (56, 58, 70):  # (the transcript is 56-58 cells wide at 60 columns)
         line = marker_text(call, width=width, cwd=s.cwd).plain
         assert line.endswith("· failure (exit 128)") and len(line) <= width, line
+
+
+# -- 8. the run's start is its first event with a time, a leading thinking-only message too
+
+AUTOCOMPACT = REAL_DIR.parent / "agents" / "claude" / "littlebearapps__untether__tests__fixtures__claude_autocompact_2.1.285.jsonl"
+
+
+def test_started_is_the_leading_thinking_message(tmp_path):
+    """The capture's first timed line is line 2, an assistant message with only a thinking
+    block (15:53:29.432); the run's start was taken from line 3's tool_use (15:53:30.709)."""
+    from cursor_watch.export.common import format_when
+    from cursor_watch.formats.common import iso_ms
+
+    need(AUTOCOMPACT)
+    line2 = orjson.loads(AUTOCOMPACT.read_bytes().splitlines()[1])
+    assert [c["type"] for c in line2["message"]["content"]] == ["thinking"]
+    first = iso_ms(line2["timestamp"])
+    html = tmp_path / "run.html"
+    assert cw("--export", str(html), str(AUTOCOMPACT)).returncode == 0
+    assert format_when(first) == "2026-09-30 15:53:29.432 UTC" and format_when(first) in html.read_text()
+    otlp = tmp_path / "run.otlp.json"
+    assert cw("--export", str(otlp), str(AUTOCOMPACT)).returncode == 0
+    spans = [sp for rs in json.loads(otlp.read_text())["resourceSpans"] for ss in rs["scopeSpans"]
+             for sp in ss["spans"]]
+    runs = sorted(int(sp["startTimeUnixNano"]) for sp in spans if "parentSpanId" not in sp or not sp["parentSpanId"])
+    assert runs[0] == first * 1_000_000
+    s = replayed(AUTOCOMPACT)
+    assert s.first_ts_ms == first  # what the header's elapsed time counts from
