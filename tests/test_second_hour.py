@@ -325,3 +325,40 @@ def test_started_is_the_leading_thinking_message(tmp_path):
     assert runs[0] == first * 1_000_000
     s = replayed(AUTOCOMPACT)
     assert s.first_ts_ms == first  # what the header's elapsed time counts from
+
+
+# -- 10. exports name the agent's version and don't repeat the last message
+
+CODEX_MCP = REAL_DIR.parent / "agents" / "codex" / "mccorvie__TauCetiWorker__tests__fixtures__codex_exec_mcp_0_160.jsonl"
+GEMINI_TOOLS = REAL_DIR.parent / "agents" / "gemini" / \
+    "shane-kercheval__switchboard__crates__harness__tests__fixtures__gemini__tool-use.stream.jsonl"
+
+
+@pytest.mark.parametrize("fmt", ["html", "md"])
+@pytest.mark.parametrize("path", [AUTOCOMPACT, CODEX_MCP, GEMINI_TOOLS, CLAUDE_PARTIAL], ids=lambda p: p.name[:40])
+def test_export_names_the_agent_version_and_shows_the_last_message_once(tmp_path, fmt, path):
+    need(path)
+    out = tmp_path / f"run.{fmt}"
+    assert cw("--export", str(out), str(path)).returncode == 0
+    text = out.read_text()
+    assert "Final text" not in text  # the result's text is the last message, already shown
+    s = replayed(path)
+    if s.agent_version:
+        assert f"{s.agent_version}" in text and "agent" in text
+
+
+def test_export_shows_a_result_text_the_transcript_does_not_have(tmp_path):
+    """A Cursor result whose text is not its segments joined (an edited log): shown on its own."""
+    need(SIMPLE)
+    lines = []
+    for line in SIMPLE.read_bytes().splitlines():
+        obj = orjson.loads(line)
+        if obj.get("type") == "result":
+            obj["result"] = "A different closing text."
+        lines.append(orjson.dumps(obj))
+    path = tmp_path / "edited.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    out = tmp_path / "run.md"
+    assert cw("--export", str(out), str(path)).returncode == 0
+    text = out.read_text()
+    assert "Final text" in text and "A different closing text." in text
