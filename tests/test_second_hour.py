@@ -362,3 +362,40 @@ def test_export_shows_a_result_text_the_transcript_does_not_have(tmp_path):
     assert cw("--export", str(out), str(path)).returncode == 0
     text = out.read_text()
     assert "Final text" in text and "A different closing text." in text
+
+
+# -- 11. Codex: the command's output is labelled as what it is; an error item is never an error
+
+CODEX_REAL = REAL_DIR.parent / "agents" / "codex" / "Davedat-110105__adk-harness__tests__fixtures__codex_exec_real.jsonl"
+
+
+def test_codex_command_output_is_labelled_output_not_stdout():
+    """``aggregated_output`` is stdout and stderr together (codex-rs exec_events.rs)."""
+    from cursor_watch.payloads import call_detail
+
+    s = replayed(CODEX_REAL)
+    call = s.tool_calls.at(1)
+    sections, _ = call_detail(call, lambda o, n: CODEX_REAL.read_bytes()[o:o + n], raw=False, agent=s.agent)
+    fields = [label for sec in sections if sec.kind == "fields" for label, _v in sec.body]
+    titles = [sec.title for sec in sections]
+    assert "stdout" not in fields + titles, (fields, titles)
+    assert any("output" in t for t in titles + fields), (fields, titles)
+
+
+def test_codex_error_items_are_warnings_and_a_reroute_a_notice():
+    from cursor_watch.runner import Monitor
+
+    lines = [{"type": "thread.started", "thread_id": "t0"},
+             {"type": "item.completed", "item": {"id": "item_0", "type": "error",
+                                                 "message": "model rerouted: gpt-5.5 -> gpt-5.5-mini (HighRiskCyberActivity)"}},
+             {"type": "item.completed", "item": {"id": "item_1", "type": "error",
+                                                 "message": "Falling back from WebSockets to HTTPS transport"}},
+             {"type": "turn.completed", "usage": {"input_tokens": 1, "cached_input_tokens": 0, "output_tokens": 1}}]
+    mon = Monitor(live=False)
+    mon.feed(b"".join(orjson.dumps(x) + b"\n" for x in lines))
+    mon.finish()
+    notes = [(n.kind, n.text) for n in mon.session.notes]
+    assert ("model", "model rerouted: gpt-5.5 -> gpt-5.5-mini (HighRiskCyberActivity)") in notes, notes
+    assert ("warning", "warning: Falling back from WebSockets to HTTPS transport") in notes, notes
+    assert not any(k == "error" or t.startswith("warning: model rerouted") for k, t in notes), notes
+    assert mon.session.model == "gpt-5.5-mini"
