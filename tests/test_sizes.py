@@ -216,7 +216,7 @@ async def test_runs_list_names_are_distinct_and_keep_their_ends(columns):
         await wait_until(pilot, lambda: app.ended and len(app.screen.query_one(RunsTable).rows) == len(paths))
         await pilot.pause(0.3)
         table = app.screen.query_one(RunsTable)
-        w = widths(table.scrollable_content_region.width)
+        w = widths(table.scrollable_content_region.width, table.need)  # (the columns fit the rows, issue 25)
         assert table.scrollable_content_region.height >= len(paths)  # every row on screen
         names = []
         for y, row in enumerate(table.rows):
