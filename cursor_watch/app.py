@@ -29,7 +29,7 @@ from textual.screen import Screen
 
 from .alerts import DEFAULT_KINDS, Alert, AlertOutlet, AlertRules, Deliverer
 from .costs import run_cost, usage_of
-from .fmt import cost_label, plural, short_duration
+from .fmt import cost_label, short_duration
 from .canonical import agent_short
 from .guard import Limits, Stall
 from .model import Session

@@ -432,7 +432,6 @@ async def test_brackets_step_through_the_runs_the_filter_keeps(tmp_path):
     from apphelpers import make_app, wait_until
     from cursor_watch.screens.run import RunScreen
     from cursor_watch.sources import FileSource
-    from cursor_watch.widgets.query_bar import QueryBar
     from cursor_watch.widgets.runs_table import RunsTable
 
     need(COMPACTION)
