@@ -108,6 +108,13 @@ def brute_force(mon, data: bytes, q: Query) -> int:
                 args = body["args"]
             if which == "completed":
                 result = body.get("result")
+        # fields that only repeat another are not counted (issue 25: the CLI's parse of a
+        # command, the call's id, an outcome's copy of the command and its directory)
+        if isinstance(args, dict):
+            args = {k: v for k, v in args.items() if k not in ("parsingResult", "simpleCommands", "toolCallId")}
+        if isinstance(result, dict):
+            result = {k: ({f: x for f, x in v.items() if f not in ("command", "workingDirectory")}
+                          if isinstance(v, dict) else v) for k, v in result.items()}
         for part in (args, result):
             if part is not None:
                 n += sum(q.count(x) for x in payload_strings(part))

@@ -474,3 +474,45 @@ async def test_runs_list_says_how_many_files_of_a_directory_it_skips(tmp_path):
         await pilot.pause(0.2)
         line = text_of(app.screen.query_one(RunsSummary))
         assert "2 skipped: not .jsonl/.ndjson/.log" in line, line
+
+
+# -- 16. a search counts an occurrence once, where the screen shows it
+
+def test_search_counts_a_command_once_not_in_every_field_that_repeats_it():
+    """maestro 05's ``uname -a``: the arguments' ``command``, the CLI's parse of it
+    (``simpleCommands``, ``parsingResult``: ``uname``, ``uname -a``) and the rejection's copy
+    of the command were 5 matches for the one the detail view shows."""
+    from cursor_watch.match import Query
+    from cursor_watch.search import Search
+
+    need(REJECTED)
+    data = REJECTED.read_bytes()
+    s = replayed(REJECTED)
+    search = Search(s, lambda off, size: data[off: off + size], Query("uname"))
+    while not search.step(0.5):
+        pass
+    first = s.tool_calls.at(1)
+    assert search.payload_hits()[first.call_id] == 1  # the command, in the arguments
+
+
+async def test_detail_lists_the_matches_the_search_counted():
+    from apphelpers import make_app, screen_text, wait_until
+    from cursor_watch.screens.detail import ToolDetailScreen
+    from cursor_watch.sources import FileSource
+
+    need(REJECTED)
+    app = make_app(FileSource(str(REJECTED)))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: app.ended)
+        await pilot.press("slash", *"uname", "enter")
+        screen = app.screen
+        await wait_until(pilot, lambda: screen.search is not None and screen.search.done)
+        await pilot.press("slash", "enter")  # on the first payload match: its call's detail
+        for _ in range(6):
+            if isinstance(app.screen, ToolDetailScreen):
+                break
+            await pilot.press("n")
+            await pilot.press("slash", "enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ToolDetailScreen))
+        await pilot.pause(0.3)
+        assert "1 match for uname in this call's arguments and result" in screen_text(app.screen)

@@ -24,7 +24,7 @@ from ..plain import STATUS_STYLE, call_duration_text, dumps_json, format_ms
 from ..safe import visible, visible_line
 from ..match import Query, payload_strings
 from ..mdtext import text_parser
-from ..payloads import load_payloads
+from ..payloads import counted_payloads, load_payloads
 from ..widgets.transcript import code_theme
 from ..tools import RAW, Section, one_line, cut_payload, detail_sections, lexer_for, without_reason
 
@@ -237,7 +237,8 @@ class ToolDetailScreen(Screen):
             if note:
                 yield Static(Text(note), classes="note")
             query = self.search_query
-            found = payload_matches(query, args, result) if query is not None else []
+            counted = counted_payloads(getattr(self.session, "agent", None), args, result)
+            found = payload_matches(query, *counted) if query is not None else []  # as the search counts
             current = found[self.match] if 0 <= self.match < len(found) else None
             if query is not None:
                 yield from self._search_section(query, found, current)
