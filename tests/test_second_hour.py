@@ -516,3 +516,23 @@ async def test_detail_lists_the_matches_the_search_counted():
         await wait_until(pilot, lambda: isinstance(app.screen, ToolDetailScreen))
         await pilot.pause(0.3)
         assert "1 match for uname in this call's arguments and result" in screen_text(app.screen)
+
+
+def test_tool_table_keeps_the_end_of_an_mcp_tool_name_that_tells_it_apart():
+    """At 80 and 60 columns the tool column is 14 cells: two MCP tools of one server
+    (``mcp__lean_beam__lean_sync``, ``mcp__lean_beam__lean_goals``, the Claude Code MCP capture)
+    were both ``mcp__lean_bea…``; their ends are what differ."""
+    from cursor_watch.widgets.tool_table import Widths, column_widths, row_pieces
+    session = replayed(REAL_DIR.parent / "agents" / "claude" / "mccorvie__TauCetiWorker__tests__fixtures__claude_stream_mcp_2_1.jsonl")
+    names = [c.tool for c in session.tool_calls.values() if c.tool.startswith("mcp__")]
+    assert len(set(names)) >= 2
+    shown = set()
+    for call in session.tool_calls.values():
+        if not call.tool.startswith("mcp__"):
+            continue
+        widths = column_widths(60, Widths(len(session.tool_calls), 9, len(call.tool)))
+        cell = row_pieces(call, 0.0, widths)[6][0]  # (pad, index, gap), (status, pad, gap), tool
+        assert cell.endswith(call.tool[-(widths[2] - 4):]), cell
+        assert cell.startswith("mcp…"), cell
+        shown.add(cell)
+    assert len(shown) == len(set(names))
