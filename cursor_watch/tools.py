@@ -554,6 +554,19 @@ def _view_sections(tool: str, v: dict, limit: int) -> list[Section]:
     return out
 
 
+MARKER_DETAIL = 80  # characters of a call's detail its transcript line shows (the rest: ⏎ on the call)
+
+
+def marker_detail(detail: str, interaction: str = "") -> str:
+    """What a finished call's transcript line shows of its ``detail`` (its failure or rejection
+    reason): the first :data:`MARKER_DETAIL` characters, whitespace folded; '' when its note
+    (``interaction``) already says it. The search counts this, not the whole reason: the rest is
+    in the call's result, counted (and listed in the detail view) as a payload match (issue 25)."""
+    if not detail or said_in(detail, interaction):
+        return ""
+    return one_line(detail, 0)[:MARKER_DETAIL]
+
+
 def said_in(detail: str, text: str) -> bool:
     """True when ``text`` (a call's ``interaction`` note, e.g. ``webFetch response: rejected
     (User Rejected)``) already gives the reason ``detail`` names: a view that printed the

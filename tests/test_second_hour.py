@@ -514,8 +514,8 @@ async def test_detail_lists_the_matches_the_search_counted():
             await pilot.press("n")
             await pilot.press("slash", "enter")
         await wait_until(pilot, lambda: isinstance(app.screen, ToolDetailScreen))
-        await pilot.pause(0.3)
-        assert "1 match for uname in this call's arguments and result" in screen_text(app.screen)
+        said = "1 match for uname in this call's arguments and result"
+        await wait_until(pilot, lambda: said in screen_text(app.screen))
 
 
 def test_tool_table_keeps_the_end_of_an_mcp_tool_name_that_tells_it_apart():

@@ -48,7 +48,7 @@ from ..model import Session, ToolCall
 from ..names import PATH_MIN, call_summary
 from ..plain import STATUS_STYLE, format_ms
 from ..safe import visible, visible_line
-from ..tools import one_line, said_in
+from ..tools import MARKER_DETAIL, one_line, said_in
 from ..match import Query
 from ..mdtext import shared_parser
 
@@ -120,7 +120,8 @@ def marker_text(call: ToolCall, dimmed: bool = False, payload_matches: int = 0, 
     if call.done:
         tail.append(f" · {call.status}", style=style)
         if call.detail and not said_in(call.detail, call.interaction):  # its note said it already
-            tail.append(f" ({shown_detail(one_line(visible_line(call.detail), 0), '⏎ on the call', 80)})", style=style)
+            tail.append(f" ({shown_detail(one_line(visible_line(call.detail), 0), '⏎ on the call', MARKER_DETAIL)})",
+                            style=style)
         elif call.exit_code:
             tail.append(f" (exit {call.exit_code})", style=style)
         if call.duration_ms is not None:
