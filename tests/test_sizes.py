@@ -191,7 +191,7 @@ async def test_60x20_shows_outcome_transcript_and_newest_calls():
         await pilot.pause(0.5)
         header = text_of(app.screen.query_one(SessionHeader))
         assert header.splitlines()[1].lstrip().startswith("incomplete")
-        assert "← rogazt" in header and ".jsonl" in header  # the name's ends, where it fits
+        assert "← rog…" in header and "-tools.jsonl" in header  # the name's ends, its end first (narrow)
         table = app.screen.query_one(ToolTable)
         top = int(table.scroll_offset.y)
         visible = range(top, top + table.scrollable_content_region.height)

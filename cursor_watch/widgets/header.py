@@ -13,7 +13,7 @@ from textual.widgets import Static
 from ..fmt import model_label, plural
 from ..canonical import agent_command
 from ..model import Session
-from ..names import middle, relative_if_shorter, short_name, short_path
+from ..names import RUN_SUFFIX, middle, relative_if_shorter, short_name, short_path, tool_name
 from ..costs import usage_of
 from ..plain import cost_text, format_ms, usage_text
 from ..safe import visible_line
@@ -206,6 +206,7 @@ def _text(*pieces: tuple[str, str]) -> Text:
 BADGE_MIN_WIDTH = 100  # narrower: no " cursor-watch " badge (the room goes to names)
 CWD_MIN = 12  # a cwd shortened below this many cells is left out
 SOURCE_MIN = 12  # ... and the source's name
+SOURCE_TAIL_FIRST = 24  # a source name cut narrower keeps its end first
 
 
 def _session_line(s: Session, live: LiveState, width: int | None = None) -> Text:
@@ -238,10 +239,19 @@ def _session_line(s: Session, live: LiveState, width: int | None = None) -> Text
         parts.append(Part(6, 5, [_text(("  key ", "dim"), (visible_line(s.api_key_source), ""))]))
     if live.source:
         label = visible_line(live.source)
-        parts.append(Part(7, 30, shrink=lambda w, n=label: _text(("  ← ", "dim"), (short_name(n, w - 4), "dim")),
+        parts.append(Part(7, 30, shrink=lambda w, n=label: _text(("  ← ", "dim"), (_source_name(n, w - 4), "dim")),
                           min_width=min(cell_len(label), SOURCE_MIN) + 4, max_width=cell_len(label) + 4,
                           grow=35))
     return fit(parts, width)
+
+
+def _source_name(name: str, width: int) -> str:
+    """The watched file's name in ``width`` cells: cut in the middle, or, narrower than
+    :data:`SOURCE_TAIL_FIRST`, its end first (``rog…r-tools.jsonl``: what tells captures of one
+    repository apart is their end)."""
+    if width < SOURCE_TAIL_FIRST and not RUN_SUFFIX.search(name):
+        return tool_name(name, width)
+    return short_name(name, width)
 
 
 def _state_line(s: Session, live: LiveState, width: int | None = None) -> Text:
