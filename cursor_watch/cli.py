@@ -57,8 +57,12 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser (everything after ``--`` is the command to spawn)."""
     p = _Parser(
         prog="cursor-watch",
-        description="Live monitor for `cursor-agent -p ... --output-format stream-json` (NDJSON).",
-        epilog="Spawn mode: cursor-watch [OPTIONS] -- cursor-agent -p 'task' --output-format stream-json",
+        description="Live monitor for AI coding agents' NDJSON event streams: Cursor (cursor-agent -p "
+                    "--output-format stream-json), Claude Code (claude -p --output-format stream-json --verbose), "
+                    "Codex (codex exec --json) and Gemini CLI (gemini -p --output-format stream-json). The agent is "
+                    "recognised from each stream's first events; --format cursor|claude|codex|gemini chooses it.",
+        epilog="Spawn mode: cursor-watch [OPTIONS] -- AGENT-COMMAND, e.g. cursor-watch -- cursor-agent -p 'task' "
+               "--output-format stream-json, or cursor-watch -- codex exec --json 'task'",
     )
     p.add_argument("files", nargs="*", metavar="FILE|DIR",
                    help="stream files to replay, or directories of them (*.jsonl, *.ndjson, *.log); "
@@ -75,7 +79,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="replay FILE at its recorded pace times X (0, the default: as fast as possible)")
     p.add_argument("--thinking", action="store_true", help="--plain: print thinking blocks too")
     p.add_argument("--format", default="auto", choices=("auto", *FORMATS),
-                   help="the agent whose stream this is (default auto: sniffed from each source's first events)")
+                   help="the agent whose stream this is: cursor (Cursor Agent CLI), claude (Claude Code), codex "
+                        "(Codex), gemini (Gemini CLI); default auto: recognised from each source's first events")
     p.add_argument("--result-grace", type=float, default=RESULT_EXIT_GRACE_S, metavar="S",
                    help="spawn mode: seconds a command may run on after its result before it is stopped "
                         f"(default {RESULT_EXIT_GRACE_S:g})")

@@ -217,3 +217,17 @@ def test_sigterm_stops_the_child_and_exits_143(tmp_path):
     time.sleep(0.2)
     with pytest.raises(ProcessLookupError):
         os.kill(child, 0)
+
+
+def test_help_names_every_agent_it_reads_and_how_to_choose():
+    """Issue 25: --help described a monitor for cursor-agent only."""
+    p = subprocess.run(CMD + ["--help"], capture_output=True, timeout=60, env={**ENV, "COLUMNS": "200"}, cwd=ROOT)
+    assert p.returncode == 0
+    out = " ".join(p.stdout.decode().split())
+    description = out[out.index("[FILE|DIR ...]"):out.index("positional arguments")]
+    for agent, command in (("Cursor", "cursor-agent"), ("Claude Code", "claude -p"), ("Codex", "codex exec --json"),
+                           ("Gemini CLI", "gemini -p")):
+        assert agent in description and command in description, agent
+    assert "--format" in description
+    for name in ("cursor", "claude", "codex", "gemini"):
+        assert f"{name} (" in out[out.index("--format {"):]  # its help names each choice's agent
