@@ -10,6 +10,7 @@ status), nothing injected (no raw escape or control character on stdout).
 from __future__ import annotations
 
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -550,3 +551,21 @@ def test_stdout_closed_early_is_quiet(tmp_path, args):
     proc.wait(timeout=30)
     assert_no_traceback(err)
     assert proc.returncode == 141  # 128 + SIGPIPE, as the README's exit-status table says
+
+
+@pytest.mark.parametrize("args", [["--plain"], ["--summary"], ["--summary", "--json"], ["--plain", "--follow"]])
+def test_stdout_closed_early_with_many_sources_is_quiet(tmp_path, args):
+    """Issue 25: `--plain DIR | head -2` exited 141 but printed one 'Task exception was never
+    retrieved ... OutputClosed' traceback per further source (11 for 12 files)."""
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    for n in range(12):  # 100 runs each: more output than a pipe holds, so every source meets the closed pipe
+        (logs / f"run-{n:02d}.jsonl").write_bytes(TOOLS.read_bytes() * 100)
+    p = subprocess.run(f"{shlex.join(CMD + args)} {shlex.quote(str(logs))} | head -2", shell=True, capture_output=True,
+                       env=ENV, cwd=ROOT, timeout=60, executable="/bin/bash")
+    assert len(p.stdout.splitlines()) == 2
+    assert p.stderr == b""  # nothing at all: the documented exit status is the only effect
+    status = subprocess.run(f"{shlex.join(CMD + args)} {shlex.quote(str(logs))} | head -2 >/dev/null; "
+                            "echo ${PIPESTATUS[0]}", shell=True, capture_output=True, env=ENV, cwd=ROOT, timeout=60,
+                            executable="/bin/bash")
+    assert status.stdout.strip() == b"141" and status.stderr == b""
