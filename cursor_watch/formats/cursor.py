@@ -810,6 +810,8 @@ def view_of(kind: str, a: dict, p: dict) -> dict:
     elif kind == "getMcpTools":
         v["server"] = _s(a.get("server"))
         v["tool"] = _s(a.get("toolName"))
+        if a.get("pattern"):  # a search of the tools (GetMcpToolsArgs.pattern)
+            v["pattern"] = _s(a.get("pattern"))
         if p.get("content"):
             v["content"] = p["content"]
     elif kind == "createPlan":
