@@ -40,7 +40,6 @@ from .sources import SourceError, open_sources
 asyncio = lazy_module("asyncio")  # imported when an event loop runs (not by a --summary of files: run_summary_replay)
 
 EXIT_USAGE = 2
-REPORT_WIDTH = 150  # --report's width when not written to a terminal
 ALERT_TICK_S = 0.25  # stall and budget rules are checked this often between events
 
 
@@ -536,9 +535,8 @@ def run_report(opts: Options) -> int:
             from .report import render_report
 
             console = make_console()
-            if not console.is_terminal:
-                console.width = REPORT_WIDTH  # a file or a pipe: the whole table, not 80 columns of it
-            render_report(report, console)
+            # a file or a pipe: no width limit (every figure and name whole); a terminal: its width
+            render_report(report, console, console.width if console.is_terminal else None)
     except (BrokenPipeError, OutputClosed):
         _stdout_closed()
         return 128 + signal.SIGPIPE
