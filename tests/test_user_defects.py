@@ -157,6 +157,8 @@ def test_report_in_a_narrow_terminal_keeps_every_figure_whole(where, columns):
     for figure in want["tools"] + want["total"]:
         assert re.search(rf"(^|\s){re.escape(figure)}(\s|$)", flat), (figure, out)
     assert not re.search(r"\d…|\b(?:s|su|suc|succ|succe|succes)…", out), out  # nothing cut like "7.…", "succe…"
+    runs = [line for line in out.splitlines() if re.search(r"\.(jsonl|ndjson) #", line)]
+    assert len(runs) == len(want["slowest"]) and all(re.search(r" #\d+\s*$", line) for line in runs), out
 
 
 @needs_streams
