@@ -389,14 +389,15 @@ class StatusNote(Canonical):
         about_call: it says what happened to that call (an approval's answer): the call's
             detail shows it.
         fields: the agent's own fields (a dict), or None.
+        detail: what one line can't say, as the agent wrote it (a hook's output), or "".
     """
 
-    __slots__ = ("kind", "subtype", "text", "call_id", "about_call", "fields")
+    __slots__ = ("kind", "subtype", "text", "call_id", "about_call", "fields", "detail")
     kind_name = "note"
 
     def __init__(self, native: Any, ts: int | None, ts_source: int, kind: str, subtype: str, text: str,
                  call_id: str = "", *, about_call: bool = False, fields: dict | None = None,
-                 natives: int = 1) -> None:
+                 natives: int = 1, detail: str = "") -> None:
         _place(self, native, ts, ts_source, natives)
         self.kind = kind
         self.subtype = subtype
@@ -404,6 +405,7 @@ class StatusNote(Canonical):
         self.call_id = call_id
         self.about_call = about_call
         self.fields = fields
+        self.detail = detail
 
 
 class Usage:

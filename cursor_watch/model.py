@@ -275,25 +275,28 @@ class Note:
     Attributes:
         kind: event type (``interaction_query``, ``retry``, ``connection``, ``system``,
             ``session``); subtype: its subtype; text: one-line description;
-        line: line number; ts_ms: ``timestamp_ms`` if any; call_id: related tool call ("").
+        line: line number; ts_ms: ``timestamp_ms`` if any; call_id: related tool call ("");
+        detail: more than one line can say, as the agent wrote it ("" for none: a hook's output).
     """
 
-    __slots__ = ("kind", "subtype", "text", "line", "ts_ms", "call_id")
+    __slots__ = ("kind", "subtype", "text", "line", "ts_ms", "call_id", "detail")
 
-    def __init__(self, kind: str, subtype: str, text: str, line: int, ts_ms: int | None, call_id: str = "") -> None:
+    def __init__(self, kind: str, subtype: str, text: str, line: int, ts_ms: int | None, call_id: str = "",
+                 detail: str = "") -> None:
         self.kind = kind
         self.subtype = subtype
         self.text = text
         self.line = line
         self.ts_ms = ts_ms
         self.call_id = call_id
+        self.detail = detail
 
     def state(self) -> tuple:
         """Every field as a plain tuple (see :mod:`cursor_watch.spill`)."""
         return _NOTE_STATE(self)
 
 
-_NOTE_STATE = operator.attrgetter(*Note.__slots__)  # (kind, subtype, text, line, ts_ms, call_id)
+_NOTE_STATE = operator.attrgetter(*Note.__slots__)  # (kind, subtype, text, line, ts_ms, call_id, detail)
 
 
 class Diagnostic:
@@ -910,7 +913,7 @@ class Session:
             if call is not None:
                 call.interaction = ev.text
                 changes.append((CHANGE_TOOL_UPDATED, call_id))
-        return changes + self._note(ev.kind, ev.subtype, ev.text, ev, call_id)
+        return changes + self._note(ev.kind, ev.subtype, ev.text, ev, call_id, ev.detail)
 
     def _usage(self, ev: UsageUpdate) -> list[tuple[str, Any]]:
         self.usage = ev.usage
@@ -926,8 +929,10 @@ class Session:
         changes.append((CHANGE_RESULT, None))
         return changes
 
-    def _note(self, kind: str, subtype: str, text: str, ev: Any, call_id: str = "") -> list[tuple[str, Any]]:
-        self.notes.append(Note(kind, subtype, text, ev.line, ev.ts if ev.ts_source == TIME_STREAM else None, call_id))
+    def _note(self, kind: str, subtype: str, text: str, ev: Any, call_id: str = "", detail: str = ""
+              ) -> list[tuple[str, Any]]:
+        self.notes.append(Note(kind, subtype, text, ev.line, ev.ts if ev.ts_source == TIME_STREAM else None, call_id,
+                               detail))
         index = len(self.notes) - 1
         self.timeline.append(("note", index))
         return [(CHANGE_NOTE, index)]

@@ -63,7 +63,8 @@ def tool_status_label(call: ToolCall) -> Text:
 
 
 def header_pieces(session: Session) -> list[Piece]:
-    """One line: session id, model, cwd, permission mode, API key source."""
+    """One line: session id, model, cwd, permission mode, API key source, MCP servers (with
+    the status of each one not connected)."""
     command = agent_command(session.agent) + (f" {session.agent_version}" if session.agent_version else "")
     p: list[Piece] = [(visible_line(command) + " ", "bold"), (visible_line(model_label(session.model, session.events)), "bold cyan")]
     if session.cwd:
@@ -76,6 +77,9 @@ def header_pieces(session: Session) -> list[Piece]:
         extras.append(f"permission {session.permission_mode}")
     if session.api_key_source:
         extras.append(f"key {session.api_key_source}")
+    if session.mcp_servers:  # every one, with its status when it is not connected
+        extras.append("MCP " + ", ".join(name if status == "connected" else f"{name} ({status or 'no status'})"
+                                         for name, status in session.mcp_servers))
     if extras:
         p.append(("  (" + visible_line(", ".join(extras)) + ")", "dim"))
     return p
@@ -185,6 +189,21 @@ def _indent(text: str, prefix: str = "  ") -> str:
     return "\n".join(prefix + line for line in text.split("\n"))
 
 
+NOTE_DETAIL_LINES = 10  # lines of a note's detail (a hook's output) --plain prints
+
+
+def note_detail_text(detail: str, lines: int = NOTE_DETAIL_LINES) -> str:
+    """A note's detail (a hook's output) for a transcript: escapes made visible, its first
+    ``lines`` lines, then ``… N more lines (--summary --json has them all)`` when it has more
+    (the JSON summary's ``notes[].detail`` keeps the whole text)."""
+    text = visible(detail.strip("\n"))
+    parts = text.split("\n")
+    if len(parts) <= lines:
+        return text
+    rest = len(parts) - lines
+    return "\n".join(parts[:lines]) + f"\n… {plural(rest, 'more line')} (--summary --json has them all)"
+
+
 def _stderr_pieces(line: str) -> list[Piece]:
     return [("stderr: ", None), (visible_line(line), "yellow")]  # on base style "bold yellow"
 
@@ -272,6 +291,8 @@ class PlainPrinter:
     def _on_note(self, key: int) -> None:
         note = self.session.notes[key]
         self._print([(f"· {visible_line(note.text)}", None)], "yellow" if note.kind != "connection" else "dim")
+        if note.detail:  # a hook's output, under its line
+            self._print([(_indent(note_detail_text(note.detail), "    "), None)], "dim")
 
     def _on_diagnostic(self, key: int) -> None:
         d = self.session.diagnostics[key]

@@ -63,6 +63,8 @@ def _summary_fields(session: Session, stderr_tail: list[str] | None) -> list[tup
             "api_key_source": s.api_key_source,
             "permission_mode": s.permission_mode,
             "prompt": s.prompt,
+            # the run start's MCP servers ([{name, status}]; null when the stream names none)
+            "mcp_servers": [{"name": n, "status": st} for n, st in s.mcp_servers] if s.mcp_servers is not None else None,
         }),
         ("status", s.status if s.status != "running" else "incomplete"),
         ("result", result),
@@ -71,7 +73,7 @@ def _summary_fields(session: Session, stderr_tail: list[str] | None) -> list[tup
         ("segments", _Items(s.segments.project(Segment.TEXT_STATE, _text))),
         ("thinking_text", _Joined(s.thinking.project(ThinkingBlock.TEXT_STATE, _text))),
         ("tool_calls", _Items(c.to_json() for c in s.tool_calls.values())),
-        ("notes", _Items({"line": n.line, "kind": n.kind, "subtype": n.subtype, "text": n.text} for n in s.notes)),
+        ("notes", _Items(_note_json(n) for n in s.notes)),
         ("counts", s.counts()),
         ("diagnostics", _Items({"line": d.line, "message": d.message} for d in s.diagnostics)),
         ("unknown_events", _Items({"line": u.line, "type": u.type, "subtype": u.subtype} for u in s.unknown)),
@@ -80,6 +82,15 @@ def _summary_fields(session: Session, stderr_tail: list[str] | None) -> list[tup
         ("stalls", stall_periods(s)),
         ("budget", [b.to_json() for b in breaches(s, limits)]),
     ]
+
+
+def _note_json(n: Any) -> dict:
+    """A note in the summary: line, kind, subtype, text, and its ``detail`` (a hook's whole
+    output) when it has one."""
+    out = {"line": n.line, "kind": n.kind, "subtype": n.subtype, "text": n.text}
+    if n.detail:
+        out["detail"] = n.detail
+    return out
 
 
 def summary_json(session: Session, stderr_tail: list[str] | None = None) -> dict:

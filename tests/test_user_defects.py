@@ -193,3 +193,124 @@ def test_plan_columns_stacks_by_priority_and_never_narrows_a_figure():
         assert table_width([key, *(widths[i] for i in stack)]) <= 80
     key, stacks = plan_columns(40, 30, [5, 5])  # a long name beside two figures: the name gives way
     assert stacks == [[0, 1]] and key == 40 - table_width([0, 5, 5]) and key >= KEY_MIN
+
+
+# -- item 14: notes: rate limits, hooks, MCP servers ---------------------------------------------
+
+SUNHOLO = AGENTS / "claude" / "sunholo-data__ailang__internal__executor__claude__testdata__claude_stream_partial.ndjson"
+A001 = AGENTS / "claude" / "dungle-scrubs__harness-cli-normalizer__test__fixtures__a001-raw.ndjson"
+COMPACTION = AGENTS / "claude" / "shane-kercheval__switchboard__crates__harness__tests__fixtures__claude__compaction-success.jsonl"
+T_ISO = "2026-11-27T10:00:00.000Z"  # epoch 1_795_773_600 s
+
+
+def claude_init(**kw) -> bytes:
+    return line(type="system", subtype="init", session_id="s1", model="claude-x", cwd="/w", tools=[],
+                claude_code_version="2.1.300", uuid="u0", **kw)
+
+
+def claude_text(text: str, ts: str = T_ISO) -> bytes:
+    return line(type="assistant", session_id="s1", uuid="u1", timestamp=ts, parent_tool_use_id=None,
+                message={"id": "m1", "type": "message", "role": "assistant", "content": [{"type": "text", "text": text}]})
+
+
+def notes_of(data: bytes, tmp_path: Path, tz: str = "UTC") -> list[dict]:
+    f = tmp_path / "run.jsonl"
+    f.write_bytes(data)
+    p = cw(["--summary", "--json", str(f)], env={**ENV, "TZ": tz})
+    assert p.returncode in (0, 1), p.stderr
+    return orjson.loads(p.stdout)["notes"]
+
+
+def test_a_rate_limit_says_its_reset_in_local_time_and_how_soon(tmp_path):
+    """``resetsAt`` (epoch seconds) in the machine's time zone and "in 12 min" after the event
+    (its time: the run's last stream time, the event has none); ``utilization`` as a percent."""
+    info = {"status": "allowed_warning", "resetsAt": 1_795_773_600 + 12 * 60, "rateLimitType": "five_hour",
+            "utilization": 0.91, "isUsingOverage": False}
+    data = claude_init() + claude_text("hi") + line(type="rate_limit_event", rate_limit_info=info, session_id="s1")
+    tokyo = [n["text"] for n in notes_of(data, tmp_path, "Asia/Tokyo") if n["kind"] == "rate_limit"]
+    assert tokyo == ["rate limit: allowed_warning (five_hour, 91 % used, resets 19:12 JST, in 12 min)"]
+    utc = [n["text"] for n in notes_of(data, tmp_path, "UTC") if n["kind"] == "rate_limit"]
+    assert utc == ["rate limit: allowed_warning (five_hour, 91 % used, resets 10:12 UTC, in 12 min)"]
+    # no time known before it (a replay, right after the init): the date, no "in"
+    data = claude_init() + line(type="rate_limit_event", rate_limit_info=info, session_id="s1")
+    assert [n["text"] for n in notes_of(data, tmp_path) if n["kind"] == "rate_limit"] == \
+        ["rate limit: allowed_warning (five_hour, 91 % used, resets 2026-11-27 10:12 UTC)"]
+
+
+@needs_streams
+def test_a_rate_limit_reads_its_window_from_unified_windows():
+    """The compaction-success capture has no ``utilization`` beside ``status``: its five-hour
+    window's is in ``unifiedWindows`` (12 %)."""
+    out = cw(["--plain", str(COMPACTION)]).stdout.decode()
+    assert "· rate limit: allowed (five_hour, 12 % used, resets 2026-09-17 02:00 UTC)" in out
+    assert "resetsAt=" not in out and "1789610400" not in out
+
+
+@needs_streams
+def test_hooks_fold_into_one_note_each_with_their_output_as_detail():
+    """sunholo's capture: four SessionStart hooks start, then answer (each by its hook_id): four
+    notes, not eight, each with its outcome and output."""
+    s = orjson.loads(cw(["--summary", "--json", str(SUNHOLO)]).stdout)
+    hooks = [n for n in s["notes"] if n["kind"] == "hook"]
+    assert [(n["text"], n.get("detail")) for n in hooks] == \
+        [("hook SessionStart:startup: success", "[trimmed for fixture]")] * 4
+    plain = cw(["--plain", str(SUNHOLO)]).stdout.decode()
+    assert plain.count("· hook SessionStart:startup: success\n    [trimmed for fixture]\n") == 4
+    assert "started" not in plain.split("claude 2.1.270")[0]
+
+
+def test_a_failed_hook_says_its_exit_code_and_its_output_and_one_that_never_answers_says_so(tmp_path):
+    stdout = "\n".join(f"line {n}" for n in range(1, 15))
+    data = (claude_init()
+            + line(type="system", subtype="hook_started", hook_id="h1", hook_name="PreToolUse:Bash", hook_event="PreToolUse",
+                   session_id="s1")
+            + line(type="system", subtype="hook_response", hook_id="h1", hook_name="PreToolUse:Bash",
+                   hook_event="PreToolUse", output=stdout + "\nno", stdout=stdout, stderr="no", exit_code=2,
+                   outcome="error", session_id="s1")
+            + line(type="system", subtype="hook_started", hook_id="h2", hook_name="Stop", hook_event="Stop",
+                   session_id="s1"))
+    notes = [n for n in notes_of(data, tmp_path) if n["kind"] == "hook"]
+    assert [n["text"] for n in notes] == ["hook PreToolUse:Bash: error (exit 2)", "hook Stop: started, no response"]
+    assert notes[0]["detail"] == f"stdout:\n{stdout}\nstderr:\nno"
+    f = tmp_path / "run.jsonl"
+    plain = cw(["--plain", str(f)]).stdout.decode()
+    assert "· hook PreToolUse:Bash: error (exit 2)\n    stdout:\n    line 1\n" in plain
+    assert "    … 7 more lines (--summary --json has them all)\n" in plain  # 17 lines, 10 shown
+
+
+@needs_streams
+def test_mcp_servers_not_connected_are_a_note_and_all_are_in_the_header_and_the_json():
+    s = orjson.loads(cw(["--summary", "--json", str(A001)]).stdout.splitlines()[0])
+    assert s["session"]["mcp_servers"] == [{"name": "claude.ai Google Calendar", "status": "needs-auth"},
+                                           {"name": "claude.ai Gmail", "status": "needs-auth"},
+                                           {"name": "claude.ai Google Drive", "status": "needs-auth"}]
+    assert {"line": 1, "kind": "mcp", "subtype": "mcp_servers",
+            "text": "MCP servers not connected: claude.ai Google Calendar (needs-auth), claude.ai Gmail (needs-auth), "
+                    "claude.ai Google Drive (needs-auth)"} in s["notes"]
+    plain = cw(["--plain", str(CLAUDE_MCP)]).stdout.decode()
+    assert plain.splitlines()[0].endswith("(permission bypassPermissions, MCP lean_beam)")  # connected: no note
+    assert "MCP servers not connected" not in plain
+    summary = cw(["--summary", str(A001)], env={**ENV, "COLUMNS": "300"}).stdout.decode()
+    assert "MCP claude.ai Google Calendar (needs-auth), claude.ai Gmail (needs-auth)" in summary.splitlines()[1]
+
+
+async def test_the_transcript_shows_a_hooks_output_under_its_note(tmp_path):
+    from apphelpers import make_app, wait_until
+    from cursor_watch.sources import FileSource
+    from cursor_watch.widgets.transcript import Transcript
+
+    f = tmp_path / "run.jsonl"
+    f.write_bytes(claude_init()
+                  + line(type="system", subtype="hook_response", hook_id="h1", hook_name="UserPromptSubmit",
+                         hook_event="UserPromptSubmit", stdout="one\ntwo\nthree\nfour\nfive", stderr="", exit_code=0,
+                         outcome="success", session_id="s1")
+                  + claude_text("done"))
+    app = make_app(FileSource(str(f)))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: app.ended)
+        text = app.run_view().query_one(Transcript).rendered_text()
+        lines = [line.strip() for line in text.splitlines()]
+        at = lines.index("· hook UserPromptSubmit: success")
+        assert lines[at + 1: at + 4] == ["one", "two", "three"] and lines[at + 4].startswith("… 2 more lines")
+        assert "four" not in lines
+

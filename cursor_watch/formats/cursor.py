@@ -521,6 +521,9 @@ class CursorAdapter(Adapter):
                                 cwd=data.get("cwd"), api_key_source=data.get("apiKeySource"),
                                 permission_mode=data.get("permissionMode"), tools=_names(data.get("tools")),
                                 mcp_servers=_servers(data.get("mcp_servers"))))
+            mcp = self.mcp_note(out[-1])
+            if mcp is not None:
+                out.append(mcp)
             return out
         fields = {k: v for k, v in data.items() if k not in ("type", "subtype", "session_id", "timestamp_ms")}
         text = item.subtype or "system"

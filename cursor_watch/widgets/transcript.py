@@ -46,7 +46,7 @@ from .. import model as m
 from ..fmt import plural
 from ..model import Session, ToolCall
 from ..names import PATH_MIN, call_summary
-from ..plain import STATUS_STYLE, format_ms
+from ..plain import STATUS_STYLE, format_ms, note_detail_text
 from ..safe import visible, visible_line
 from ..tools import one_line, said_in
 from ..match import Query
@@ -58,6 +58,7 @@ MAX_RENDER_PER_TICK = 40  # a burst of more new entries than this in a tick show
 EXTEND = 50  # entries added above the window when scrolling up past its top
 SLOW_RENDER_S = 0.02  # an open entry slower than this to render is re-rendered less often
 PAD = 1  # columns left and right of the text
+NOTE_DETAIL_LINES_SHOWN = 3  # lines of a note's detail (a hook's output) under it
 PREFETCH_AFTER_S = 0.05  # a still view renders the entries around it after this long
 PREFETCH_SLICE_S = 0.01  # at most this long at a time
 
@@ -554,7 +555,11 @@ class Transcript(ScrollView, can_focus=True):
                 note = session.notes[key]
                 name = {"connection": "transcript--note-connection", "source": "transcript--note-source"}.get(
                     note.kind, "transcript--note")
-                lines = self._lines(Text("· " + visible_line(note.text)), style=self.get_component_rich_style(name))
+                text = Text("· " + visible_line(note.text))
+                if note.detail:  # a hook's output: its first lines under it (--summary --json has all)
+                    detail = note_detail_text(note.detail, NOTE_DETAIL_LINES_SHOWN)
+                    text.append("".join("\n  " + part for part in detail.split("\n")), style="dim")
+                lines = self._lines(text, style=self.get_component_rich_style(name))
             elif kind == "prompt":
                 lines = self._prompt_lines(session.prompt or "")
             else:
