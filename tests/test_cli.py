@@ -148,7 +148,7 @@ def test_summary_json_keys():
     assert set(j) >= {"session", "status", "result", "assistant_text", "thinking_text", "tool_calls", "counts",
                       "diagnostics", "exit_status", "stalls", "budget"}
     assert set(j["session"]) == {"agent", "agent_version", "session_id", "model", "cwd", "api_key_source",
-                                 "permission_mode", "prompt"}
+                                 "permission_mode", "prompt", "mcp_servers"}
     assert j["session"]["agent"] == "cursor"
     assert set(j["result"]) == {"subtype", "is_error", "duration_ms", "duration_api_ms", "request_id", "text", "usage",
                                 "cost_usd", "cost_usd_estimate", "price_source", "cost_note", "model_usage"}
