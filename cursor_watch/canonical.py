@@ -51,7 +51,7 @@ __all__ = [
     "Canonical", "RunStart", "Prompt", "Text", "Thinking", "ToolEvent", "ToolStart", "ToolUpdate", "ToolEnd",
     "StatusNote", "Usage", "UsageUpdate", "RunEnd", "Unknown", "Silent", "Invalid",
     "TEXT_DELTA", "TEXT_PARTIAL", "TEXT_MESSAGE", "TEXT_END",
-    "AGENTS", "COMMANDS", "SHORT", "agent_command", "agent_short", "as_int", "short",
+    "AGENTS", "COMMANDS", "SHORT", "UNREAD_AGENT", "agent_command", "agent_short", "as_int", "short",
 ]  # fmt: skip
 
 # where an event's time came from (Canonical.ts_source)
@@ -71,6 +71,7 @@ TEXT_END = 3  # the open message is over (its text unchanged; ``text`` is "")
 AGENTS = {"cursor": "cursor", "claude": "claude-code", "codex": "codex", "gemini": "gemini-cli"}
 COMMANDS = {"cursor": "cursor-agent", "claude-code": "claude", "codex": "codex", "gemini-cli": "gemini"}
 SHORT = {"cursor": "cursor", "claude-code": "claude", "codex": "codex", "gemini-cli": "gemini"}
+UNREAD_AGENT = "unknown"  # the ``agent`` of a run in a format cursor-watch does not read (formats.UnreadFormat)
 
 
 def agent_command(agent: str | None) -> str:

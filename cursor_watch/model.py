@@ -31,7 +31,7 @@ from typing import Any
 from . import spill
 from .canonical import (TEXT_DELTA, TEXT_END, TEXT_PARTIAL, TIME_RECEIVED, TIME_STREAM, TIME_TOOL,
                         RunEnd, RunStart, Prompt, Silent, StatusNote, Text, Thinking, ToolEnd, ToolEvent, ToolStart,
-                        ToolUpdate, Unknown, Usage, UsageUpdate, short)
+                        UNREAD_AGENT, ToolUpdate, Unknown, Usage, UsageUpdate, short)
 from .events import Invalid
 from .spill import SpillDict, SpillFile, SpillList
 from .tools import (
@@ -331,6 +331,14 @@ class UnknownEvent:
         self.subtype = subtype
         self.preview = preview
 
+    @property
+    def label(self) -> str:
+        """``type/subtype``, ``type`` (no subtype), or ``(no type)`` (an object without one: the
+        views once said ``unknown event /``)."""
+        if not self.type:
+            return "(no type)" + (f"/{self.subtype}" if self.subtype else "")
+        return self.type + (f"/{self.subtype}" if self.subtype else "")
+
     def state(self) -> tuple:
         """Every field as a plain tuple (see :mod:`cursor_watch.spill`)."""
         return _UNKNOWN_STATE(self)
@@ -490,6 +498,25 @@ class Session:
         if self.result is not None:
             return "error" if self.result.is_error else "success"
         return "incomplete" if self.ended else "running"
+
+    @property
+    def unread(self) -> bool:
+        """The stream is in a format cursor-watch does not read (every object an unknown event,
+        said once by a ``format`` note: :class:`cursor_watch.formats.UnreadFormat`)."""
+        return self.agent == UNREAD_AGENT
+
+    def unread_words(self) -> str:
+        """What the views say once of an unread stream's unknown events, in place of a line each:
+        ``17 JSON objects (lines 1-17) in a format cursor-watch does not read (the first: no type,
+        keys id, name, score)``; "" when it has none."""
+        n = self.unknown_events
+        if not n or not self.unknown:
+            return ""
+        first, last = self.unknown[0], self.unknown[-1]
+        where = f"line {first.line}" if first.line == last.line else f"lines {first.line}-{last.line}"
+        what = f"type {first.type}" if first.type else "no type"
+        return (f"{n:,} JSON object{'s' if n != 1 else ''} ({where}) in a format cursor-watch does not read "
+                f"(the first: {what}" + (f", keys {first.preview})" if first.preview else ")"))
 
     def counts(self) -> dict:
         """``{"lines", "events", "invalid_lines", "unknown_events", "tool_calls"}``."""

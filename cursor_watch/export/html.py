@@ -581,8 +581,10 @@ def _diagnostics(run: Run) -> str:
     parts = []
     for d in s.diagnostics:
         parts.append(f"<li>line {d.line}: {esc(d.message, line=True)}</li>")
-    for u in s.unknown:
-        parts.append(f"<li>line {u.line}: unknown event {esc(u.type, line=True)}/{esc(u.subtype, line=True)}</li>")
+    if s.unread and s.unknown:  # a file no agent wrote: said once, not a line per object
+        parts.append(f"<li>{esc(s.unread_words(), line=True)}</li>")
+    for u in s.unknown if not s.unread else ():
+        parts.append(f"<li>line {u.line}: unknown event {esc(u.label, line=True)}</li>")
     items = f"<ul>{''.join(parts)}</ul>" if parts else ""
     if s.invalid_lines > len(s.diagnostics):
         items += f'<p class="dim">{plural(s.invalid_lines - len(s.diagnostics), "more invalid line")} not listed</p>'

@@ -344,9 +344,12 @@ def _run_blocks(run: Run, run_no: int, several: bool, limit: int, messages: _Mes
     for d in s.diagnostics:
         listed += 1
         yield Block(f"- line {d.line}: {code_span(d.message)}\n")
-    for u in s.unknown:
+    if s.unread and s.unknown:  # a file no agent wrote: said once, not a line per object
         listed += 1
-        yield Block(f"- line {u.line}: unknown event {code_span(f'{u.type}/{u.subtype}')}\n")
+        yield Block(f"- {md_text(s.unread_words())}\n")
+    for u in s.unknown if not s.unread else ():
+        listed += 1
+        yield Block(f"- line {u.line}: unknown event {code_span(u.label)}\n")
     if s.invalid_lines > len(s.diagnostics):
         yield Block(f"- {plural(s.invalid_lines - len(s.diagnostics), 'more invalid line')} not listed\n")
     if run.stderr:
