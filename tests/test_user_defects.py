@@ -401,3 +401,26 @@ async def test_the_diagnostics_pane_says_an_unread_file_once(tmp_path):
         await wait_until(pilot, lambda: app.ended)
         lines = [str(x) for x in app.run_view().query_one(DiagnosticsPane).lines]
         assert lines == ["line 1 on: no agent's events (id, name, score); --summary --json lists them"]
+
+
+@needs_streams
+async def test_a_tool_reference_result_reads_as_lines_in_the_detail():
+    """ToolSearch's result is ``tool_reference`` blocks: the detail shows one line per tool found,
+    never the JSON string with a literal ``\\n`` (the view before canonical events did)."""
+    from apphelpers import make_app, screen_text, wait_until
+    from cursor_watch.screens.detail import ToolDetailScreen
+    from cursor_watch.sources import FileSource
+    from cursor_watch.widgets.tool_table import ToolTable
+
+    app = make_app(FileSource(str(CLAUDE_MCP)))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: app.ended)
+        table = app.run_view().query_one(ToolTable)
+        table.focus()
+        table.move_cursor(0)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ToolDetailScreen))
+        lines = [x.strip() for x in screen_text(app.screen).splitlines()]
+        at = lines.index("tool_reference: mcp__lean_beam__lean_sync")
+        assert lines[at + 1] == "tool_reference: mcp__lean_beam__lean_goals"
+        assert not any("\\n" in x for x in lines)
