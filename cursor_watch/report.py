@@ -48,6 +48,7 @@ class CallStat:
     status: str
     duration_ms: int | None
     summary: str
+    kind: str = ""  # its canonical kind (``read``, ``shell``...): how its summary is cut (a path keeps its name)
 
 
 @dataclass
@@ -114,7 +115,7 @@ def run_stats(run: Any) -> RunStats:
     cost = run_cost(s)
     duration = s.duration_ms()
     status = s.status if s.status != "running" else "incomplete"
-    calls = [CallStat(c.tool, c.status, c.duration_ms, c.summary) for c in s.tool_calls.values()]
+    calls = [CallStat(c.tool, c.status, c.duration_ms, c.summary, c.kind) for c in s.tool_calls.values()]
     return RunStats(run.source, run.index, s.first_ts_ms, s.model or UNKNOWN, _agent(s), s.cwd or UNKNOWN, status,
                     duration, tokens, cost.reported, cost.estimate, cost.note if usage else "", calls)
 
@@ -465,8 +466,9 @@ def build_report(paths: list[str], by: str = "day", since_ms: float | None = Non
                 t.rejected += c.status == STATUS_REJECTED
                 if c.duration_ms is not None:
                     t.durations.append(c.duration_ms)
-                    slowest.append((c.duration_ms, {"tool": c.tool, "summary": c.summary, "duration_ms": c.duration_ms,
-                                                    "status": c.status, "source": r.source, "run": r.index}))
+                    slowest.append((c.duration_ms, {"tool": c.tool, "kind": c.kind, "summary": c.summary,
+                                                    "duration_ms": c.duration_ms, "status": c.status,
+                                                    "source": r.source, "run": r.index}))
                     if len(slowest) > 4 * SLOWEST:
                         slowest.sort(key=lambda x: -x[0])
                         del slowest[SLOWEST:]
@@ -606,13 +608,14 @@ def _slow_table(report: Report, console: Any, width: int | None) -> None:
     shared = shared_ends(runs)
     times = [format_ms(c["duration_ms"]) for c in report.slowest]
     tools = [visible_line(c["tool"]) for c in report.slowest]
+    kinds = [c["kind"] for c in report.slowest]  # a summary is cut by the call's canonical kind, as in the transcript
     statuses = [c["status"] for c in report.slowest]
     names = [visible_line(f"{name} #{c['run']}") for c, name in zip(report.slowest, runs)]
     summaries = [visible_line(c["summary"]) for c in report.slowest]
     time_w = max(cell_len(x) for x in [*times, "time"])
     status_w = max(cell_len(x) for x in [*statuses, "status"])
     tool_n = max(cell_len(x) for x in [*tools, "tool"])
-    call_n = max(cell_len(call_summary(t, x, 0)) for t, x in zip(tools, summaries)) if summaries else 0
+    call_n = max(cell_len(call_summary(k, x, 0)) for k, x in zip(kinds, summaries)) if summaries else 0
     call_n = max(call_n, cell_len("call"))
     run_n = max(cell_len(x) for x in [*names, "run"])
     if width is not None:
@@ -633,9 +636,9 @@ def _slow_table(report: Report, console: Any, width: int | None) -> None:
         table.add_column("tool", width=tool_w, no_wrap=True)
         table.add_column("status", width=status_w, no_wrap=True)
         table.add_column("call · run", width=call_w, no_wrap=True)
-    for t, tool, summary, status, name, run in zip(times, tools, summaries, statuses, runs, names):
+    for t, tool, kind, summary, status, name, run in zip(times, tools, kinds, summaries, statuses, runs, names):
         tool_cell = middle(tool, tool_w)
-        call = call_summary(tool, summary, call_w)  # a path: cut in its directories
+        call = call_summary(kind, summary, call_w)  # a path: cut in its directories
         call = call if cell_len(call) <= call_w else set_cell_size(call, call_w - 1) + "…"  # the rest at its end
         run_cell = short_name(run, run_n if not stacked else call_w, shared.get(name, (0, 0)))
         if not stacked:

@@ -424,3 +424,27 @@ async def test_a_tool_reference_result_reads_as_lines_in_the_detail():
         at = lines.index("tool_reference: mcp__lean_beam__lean_sync")
         assert lines[at + 1] == "tool_reference: mcp__lean_beam__lean_goals"
         assert not any("\\n" in x for x in lines)
+
+
+def test_the_reports_slowest_calls_cut_a_path_by_the_calls_kind_keeping_its_file_name(tmp_path):
+    """Claude Code's ``Read`` is a ``read``: its path is cut in its directories, the file name
+    kept, as in the transcript (the table cut the summary by the tool's own name, at its end)."""
+    path = "/home/dev/projects/a-rather-long-project-name/src/package/module/subpackage/target_file.py"
+    use = {"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {"file_path": path}}
+    data = (claude_init()
+            + line(type="assistant", session_id="s1", uuid="u1", timestamp="2026-11-27T10:00:00.000Z",
+                   parent_tool_use_id=None, message={"id": "m1", "type": "message", "role": "assistant",
+                                                     "content": [use]})
+            + line(type="user", session_id="s1", uuid="u2", timestamp="2026-11-27T10:00:07.500Z",
+                   parent_tool_use_id=None, message={"role": "user", "content": [
+                       {"type": "tool_result", "tool_use_id": "toolu_1", "content": "x"}]})
+            + line(type="result", subtype="success", is_error=False, duration_ms=8000, result="ok", session_id="s1",
+                   uuid="u3", num_turns=1, total_cost_usd=0.01))
+    f = tmp_path / "run.jsonl"
+    f.write_bytes(data)
+    for columns in (80, 60):
+        out = report_in_terminal(f, columns)
+        row = next(x for x in out.split("slowest tool calls")[1].splitlines() if "7.5 s" in x)
+        assert "target_file.py" in row and "…" in row, out  # cut in its directories, its name whole
+    [slow] = orjson.loads(cw(["--report", "--json", str(f)]).stdout)["slowest_calls"]
+    assert (slow["tool"], slow["kind"], slow["duration_ms"]) == ("Read", "read", 7500)
