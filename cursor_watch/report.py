@@ -592,6 +592,14 @@ def _print_table(console: Any, key: _Column, columns: list[_Column], width: int 
         console.print(table)
 
 
+def _without_empty(key: _Column, columns: list[_Column], width: int | None) -> tuple[list[_Column], list[str]]:
+    """``(columns, headers left out)``: a table wider than ``width`` first leaves out its columns
+    with nothing in them (their headers, for the line that says so); all of them otherwise."""
+    if width is None or table_width([key.natural(), *(c.natural() for c in columns)]) <= width:
+        return columns, []
+    return [c for c in columns if not c.empty()], [c.header for c in columns if c.empty()]
+
+
 def _slow_table(report: Report, console: Any, width: int | None) -> None:
     """The slowest calls: time, tool, call, status, run, one line each when they fit; else the
     run goes under the call (two lines a call). Times and statuses are never cut; a tool's
@@ -703,10 +711,7 @@ def render_report(report: Report, console: Any, width: int | None = None) -> Non
     ]
     key = _Column(report.by, [visible_line(k) for k, _ in rows])
     styles = [""] * len(keys) + ["bold"]
-    left_out: list[str] = []
-    if width is not None and table_width([key.natural(), *(c.natural() for c in columns)]) > width:
-        left_out = [c.header for c in columns if c.empty()]
-        columns = [c for c in columns if not c.empty()]
+    columns, left_out = _without_empty(key, columns, width)
     # stacked, the run counts and times come first, then costs and calls, then tokens
     priority = ["runs", "✔ ✖ …", "time", "median", "reported", "est. cost", "calls", "failed", "in", "out", "cache r",
                 "cache w"]
@@ -726,8 +731,11 @@ def render_report(report: Report, console: Any, width: int | None = None) -> Non
             ("total time", [format_ms(i["total_ms"]) or EMPTY for i in items]))]
         console.print()
         say("tools", "bold")
-        _print_table(console, _Column("tool", [visible_line(i["tool"]) for i in items]), tools, width,
-                     ["red" if i["failure_rate"] else "" for i in items])
+        key = _Column("tool", [visible_line(i["tool"]) for i in items])
+        tools, left_out = _without_empty(key, tools, width)
+        _print_table(console, key, tools, width, ["red" if i["failure_rate"] else "" for i in items])
+        if left_out:
+            say(f"(left out at this width, nothing in them: {', '.join(left_out)})", "dim")
     if report.slowest:
         console.print()
         say("slowest tool calls", "bold")

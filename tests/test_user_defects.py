@@ -448,3 +448,14 @@ def test_the_reports_slowest_calls_cut_a_path_by_the_calls_kind_keeping_its_file
         assert "target_file.py" in row and "…" in row, out  # cut in its directories, its name whole
     [slow] = orjson.loads(cw(["--report", "--json", str(f)]).stdout)["slowest_calls"]
     assert (slow["tool"], slow["kind"], slow["duration_ms"]) == ("Read", "read", 7500)
+
+
+@needs_streams
+def test_the_reports_tools_table_leaves_out_its_empty_columns_before_folding_a_name():
+    """Codex's captures record no times: at 80 columns the tools table leaves out median, max and
+    total time (said under it) rather than fold 'lean_beam.lean_goals' around three empty columns."""
+    out = report_in_terminal(STREAMS / "agents" / "codex", 80)
+    tools = out.split("\ntools\n")[1]
+    assert "lean_beam.lean_goals" in tools and "command_execution" in tools
+    assert "median" not in tools.split("(left out")[0]
+    assert "(left out at this width, nothing in them: median, max, total time)" in tools
