@@ -400,7 +400,7 @@ async def test_the_diagnostics_pane_says_an_unread_file_once(tmp_path):
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_until(pilot, lambda: app.ended)
         lines = [str(x) for x in app.run_view().query_one(DiagnosticsPane).lines]
-        assert lines == ["line 1 on: no agent's events (id, name, score); --summary --json lists them"]
+        assert lines == ["line 1 on: not an agent's events (id, name, score), counted; --summary --json lists them"]
 
 
 @needs_streams

@@ -36,7 +36,7 @@ STACK_BELOW = 100  # columns: narrower, the transcript and the tool calls stack 
 def _unread_line(first: m.UnknownEvent) -> str:
     """The diagnostics pane's one line for a stream in a format cursor-watch does not read (in
     place of a line per object): where it starts and the first object's keys."""
-    return f"line {first.line} on: no agent's events ({first.preview}); --summary --json lists them"
+    return f"line {first.line} on: not an agent's events ({first.preview}), counted; --summary --json lists them"
 
 
 class ToolsPane(Vertical):
