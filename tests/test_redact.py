@@ -1,0 +1,167 @@
+"""Secrets out of what is shared (issue 25 item 18): exports, ``--serve``, ``--otlp-content``.
+
+A hostile stream of known fake secrets (tests/fake_secrets.py) goes through every outlet that
+shares a run: ``--export`` in HTML, Markdown, JSON and OTLP JSON (in-process and from the
+command line), the TUI's ``e`` export, the served view (the app as ``--serve`` runs it for a
+browser tab: every screen, the detail of every call with its raw JSON, the diagnostics, the
+search) and the spans ``--otlp-content`` sends to a real OTLP receiver. None holds any secret,
+or any 12-character piece of one. The user's own outlets (the TUI on their terminal,
+``--save``, ``--plain``) and ``--no-redact`` keep every secret. Ordinary content (paths,
+commit ids, UUIDs, call_ids, code that names a secret without holding one, and every real
+capture) is kept as it is.
+
+The browser end of ``--serve`` (the real server, Chromium) is in test_browser.py.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import orjson
+import pytest
+from conftest import ROOT, SAMPLES, real_captures
+from fake_secrets import (ANTHROPIC, AWS_KEY_ID, BEARER, DB_PASSWORD, GITHUB_CLASSIC, GITHUB_FINE, HUGGING_FACE, JWT,
+                          MCP_API_KEY, MCP_PASSWORD, NPM, OPENAI, PRIVATE_KEY, STRIPE, URL_PASSWORD, leaks,
+                          secret_stream)
+
+from cursor_watch.redact import REDACTED, Redactor, default_redactor
+
+from test_export import watch_runs
+
+SIZE = (160, 48)
+FORMATS = ("html", "md", "json", "otlp.json")
+CONTENT_ENV = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
+
+
+@pytest.fixture(scope="module")
+def stream_path(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("secrets") / "secrets.jsonl"
+    path.write_bytes(secret_stream())
+    return path
+
+
+def test_the_hostile_stream_holds_every_secret_where_a_view_shows_it(stream_path):
+    """The fixture itself: the model rebuilt every place a secret is (or the tests below
+    would pass on a stream that shows nothing)."""
+    (run,) = watch_runs(stream_path)
+    s = run.session
+    assert GITHUB_CLASSIC in s.prompt and ANTHROPIC in s.assistant_text and STRIPE in s.thinking_text
+    statuses = {c.call_id: c.status for c in s.tool_calls.values()}
+    assert statuses == {"call-env": "success", "call-deploy": "success", "call-key": "success",
+                        "call-edit": "success", "call-push": "failure", "call-npm": "rejected", "mcp-1": "success",
+                        "call-fetch": "success"}
+    assert HUGGING_FACE in s.tool_calls["call-npm"].detail and URL_PASSWORD in s.tool_calls["call-push"].detail
+    assert GITHUB_FINE in s.tool_calls["call-deploy"].summary and s.status == "error"
+    assert any(GITHUB_CLASSIC in d.message for d in s.diagnostics)
+
+
+# -- the detector --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text, secret, kind", [
+    (f"AWS_ACCESS_KEY_ID={AWS_KEY_ID}", AWS_KEY_ID, "AWS Access Key"),
+    (f"push with {GITHUB_CLASSIC} please", GITHUB_CLASSIC, "GitHub Token"),
+    (f"export GITHUB_TOKEN={GITHUB_FINE}", GITHUB_FINE, "GitHub Token"),
+    (f"key: {STRIPE}", STRIPE, "Stripe Access Key"),
+    (f'OPENAI_API_KEY = "{OPENAI}"', OPENAI, "OpenAI Token"),
+    (f"the key {ANTHROPIC} works", ANTHROPIC, "Anthropic API Key"),
+    (f"jwt {JWT}", JWT, "JSON Web Token"),
+    (f"DB_PASSWORD={DB_PASSWORD}", DB_PASSWORD, "Secret Keyword"),
+    (f'curl -H "Authorization: Bearer {BEARER}" https://x', BEARER, "Authorization Credentials"),
+    (f"git clone https://deploy:{URL_PASSWORD}@git.example.com/x.git", URL_PASSWORD, "Basic Auth Credentials"),
+    (f"npm config set //registry.npmjs.org/:_authToken={NPM}", NPM, "NPM tokens"),
+    (f"token {HUGGING_FACE}", HUGGING_FACE, "Hugging Face Token"),
+    (PRIVATE_KEY, PRIVATE_KEY.strip(), "Private Key"),
+    (json.dumps({"k": PRIVATE_KEY})[8:-2], json.dumps(PRIVATE_KEY)[1:-3], "Private Key"),  # newlines as \n
+])
+def test_each_kind_of_secret_is_replaced_with_its_kind(text, secret, kind):
+    out = default_redactor().text(text)
+    assert secret not in out and leaks(out) == []
+    assert REDACTED.format(kind) in out, out
+    assert out.replace(REDACTED.format(kind), secret, 1) == text or kind == "Private Key"
+
+
+def test_a_value_under_a_secret_sounding_key_is_hidden_whole_and_a_status_line_is_scanned():
+    r = Redactor()
+    assert r.value({"user": "deploy", "password": MCP_PASSWORD, "api_key": MCP_API_KEY}) == {
+        "user": "deploy", "password": "[redacted: Secret Keyword]", "api_key": "[redacted: Secret Keyword]"}
+    assert r.value({"password": None, "token_type": "bearer", "api_key": "${API_KEY}"}) == {
+        "password": None, "token_type": "bearer", "api_key": "${API_KEY}"}
+    # a label whose values are never hidden whole (an id, a status) is still scanned: a
+    # rejection's reason is on the status line
+    status = f"rejected: not {HUGGING_FACE}"
+    assert r.pairs([("status", status), ("call_id", "call-1")]) == [
+        ("status", "rejected: not [redacted: Hugging Face Token]"), ("call_id", "call-1")]
+    assert r.text(status) == "rejected: not [redacted: Hugging Face Token]"  # not cached as clean
+
+
+def test_a_value_seen_before_in_another_place_is_still_hidden_under_a_secret_key():
+    """A password that was shown before where nothing named it (so cached as holding no
+    secret) is still hidden whole under "password": the cache never stands for the check."""
+    r = Redactor()
+    seen = "".join(list(MCP_PASSWORD))  # an equal string, another object (as from another line's JSON)
+    assert r.text(seen) is seen
+    assert r.value({"password": "".join(list(MCP_PASSWORD))}) == {"password": "[redacted: Secret Keyword]"}
+    assert r.field("api_key", "".join(list(MCP_API_KEY))) == "[redacted: Secret Keyword]"
+
+
+ORDINARY = [
+    "/Users/dev/.cursor/projects/shop/agent-transcripts/1b0e6a0e-7e9f-4c55-9a3e-1e0e3b4c5d6f.jsonl",
+    "/private/var/folders/x3/bq9yxrhs4j99c5vz7qwq9m1w0000gn/T/tool-output-3f9a2c.txt",
+    "commit 0d1928a3f783a5d62473d0d1928a0d1928aabcd4 (HEAD -> main)",
+    "sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+    "session 7d1c9a52-3e4b-4f60-8a71-2b9c0d1e5f34 resumed",
+    "call-80b7ca88-cf79-4a86-bbdc-0705e1f22c57-0\nfc_5a828346-a5f1-95be-9ca1-966d3b493ab8_0",
+    "toolu_01XyZ9AbCdEfGhIjKlMnOpQr",
+    "call_id = 'call_Fq2u8Hk3LmN0pQrStUvWxYz1'",
+    "client = Client(api_key=api_key)",
+    "secret = settings.SECRET_KEY",
+    "def login(password: str, token: str | None = None) -> bool:",
+    "password = None",
+    'headers = {"Authorization": f"Bearer {token}"}',
+    "API_KEY=${API_KEY}",
+    "password: required",
+    '"apiKeySource": "login"',
+    "https://github.com/yelp/detect-secrets/blob/master/README.md",
+    "The tests pass: 118 passed, 2 skipped in 41.3s. See docs/usage.md#tokens.",
+    "npm install --save-dev @types/node@20.11.5",
+    "data:image/png;base64 is not used here",
+]
+
+
+@pytest.mark.parametrize("text", ORDINARY)
+def test_ordinary_content_is_kept(text):
+    assert default_redactor().text(text) == text
+
+
+def test_no_real_capture_has_anything_redacted():
+    """Every string of every line of the shared real captures (all four agents) and of the
+    samples is kept: none holds a secret, so anything redacted would be a false alarm."""
+    paths = real_captures() + sorted(SAMPLES.glob("*.jsonl"))
+    agents = ROOT.parent / "shared" / "streams" / "agents"
+    if agents.is_dir():
+        paths += sorted(p for p in agents.glob("*/*") if p.suffix in (".jsonl", ".ndjson"))
+    assert len(paths) > 20
+    r = Redactor()
+    changed = []
+    for path in paths:
+        for line in path.read_bytes().splitlines():
+            try:
+                obj = orjson.loads(line)
+            except orjson.JSONDecodeError:
+                obj = line.decode("utf-8", "replace")
+            if r.value(obj) != obj:
+                changed.append((path.name, line[:200]))
+    assert changed == []
+
+
+def test_text_never_raises_and_a_text_that_cannot_be_scanned_is_hidden(monkeypatch):
+    r = Redactor()
+    assert r.text(None) == "" and r.text(12345678) == "12345678"
+
+    def broken(text):
+        raise RecursionError("a rule failed")
+
+    monkeypatch.setattr(r, "spans", broken)
+    assert r.text(f"token={GITHUB_CLASSIC}") == "[redacted: unscanned text]"
+
