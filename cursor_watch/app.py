@@ -80,6 +80,7 @@ class CursorWatchApp(App):
             ``--stall`` given).
         alert_replay: replayed files raise alerts too.
         enforce: ``--enforce``: a budget alert stops a spawned command (exit status 3).
+        redact: the ``e`` key's HTML export is redacted (``--no-redact``: False).
     """
 
     TITLE = "cursor-watch"
@@ -111,8 +112,10 @@ class CursorWatchApp(App):
         alert_on: frozenset[str] | None = None,
         alert_replay: bool = False,
         enforce: bool = False,
+        redact: bool = True,
     ) -> None:
         super().__init__()
+        self.redact = redact  # the e key's export is redacted (--no-redact: not)
         self._clock = clock or (lambda: time.time() * 1000.0)
         self._monotonic = monotonic or time.monotonic
         start_ms, start_mono = self._clock(), self._monotonic()
@@ -702,7 +705,8 @@ def run_tui(opts: Any) -> int:
                          fmt=getattr(opts, "format", "auto"),
                          limits=getattr(opts, "limits", None), deliverer=getattr(opts, "deliverer", None),
                          alert_on=getattr(opts, "alert_on", None),
-                         alert_replay=getattr(opts, "alert_replay", False), enforce=getattr(opts, "enforce", False))
+                         alert_replay=getattr(opts, "alert_replay", False), enforce=getattr(opts, "enforce", False),
+                         redact=getattr(opts, "redact", True))
     outlet = None
     if getattr(opts, "otlp", False):
         from .otlp import start_for
@@ -713,7 +717,8 @@ def run_tui(opts: Any) -> int:
         app.run()
         from .export import write_export_file  # before the sources close: a pipe's payloads are in its spool
 
-        write_export_file(getattr(opts, "export", None), app.watch.runs(), getattr(opts, "export_max_chars", None))
+        write_export_file(getattr(opts, "export", None), app.watch.runs(), getattr(opts, "export_max_chars", None),
+                          getattr(opts, "redact", True))
     finally:
         if outlet is not None:  # bounded; what could not be sent is said on stderr, after the screen
             from .otlp import finish_for

@@ -16,15 +16,20 @@ The browser end of ``--serve`` (the real server, Chromium) is in test_browser.py
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import orjson
 import pytest
+from apphelpers import make_app, wait_until
 from conftest import ROOT, SAMPLES, real_captures
 from fake_secrets import (ANTHROPIC, AWS_KEY_ID, BEARER, DB_PASSWORD, GITHUB_CLASSIC, GITHUB_FINE, HUGGING_FACE, JWT,
-                          MCP_API_KEY, MCP_PASSWORD, NPM, OPENAI, PRIVATE_KEY, STRIPE, URL_PASSWORD, leaks,
+                          MCP_API_KEY, MCP_PASSWORD, NPM, OPENAI, PRIVATE_KEY, SECRETS, STRIPE, URL_PASSWORD, leaks,
                           secret_stream)
 
+from cursor_watch.export import export_run_to, export_runs
 from cursor_watch.redact import REDACTED, Redactor, default_redactor
 
 from test_export import watch_runs
@@ -165,3 +170,147 @@ def test_text_never_raises_and_a_text_that_cannot_be_scanned_is_hidden(monkeypat
     monkeypatch.setattr(r, "spans", broken)
     assert r.text(f"token={GITHUB_CLASSIC}") == "[redacted: unscanned text]"
 
+
+# -- exports -------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def runs(stream_path):
+    return watch_runs(stream_path)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_every_export_format_holds_no_secret(fmt, runs, tmp_path, monkeypatch):
+    monkeypatch.setenv(CONTENT_ENV, "true")  # OTLP JSON with content: the prompt, texts, arguments, results
+    out = tmp_path / f"run.{fmt}"
+    export_runs(str(out), runs)
+    text = out.read_text()
+    assert leaks(text) == []
+    assert "[redacted: " in text
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_no_redact_exports_keep_every_secret(fmt, runs, tmp_path, monkeypatch):
+    monkeypatch.setenv(CONTENT_ENV, "true")
+    out = tmp_path / f"run.{fmt}"
+    export_runs(str(out), runs, redact=False)
+    text = out.read_text()
+    assert "[redacted: " not in text
+    if fmt == "json":  # the summary holds the texts, notes and call summaries, not the payloads
+        assert leaks(text) == leaks(subprocess.run(CW + ["--summary", "--json", str(runs[0].source)],
+                                                   capture_output=True, env=ENV, timeout=60).stdout)
+        assert {GITHUB_CLASSIC, ANTHROPIC, STRIPE, HUGGING_FACE, GITHUB_FINE} <= set(leaks(text))
+    else:
+        assert leaks(text) == list(SECRETS)
+
+
+CW = [sys.executable, "-m", "cursor_watch"]
+ENV = {**{k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}, "CURSOR_WATCH_NO_TUI": "1",
+       "PYTHONPATH": str(ROOT)}
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_the_export_option_redacts_and_no_redact_keeps(fmt, stream_path, tmp_path):
+    out, kept = tmp_path / f"a.{fmt}", tmp_path / f"b.{fmt}"
+    p = subprocess.run(CW + ["--summary", "--otlp-content", "--export", str(out), str(stream_path)],
+                       capture_output=True, cwd=ROOT, env=ENV, timeout=120)
+    assert p.returncode == 1 and p.stderr == b"", p.stderr  # the run's result is an error
+    q = subprocess.run(CW + ["--summary", "--otlp-content", "--no-redact", "--export", str(kept), str(stream_path)],
+                       capture_output=True, cwd=ROOT, env=ENV, timeout=120)
+    assert q.returncode == 1 and q.stderr == b"", q.stderr
+    assert leaks(out.read_bytes()) == [] and b"[redacted: " in out.read_bytes()
+    assert len(leaks(kept.read_bytes())) >= 10 and b"[redacted: " not in kept.read_bytes()
+
+
+def test_the_users_own_outputs_keep_every_secret(stream_path, tmp_path):
+    """--save (the raw lines, byte for byte), --plain and --summary --json on the user's own
+    terminal are not redacted."""
+    log = tmp_path / "saved.jsonl"
+    p = subprocess.run(CW + ["--plain", "--save", str(log), "-"], input=stream_path.read_bytes(), capture_output=True,
+                       cwd=ROOT, env=ENV, timeout=60)
+    assert p.returncode == 1, p.stderr
+    assert log.read_bytes() == stream_path.read_bytes()
+    assert leaks(log.read_bytes()) == list(SECRETS)
+    assert b"[redacted" not in p.stdout and {GITHUB_CLASSIC, ANTHROPIC, GITHUB_FINE} <= set(leaks(p.stdout))
+    s = subprocess.run(CW + ["--summary", "--json", str(stream_path)], capture_output=True, env=ENV, timeout=60)
+    assert b"[redacted" not in s.stdout and ANTHROPIC in leaks(s.stdout)
+
+
+def test_no_redact_is_in_the_help():
+    p = subprocess.run(CW + ["--help"], capture_output=True, env={**ENV, "COLUMNS": "200"}, timeout=60)
+    text = " ".join(p.stdout.decode().split())
+    assert "--no-redact" in text and "[redacted: KIND]" in text and "--save are never redacted" in text
+
+
+# -- the app: its e key -------------------------------------------------------------------
+
+@pytest.mark.parametrize("redact", [True, False])
+async def test_the_e_key_export_is_redacted_unless_no_redact(stream_path, tmp_path, monkeypatch, redact):
+    from cursor_watch.sources import FileSource
+
+    monkeypatch.chdir(tmp_path)
+    app = make_app(FileSource(str(stream_path)), redact=redact)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.ended)
+        await pilot.press("e")
+        await wait_until(pilot, lambda: any(tmp_path.glob("cursor-watch-*.html")))
+    (path,) = tmp_path.glob("cursor-watch-*.html")
+    data = path.read_bytes()
+    if redact:
+        assert leaks(data) == [] and b"[redacted: " in data
+    else:
+        assert leaks(data) == list(SECRETS) and b"[redacted" not in data
+
+
+def test_export_run_to_redacts_by_default(runs, tmp_path):
+    path = export_run_to(runs[0], str(tmp_path))
+    assert leaks(Path(path).read_bytes()) == []
+
+
+# -- OTLP ----------------------------------------------------------------------------------
+
+def test_otlp_content_spans_sent_to_a_receiver_hold_no_secret(stream_path, tmp_path):
+    """--otlp-content through the exporter process to a real OTLP/HTTP receiver: every byte
+    received (span names, attributes, events, status messages, the resource) is free of
+    secrets; with --no-redact the same spans hold them."""
+    pytest.importorskip("opentelemetry.sdk.trace", reason="the [otel] extra is not installed")
+    from otlp_receiver import Receiver
+
+    env = {**ENV, "XDG_CONFIG_HOME": str(tmp_path / "config")}
+    with Receiver() as r, Receiver() as kept:
+        for receiver, extra in ((r, []), (kept, ["--no-redact"])):
+            p = subprocess.run(CW + ["--summary", "--otlp-content", "--otlp-endpoint", receiver.url, *extra,
+                                     str(stream_path)], capture_output=True, cwd=ROOT, env=env, timeout=120)
+            assert p.returncode == 1 and p.stderr == b"", p.stderr
+        spans = r.wait(lambda s: len(s) == 9)
+        kept.wait(lambda s: len(s) == 9)
+        body = b"".join(r.bodies)
+        assert leaks(body) == [] and b"[redacted: " in body
+        assert any("[redacted: " in str(s.attributes.get("gen_ai.tool.call.arguments")) for s in spans)
+        assert leaks(b"".join(kept.bodies)) == list(SECRETS)
+
+
+def test_otlp_records_of_the_live_outlet_hold_no_secret(stream_path):
+    """The records the ``--otlp`` outlet builds as events arrive (the live path), content on."""
+    pytest.importorskip("opentelemetry.sdk.trace", reason="the [otel] extra is not installed")
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    from cursor_watch import otlp
+    from cursor_watch.otlp_sdk import LocalSink
+    from cursor_watch.runner import Monitor
+
+    data = stream_path.read_bytes()
+    for redact, expect in ((default_redactor(), []), (None, list(SECRETS))):
+        records = []
+        sink = LocalSink(InMemorySpanExporter())
+        put = sink.put
+        sink.put = lambda record: (records.append(record), put(record))[1]
+        outlet = otlp.OtlpOutlet(sink, content=True, clock=lambda: 5_000.0, redact=redact)
+        mon = Monitor(clock=lambda: 5_000.0, source="/logs/s.jsonl", source_label="s.jsonl",
+                      reread=lambda off, size: data[off:off + size])
+        for run, batch in mon.split(mon.feed(data)):
+            outlet.observe(run, batch)
+        for run, batch in mon.split(mon.finish()):
+            outlet.observe(run, batch)
+        outlet.close()
+        assert len(records) == 9
+        assert leaks(orjson.dumps(records, default=str)) == expect
