@@ -36,6 +36,7 @@ from .model import Session
 from .runner import RESULT_EXIT_GRACE_S, Feed, Monitor, Watch
 from .runs import RunActivity, Run, is_live_state, last_activity, run_elapsed_ms, run_started_ms, run_state
 from .safe import visible_line
+from .output import served_in_browser
 from .screens.help import HelpScreen
 from .screens.run import RunScreen
 from .screens.runs import RunsScreen
@@ -678,6 +679,12 @@ def run_tui(opts: Any) -> int:
     Raises:
         SourceError: no input can be opened, or the command can't be started.
     """
+    if getattr(opts, "redact", True) and served_in_browser():
+        # a browser tab (--serve): what anyone with the page sees is redacted, as an export is
+        from .redact import default_redactor
+        from .safe import set_view_redaction
+
+        set_view_redaction(default_redactor())
     stdin_fd = None
     if not opts.command and (not opts.files or opts.files == ["-"]):
         stdin_fd = os.dup(0)

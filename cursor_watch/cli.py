@@ -30,7 +30,7 @@ from typing import Any
 
 from . import __version__
 from .samples import DEFAULT_SAMPLE, list_samples, sample_path
-from .output import OutputClosed
+from .output import OutputClosed, served_in_browser
 from .output import error_line as _error
 from .formats import FORMATS
 from .lazy import lazy_module
@@ -583,7 +583,7 @@ def tui_possible() -> bool:
     textual-serve runs us for a browser tab (its web driver talks over stdin/stdout)."""
     if os.environ.get("CURSOR_WATCH_NO_TUI"):
         return False
-    if "web_driver" in os.environ.get("TEXTUAL_DRIVER", ""):
+    if served_in_browser():
         return True
     if not (sys.stdout.isatty() and sys.stderr.isatty()):
         return False

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import orjson
 import pytest
-from apphelpers import make_app, wait_until
+from apphelpers import make_app, screen_text, wait_until
 from conftest import ROOT, SAMPLES, real_captures
 from fake_secrets import (ANTHROPIC, AWS_KEY_ID, BEARER, DB_PASSWORD, GITHUB_CLASSIC, GITHUB_FINE, HUGGING_FACE, JWT,
                           MCP_API_KEY, MCP_PASSWORD, NPM, OPENAI, PRIVATE_KEY, SECRETS, STRIPE, URL_PASSWORD, leaks,
@@ -241,7 +241,149 @@ def test_no_redact_is_in_the_help():
     assert "--no-redact" in text and "[redacted: KIND]" in text and "--save are never redacted" in text
 
 
-# -- the app: its e key -------------------------------------------------------------------
+# -- the app: its e key, the served view, the plain TUI ---------------------------------------
+
+def shown_text(app) -> str:
+    """What the app's current screen shows: its texts, the transcript, the tables' rows and
+    the diagnostics pane's lines."""
+    from cursor_watch.widgets.diagnostics import DiagnosticsPane
+    from cursor_watch.widgets.runs_table import RunsTable
+    from cursor_watch.widgets.tool_table import ToolTable
+
+    parts = [screen_text(app.screen)]
+    for table in app.screen.query(ToolTable):
+        parts += ["".join(seg.text for seg in table.render_line(y)) for y in range(table.size.height)]
+    for table in app.screen.query(RunsTable):
+        parts += ["".join(seg.text for seg in table.render_line(y)) for y in range(table.size.height)]
+    for pane in app.screen.query(DiagnosticsPane):
+        parts += [str(line) for line in pane.lines]
+    return "\n".join(parts)
+
+
+async def every_screen(app, pilot) -> str:
+    """The text of the run screen (thinking and diagnostics shown) and of each tool call's
+    detail with its raw JSON open."""
+    from cursor_watch.screens.detail import ToolDetailScreen
+
+    await wait_until(pilot, lambda: app.ended)
+    screen = app.run_view()
+    await pilot.press("d")  # diagnostics shown
+    await pilot.pause(0.1)
+    texts = [shown_text(app)]
+    for call_id in list(app.session.tool_calls):
+        app.open_detail(call_id)
+        await wait_until(pilot, lambda: isinstance(app.screen, ToolDetailScreen) and app.screen.call.call_id == call_id)
+        await pilot.press("r")  # the raw JSON too
+        await pilot.pause(0.05)
+        texts.append(shown_text(app))
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.screen is screen)
+    return "\n".join(texts)
+
+
+@pytest.fixture
+def served():
+    """The app as --serve runs it for a browser tab: every view redacts."""
+    from cursor_watch.safe import set_view_redaction
+
+    set_view_redaction(default_redactor())
+    try:
+        yield
+    finally:
+        set_view_redaction(None)
+
+
+async def test_the_served_view_shows_no_secret_on_any_screen(stream_path, served):
+    from cursor_watch.sources import FileSource
+
+    app = make_app(FileSource(str(stream_path)))
+    async with app.run_test(size=SIZE) as pilot:
+        text = await every_screen(app, pilot)
+    assert leaks(text) == []
+    for kind in ("GitHub Token", "Anthropic API Key", "Private Key", "Secret Keyword", "Stripe Access Key"):
+        assert REDACTED.format(kind) in text, kind
+
+
+def _delta(kind: str, text: str, ts: int) -> bytes:
+    if kind == "thinking":
+        return orjson.dumps({"type": "thinking", "subtype": "delta", "text": text, "session_id": "s",
+                             "timestamp_ms": ts}) + b"\n"
+    return orjson.dumps({"type": "assistant", "message": {"role": "assistant", "content": [{"type": "text",
+                         "text": text}]}, "session_id": "s", "timestamp_ms": ts}) + b"\n"
+
+
+@pytest.mark.parametrize("kind", ["text", "thinking"])
+@pytest.mark.parametrize("redacting", [True, False], ids=["served", "terminal"])
+async def test_a_secret_half_streamed_is_not_shown_by_the_served_view(kind, redacting):
+    """While a message streams, its last delta may end in the middle of a token (half a token
+    is no token any rule knows): the served view shows a message up to its last whitespace
+    until the rest comes; the user's own TUI shows every delta as it comes."""
+    from cursor_watch.safe import set_view_redaction
+    from cursor_watch.sources import QueueSource
+    from cursor_watch.widgets.transcript import Transcript
+
+    if redacting:
+        set_view_redaction(default_redactor())
+    try:
+        src = QueueSource()
+        app = make_app(src)
+        async with app.run_test(size=SIZE) as pilot:
+            shown = lambda: app.run_view().query_one(Transcript).rendered_text()  # noqa: E731
+            head, tail = GITHUB_CLASSIC[:18], GITHUB_CLASSIC[18:]
+            await src.push(orjson.dumps({"type": "system", "subtype": "init", "session_id": "s", "model": "m"}) + b"\n"
+                           + _delta(kind, "Pushing with ", 1) + _delta(kind, head, 2))
+            await wait_until(pilot, lambda: "Pushing with" in shown())
+            assert (head in shown()) is not redacting
+            await src.push(_delta(kind, tail + " now. ", 3))  # (what follows its last whitespace waits)
+            await wait_until(pilot, lambda: "now." in shown())
+            assert (GITHUB_CLASSIC in shown()) is not redacting
+            assert ("[redacted: GitHub Token] now." in shown()) is redacting
+            await src.end()
+    finally:
+        set_view_redaction(None)
+
+
+async def test_the_plain_tui_shows_every_secret(stream_path):
+    """The TUI on the user's own terminal is theirs: nothing is redacted."""
+    from cursor_watch.sources import FileSource
+
+    app = make_app(FileSource(str(stream_path)))
+    async with app.run_test(size=SIZE) as pilot:
+        text = await every_screen(app, pilot)
+    assert "[redacted" not in text
+    assert leaks(text) == list(SECRETS)
+
+
+async def search_status(app, pilot, text: str) -> str:
+    from cursor_watch.widgets.query_bar import QueryBar
+
+    await pilot.press("slash")
+    for ch in text:
+        await pilot.press(ch)
+    screen = app.run_view()
+    await wait_until(pilot, lambda: screen.search is not None and screen.search.query.text == text
+                     and screen.search.done)
+    bar = screen.query_one("#search-bar", QueryBar)
+    return str(bar.query_one(".query-bar--status").content)
+
+
+@pytest.mark.parametrize("piece", [GITHUB_CLASSIC[4:16], AWS_KEY_ID[4:], PRIVATE_KEY[40:52]])
+async def test_the_served_views_search_finds_no_secret_and_the_tuis_does(stream_path, piece, served):
+    """A search counts what the view shows: in the served view a secret is not there to find
+    (in the prompt, a tool's output or a read file); the user's own TUI finds it."""
+    from cursor_watch.safe import set_view_redaction
+    from cursor_watch.sources import FileSource
+
+    app = make_app(FileSource(str(stream_path)))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.ended)
+        assert await search_status(app, pilot, piece) == "no matches"
+    set_view_redaction(None)
+    app = make_app(FileSource(str(stream_path)))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.ended)
+        assert (await search_status(app, pilot, piece)).startswith("1/")
+
 
 @pytest.mark.parametrize("redact", [True, False])
 async def test_the_e_key_export_is_redacted_unless_no_redact(stream_path, tmp_path, monkeypatch, redact):
