@@ -88,10 +88,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="--export FILE.md: keep the document under N characters (GitHub's comment limit is 65536) "
                         "by cutting payloads first, with notes")
     p.add_argument("--no-redact", action="store_true",
-                   help="keep secrets in what is shared: --export (every format, and the TUI's e key), --serve and "
-                        "--otlp-content replace each secret they find (cloud keys, tokens, private keys, passwords "
-                        "and high-entropy values assigned in the text) with [redacted: KIND] unless this is given; "
-                        "the TUI on your terminal, --plain, --summary and --save are never redacted")
+                   help="keep secrets in what is shared. Without it, --export (every format, and the TUI's e key), "
+                        "--serve and --otlp replace each secret they find (cloud keys, tokens, private keys, URL "
+                        "passwords, values of password/secret/token/api_key..., high-entropy values in quotes or "
+                        "after = or :) with [redacted: KIND]; a secret of no known shape and no telling name is not "
+                        "found. The TUI on your terminal, --plain, --summary, --json-out and --save are yours and "
+                        "never redacted")
     p.add_argument("--notify", action="store_true",
                    help="TUI: when a run ends, fails or waits for an answer, also ring the terminal bell and send a "
                         "desktop notification (OSC 9 and OSC 777; terminals without them ignore them)")

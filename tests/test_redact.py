@@ -238,7 +238,8 @@ def test_the_users_own_outputs_keep_every_secret(stream_path, tmp_path):
 def test_no_redact_is_in_the_help():
     p = subprocess.run(CW + ["--help"], capture_output=True, env={**ENV, "COLUMNS": "200"}, timeout=60)
     text = " ".join(p.stdout.decode().split())
-    assert "--no-redact" in text and "[redacted: KIND]" in text and "--save are never redacted" in text
+    assert "--no-redact" in text and "[redacted: KIND]" in text
+    assert "--serve and --otlp replace each secret" in text and "--json-out and --save are yours and never redacted" in text
 
 
 # -- the app: its e key, the served view, the plain TUI ---------------------------------------
@@ -302,6 +303,28 @@ async def test_the_served_view_shows_no_secret_on_any_screen(stream_path, served
     assert leaks(text) == []
     for kind in ("GitHub Token", "Anthropic API Key", "Private Key", "Secret Keyword", "Stripe Access Key"):
         assert REDACTED.format(kind) in text, kind
+
+
+async def test_the_served_runs_list_cuts_a_prompt_after_redacting_it(stream_path, tmp_path, served):
+    """The runs list shows a prompt's first 300 characters: a token across that limit is
+    redacted whole first, not cut into a half no rule knows."""
+    from cursor_watch.screens.runs import RunsScreen
+    from cursor_watch.sources import FileSource
+    from cursor_watch.widgets.runs_table import RunsTable
+
+    prompt = "x " * 140 + "push with " + GITHUB_CLASSIC  # the token starts at character 290
+    other = tmp_path / "other.jsonl"
+    other.write_bytes(orjson.dumps({"type": "system", "subtype": "init", "session_id": "o", "model": "m"}) + b"\n"
+                      + orjson.dumps({"type": "user", "session_id": "o", "message": {"role": "user", "content": [
+                          {"type": "text", "text": prompt}]}}) + b"\n")
+    app = make_app([FileSource(str(stream_path)), FileSource(str(other))])
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.ended and isinstance(app.screen, RunsScreen))
+        cells = " ".join(" ".join(r.plain()) for r in app.screen.query_one(RunsTable).rows)
+        text = shown_text(app)
+    assert "Deploy the shop" in cells and "push with [redacted:" in cells
+    assert leaks(cells) == [] and leaks(text) == []
+    assert GITHUB_CLASSIC[:10] not in cells
 
 
 def _delta(kind: str, text: str, ts: int) -> bytes:
