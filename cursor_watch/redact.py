@@ -280,7 +280,7 @@ class Redactor:
         if name in PLAIN_NAMES:
             return out
         if (out is value and isinstance(name, str) and value and len(value) <= 1000 and "\n" not in value
-                and self._secret_name(name) and self._value_ok(value, value, name, quoted=True, assigned=False)):
+                and self._named_secret(name) and self._value_ok(value, value, name, quoted=True, assigned=False)):
             return REDACTED.format(KIND_KEYWORD)
         return out
 
