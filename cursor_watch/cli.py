@@ -30,7 +30,7 @@ from typing import Any
 
 from . import __version__
 from .samples import DEFAULT_SAMPLE, list_samples, sample_path
-from .output import OutputClosed
+from .output import OutputClosed, served_in_browser
 from .output import error_line as _error
 from .formats import FORMATS
 from .lazy import lazy_module
@@ -91,6 +91,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--export-max-chars", type=int, metavar="N",
                    help="--export FILE.md: keep the document under N characters (GitHub's comment limit is 65536) "
                         "by cutting payloads first, with notes")
+    p.add_argument("--no-redact", action="store_true",
+                   help="keep secrets in what is shared. Without it, --export (every format, and the TUI's e key), "
+                        "--serve and --otlp replace each secret they find (cloud keys, tokens, private keys, URL "
+                        "passwords, values of password/secret/token/api_key..., high-entropy values in quotes or "
+                        "after = or :) with [redacted: KIND]; a secret of no known shape and no telling name is not "
+                        "found. The TUI on your terminal, --plain, --summary, --json-out and --save are yours and "
+                        "never redacted")
     p.add_argument("--notify", action="store_true",
                    help="TUI: when a run ends, fails or waits for an answer, also ring the terminal bell and send a "
                         "desktop notification (OSC 9 and OSC 777; terminals without them ignore them)")
@@ -195,6 +202,7 @@ class Options:
     otlp: bool = False
     otlp_endpoint: str | None = None
     otlp_content: bool = False
+    redact: bool = True  # --no-redact turns it off: exports, --serve, --otlp-content
 
     @property
     def alerting(self) -> bool:
@@ -269,7 +277,7 @@ def parse_args(argv: list[str]) -> Options | None:
                    result_grace=ns.result_grace, json_out=ns.json_out, export=ns.export,
                    export_max_chars=ns.export_max_chars, notify=ns.notify, serve=ns.serve, host=ns.host, port=ns.port,
                    format=ns.format, otlp=ns.otlp or bool(ns.otlp_endpoint), otlp_endpoint=ns.otlp_endpoint,
-                   otlp_content=ns.otlp_content,
+                   otlp_content=ns.otlp_content, redact=not ns.no_redact,
                    prices=ns.prices, report=ns.report, by=ns.by, since_ms=report_range[0], until_ms=report_range[1],
                    stall_s=stall_s, limits=_limits(ns, stall_s, command), enforce=ns.enforce, alerts=list(ns.alert),
                    alert_on=_alert_kinds(ns.alert_on), alert_cmd=ns.alert_cmd, alert_replay=ns.alert_replay)
@@ -580,7 +588,7 @@ def tui_possible() -> bool:
     textual-serve runs us for a browser tab (its web driver talks over stdin/stdout)."""
     if os.environ.get("CURSOR_WATCH_NO_TUI"):
         return False
-    if "web_driver" in os.environ.get("TEXTUAL_DRIVER", ""):
+    if served_in_browser():
         return True
     if not (sys.stdout.isatty() and sys.stderr.isatty()):
         return False
@@ -663,7 +671,7 @@ def _write_end_files(opts: Options, watch: Watch) -> None:
 
     runs = watch.runs()
     write_json_out(opts.json_out, runs)
-    write_export_file(opts.export, runs, opts.export_max_chars)
+    write_export_file(opts.export, runs, opts.export_max_chars, opts.redact)
     for feed in watch.feeds:
         feed.source.close()
 

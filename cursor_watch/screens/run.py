@@ -356,7 +356,7 @@ class RunScreen(Finder, Screen):
         from ..export import export_run_to
 
         try:
-            path = export_run_to(self.run)
+            path = export_run_to(self.run, redact=getattr(self.app, "redact", True))
         except OSError as err:
             self.notify(f"Export failed: {err.strerror or err}", title="Export", severity="error")
             return

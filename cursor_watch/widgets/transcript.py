@@ -47,7 +47,7 @@ from ..fmt import plural, shown_detail
 from ..model import Session, ToolCall
 from ..names import PATH_MIN, call_summary
 from ..plain import STATUS_STYLE, format_ms, note_detail_text
-from ..safe import visible, visible_line
+from ..safe import view_redaction, visible, visible_line
 from ..tools import MARKER_DETAIL, one_line, said_in
 from ..match import Query
 from ..mdtext import shared_parser
@@ -144,6 +144,14 @@ def marker_text(call: ToolCall, dimmed: bool = False, payload_matches: int = 0, 
     if dimmed:
         t.stylize("dim")
     return t
+
+
+def settled(text: str) -> str:
+    """A text still streaming, as a view that redacts (``--serve``) shows it: up to its last
+    whitespace. The word being written waits for its end: half a token is no token any rule
+    knows, so it would be shown as it is until its last delta came (issue 25)."""
+    cut = max(text.rfind(" "), text.rfind("\n"), text.rfind("\t"))
+    return text[: cut + 1]
 
 
 def thinking_text(text: str) -> Text:
@@ -540,8 +548,9 @@ class Transcript(ScrollView, can_focus=True):
                 if entry.shown == seg.text and entry.lines is not None:
                     return False
                 entry.shown = seg.text
+                text = seg.text if seg.closed or view_redaction() is None else settled(seg.text)
                 dark = self._dark()
-                lines = self._lines(markdown(seg.text, code_theme(dark)), blank_after=True,
+                lines = self._lines(markdown(text, code_theme(dark)), blank_after=True,
                                     theme=None if dark else LIGHT_MARKDOWN)
             elif kind == "thinking":
                 block = session.thinking[key]
@@ -549,7 +558,8 @@ class Transcript(ScrollView, can_focus=True):
                 if entry.shown == block.text and entry.lines is not None:
                     return False
                 entry.shown = block.text
-                lines = self._lines(thinking_text(block.text), indent=2, blank_after=True,
+                text = block.text if block.completed or view_redaction() is None else settled(block.text)
+                lines = self._lines(thinking_text(text), indent=2, blank_after=True,
                                     style=self.get_component_rich_style("transcript--thinking"))
             elif kind == "tool":
                 call = session.tool_calls.get(key)
