@@ -9,7 +9,6 @@ import hashlib
 import json
 import os
 import shlex
-import shutil
 import signal
 import socket
 import subprocess
@@ -714,7 +713,7 @@ async def test_the_tui_diagnostics_pane_counts_spans_not_sent():
             "--otlp: 1 of 1 ", "--otlp: 2 of 2 ", "--otlp: 4 of 4 "]
 
 
-@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+@pytest.mark.e2e
 @pytest.mark.parametrize("how", ["file", "pipe"])
 def test_otlp_from_the_tui(tmp_path, how):
     """--otlp in the real TUI (run in tmux): a replayed file, and a pipe that stays open (its run
