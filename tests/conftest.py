@@ -7,8 +7,10 @@ from __future__ import annotations
 import importlib.util
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from typing import TypeVar
@@ -143,6 +145,21 @@ def wait_for(predicate: Callable[[], T], what: str, timeout: float = WAIT_S, int
         time.sleep(interval)
 
 
+async def wait_for_async(predicate: Callable[[], T], what, timeout: float = WAIT_S, interval: float = 0.02) -> T:
+    """:func:`wait_for` inside an event loop: polls with ``asyncio.sleep`` so the watch under test runs."""
+    import asyncio
+
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            text = what() if callable(what) else what
+            raise AssertionError(f"timed out after {timeout:g} s waiting for {text}")
+        await asyncio.sleep(interval)
+
+
 def gone(pid: int) -> bool:
     """Process ``pid`` no longer runs (a zombie left to an init that doesn't reap counts as gone)."""
     try:
@@ -223,6 +240,57 @@ def run_file(path: Path, chunk: int | None = None) -> Monitor:
     return run_bytes(path.read_bytes(), chunk)
 
 
+def expected_exit(data: bytes) -> int:
+    """The README's exit status for a stream read whole (no child, no signal): 0 when it holds
+    runs and every one ended with a successful ``result``, else 1."""
+    runs = run_bytes(data).runs
+    return 0 if runs and all(run.session.status == "success" for run in runs) else 1
+
+
 def wait_opened(pid: int, path, timeout: float = WAIT_S) -> None:
     """Wait until process ``pid`` has ``path`` open (a followed file: the watch is reading it)."""
     wait_for(lambda: read_position(pid, path) is not None, f"the watch to open {path}", timeout, 0.05)
+
+
+class Watcher:
+    """A command (``cursor-watch`` mostly) running in the background, its stdout and stderr
+    collected live by two threads: :meth:`wait_for` waits until a text is on its stdout."""
+
+    def __init__(self, argv: list[str], env: dict | None = None, stdin=subprocess.DEVNULL) -> None:
+        self.proc = subprocess.Popen(argv, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+                                     cwd=ROOT)
+        self.out = bytearray()
+        self.err = bytearray()
+        self._threads = [threading.Thread(target=self._pump, args=(self.proc.stdout, self.out), daemon=True),
+                         threading.Thread(target=self._pump, args=(self.proc.stderr, self.err), daemon=True)]
+        for t in self._threads:
+            t.start()
+
+    @staticmethod
+    def _pump(stream, buf: bytearray) -> None:
+        while chunk := stream.read1(65536):
+            buf.extend(chunk)
+
+    def text(self) -> str:
+        return bytes(self.out).decode("utf-8", "replace")
+
+    def wait_for(self, needle: str, timeout: float = WAIT_S, count: int = 1) -> None:
+        """Wait until ``needle`` is on stdout ``count`` times (AssertionError with both outputs when not)."""
+        wait_for(lambda: self.text().count(needle) >= count,
+                 lambda: f"{needle!r} in the output; got:\n{self.text()[-3000:]}\nstderr: {bytes(self.err)[-2000:]!r}",
+                 timeout)
+
+    def signal(self, sig: int) -> None:
+        self.proc.send_signal(sig)
+
+    def finish(self, timeout: float = WAIT_S) -> int:
+        """Wait for the exit (its status) and for both outputs to be read to their end."""
+        code = self.proc.wait(timeout=timeout)
+        for t in self._threads:
+            t.join(timeout=10)
+        return code
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
