@@ -349,12 +349,11 @@ def test_otlp_json_file_is_the_same_spans_in_otlp_json(tmp_path):
 
 
 def test_cli_export_otlp_json_and_missing_extra(tmp_path):
-    sample = ROOT / "sample_streams"
-    path = sorted(sample.glob("*.jsonl"))[0]
+    path = ROOT / "sample_streams" / "failed-no-result.jsonl"  # it ends without a result: exit 1
     out = tmp_path / "runs.otlp.json"
     done = subprocess.run([sys.executable, "-m", "cursor_watch", "--summary", "--export", str(out), str(path)],
                           capture_output=True, cwd=ROOT)
-    assert done.returncode in (0, 1), done.stderr
+    assert done.returncode == 1 and done.stderr == b"", done.stderr
     lines = out.read_bytes().splitlines()
     assert lines and all(json.loads(line)["resourceSpans"] for line in lines)
     # without the extra: one line, exit 2 (find_spec sees no opentelemetry)
