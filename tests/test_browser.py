@@ -2,7 +2,7 @@
 
 Headless Chromium from Debian's ``chromium`` package, driven by Playwright for Python through
 that executable: no browser is ever downloaded. Without Playwright or Chromium every test here
-skips and says which is missing (``.ci/run`` installs ``chromium`` where it can).
+skips and says which is missing; under ``CI=true`` it fails (``.ci/run`` installs ``chromium``).
 
 Nothing leaves the machine: the export's page may only load itself (any other request fails the
 test); the served page may only talk to 127.0.0.1 (textual-serve's page asks for a web font from
@@ -25,12 +25,13 @@ from cursor_watch.export.html import render_markdown
 from test_export import watch_runs
 from webhelpers import CHROMIUM, CHROMIUM_ARGS, serving
 
-sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright for Python is not installed "
-                                                              "(pip install '.[test]')")
+try:
+    from playwright import sync_api
+except ImportError:  # the browser marker says so: each test skips, or fails under CI=true
+    sync_api = None
 html5lib = pytest.importorskip("html5lib")
 
-pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Chromium not found (Debian: apt-get install chromium); "
-                                                         "the browser tests need it")
+pytestmark = pytest.mark.browser  # needs Chromium and Playwright (conftest.BACKENDS)
 
 
 @pytest.fixture(scope="module")
