@@ -9,12 +9,10 @@ import hashlib
 import json
 import os
 import shlex
-import shutil
 import signal
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -24,7 +22,7 @@ import pytest
 from cursor_watch import otlp
 from cursor_watch.runner import Monitor
 
-from conftest import ROOT, real_params, wait_opened
+from conftest import ROOT, Watcher, real_params, wait_opened
 
 sdk = pytest.importorskip("opentelemetry.sdk.trace", reason="the [otel] extra (OpenTelemetry SDK) is not installed")
 from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans  # noqa: E402
@@ -351,12 +349,11 @@ def test_otlp_json_file_is_the_same_spans_in_otlp_json(tmp_path):
 
 
 def test_cli_export_otlp_json_and_missing_extra(tmp_path):
-    sample = ROOT / "sample_streams"
-    path = sorted(sample.glob("*.jsonl"))[0]
+    path = ROOT / "sample_streams" / "failed-no-result.jsonl"  # it ends without a result: exit 1
     out = tmp_path / "runs.otlp.json"
     done = subprocess.run([sys.executable, "-m", "cursor_watch", "--summary", "--export", str(out), str(path)],
                           capture_output=True, cwd=ROOT)
-    assert done.returncode in (0, 1), done.stderr
+    assert done.returncode == 1 and done.stderr == b"", done.stderr
     lines = out.read_bytes().splitlines()
     assert lines and all(json.loads(line)["resourceSpans"] for line in lines)
     # without the extra: one line, exit 2 (find_spec sees no opentelemetry)
@@ -606,18 +603,19 @@ def test_a_piped_run_live_is_the_same_trace_as_its_log_replayed(tmp_path):
 def test_a_pipe_stopped_while_its_run_goes_on_sends_no_end_and_raises_no_failed_alert(tmp_path):
     alerts = tmp_path / "alerts.jsonl"
     with Receiver() as r:
-        watch = subprocess.Popen(CMD + ["--plain", "--otlp-endpoint", r.url, "--alert-cmd", f"cat >> {alerts}"],
-                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT,
-                                 env=cw_env(tmp_path))
-        watch.stdin.write(session_stream("pipe-1", "long task", call("pipe-1", "p1", "started", 1000),
-                                         call("pipe-1", "p1", "completed", 1100),
-                                         call("pipe-1", "p2", "started", 1200), result=False))
-        watch.stdin.flush()
-        r.wait(lambda s: len(s) == 1, timeout=30)  # p1's span: the watch has read it all
-        time.sleep(0.3)
-        watch.send_signal(signal.SIGINT)
-        out, err = watch.communicate(timeout=60)
-    assert watch.returncode == 130, err
+        watch = Watcher(CMD + ["--plain", "--otlp-endpoint", r.url, "--alert-cmd", f"cat >> {alerts}"],
+                        env=cw_env(tmp_path), stdin=subprocess.PIPE)
+        try:
+            watch.proc.stdin.write(session_stream("pipe-1", "long task", call("pipe-1", "p1", "started", 1000),
+                                                  call("pipe-1", "p1", "completed", 1100),
+                                                  call("pipe-1", "p2", "started", 1200), result=False))
+            watch.proc.stdin.flush()
+            r.wait(lambda s: len(s) == 1, timeout=30)  # p1's span
+            watch.wait_for("▶ [2] shell  ls")  # p2's start: the watch has read it all
+        finally:
+            watch.signal(signal.SIGINT)
+            code = watch.finish(60)
+    assert code == 130, bytes(watch.err)
     assert [s.attributes["gen_ai.tool.call.id"] for s in r.spans] == ["p1"] and r.spans[0].status_code == 0
     assert not alerts.exists() or alerts.read_bytes() == b""
 
@@ -667,7 +665,7 @@ class FailingSink:
 
 
 async def test_the_tui_diagnostics_pane_counts_spans_not_sent():
-    from apphelpers import make_app, wait_until
+    from apphelpers import make_app, wait_ticks, wait_until
     from cursor_watch.screens.run import RunScreen
     from cursor_watch.sources import QueueSource
     from cursor_watch.widgets.diagnostics import DiagnosticsPane
@@ -708,18 +706,19 @@ async def test_the_tui_diagnostics_pane_counts_spans_not_sent():
                               + shell(f"c{n}", "completed", 1800 + n, completed=1800 + n))
             await wait_until(pilot, lambda: outlet.records == n)
             clock.t += 1.5
-            await pilot.pause(0.3)
+            await wait_ticks(pilot, app)  # a slow tick (its check of the export) has seen n records
         await wait_until(pilot, lambda: any(line.startswith("--otlp: 4 of 4") for line in pane_lines()))
         assert [line[:15] for line in pane_lines() if "--otlp" in line] == [
             "--otlp: 1 of 1 ", "--otlp: 2 of 2 ", "--otlp: 4 of 4 "]
 
 
-@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+@pytest.mark.e2e
 @pytest.mark.parametrize("how", ["file", "pipe"])
 def test_otlp_from_the_tui(tmp_path, how):
     """--otlp in the real TUI (run in tmux): a replayed file, and a pipe that stays open (its run
     span is sent at the result, while the TUI still reads it)."""
-    from test_e2e_tmux import Tmux
+    from conftest import gone, wait_for
+    from test_e2e_tmux import Tmux, python_pids
 
     path = ROOT / "sample_streams" / "plain-tools.jsonl"
     py, sample = shlex.quote(sys.executable), shlex.quote(str(path))
@@ -739,15 +738,14 @@ def test_otlp_from_the_tui(tmp_path, how):
             spans = r.wait(lambda s: len(s) == expected, timeout=60)
             assert "EXIT=" not in t.screen() and t.alternate_screen()  # the TUI is still up
             assert sum(s.name.startswith("invoke_agent") for s in spans) == len(mon.runs)
+            (pid,) = python_pids(f"cursor_watch --otlp-endpoint {r.url}")
             t.keys("q")
             if how == "file":
-                t.wait_for("EXIT=0", timeout=30)
+                t.wait_for("EXIT=0")
             else:  # the shell waits for the writer's sleep: the TUI has quit when the screen is restored
-                deadline = time.monotonic() + 30
-                while t.alternate_screen() and time.monotonic() < deadline:
-                    time.sleep(0.2)
-                assert not t.alternate_screen()
-            time.sleep(0.5)
+                wait_for(lambda: not t.alternate_screen(), "the terminal restored")
+            # it has exited, and its exporter (a child it waits for or stops) with it: every span is in
+            wait_for(lambda: gone(pid), "cursor-watch to exit")
             assert len(r.spans) == expected  # nothing more, nothing twice
             assert "could not be sent" not in t.screen()
         finally:

@@ -4,7 +4,11 @@
 arrive over OTLP/HTTP at ``/v1/traces`` and are read back with ``GET /v1/projects/{project}/spans``.
 Each test sends to its own project (``OTEL_RESOURCE_ATTRIBUTES=openinference.project.name=...``:
 the SDK's variable, read by the exporter process). Skipped, with the reason, where Phoenix
-is not installed (the ``[test]`` extra installs it).
+is not installed (the ``[test]`` extra installs it); under ``CI=true`` that is a failure.
+
+"Nothing more arrived" is checked after a marker span sent last has been stored: Phoenix stores
+spans in the order they arrive (``phoenix.db.bulk_inserter``: one queue, taken from its front),
+so every span sent before the marker is in by then.
 """
 
 from __future__ import annotations
@@ -26,9 +30,12 @@ import pytest
 
 from cursor_watch import otlp
 
-from conftest import ROOT, real_params
+from conftest import ROOT, need, real_params, wait_for
 
 pytest.importorskip("opentelemetry.exporter.otlp.proto.http", reason="the [otel] extra (OTLP exporter) is not installed")
+
+pytestmark = pytest.mark.phoenix  # needs arize-phoenix (conftest.BACKENDS)
+MARKER = "test-marker: every span sent before me is stored"
 
 PHOENIX_START_S = 240  # phoenix serve takes ~50 s to answer on a loaded 2-core machine
 HERE = Path(__file__).resolve().parent
@@ -69,23 +76,43 @@ class Phoenix:
             if err.code != 404:
                 raise
 
+    def sent_spans(self, project: str) -> list[dict]:
+        """The project's spans but the test's markers."""
+        return [s for s in self.spans(project) if s["name"] != MARKER]
+
+    def settled(self, project: str) -> list[dict]:
+        """The project's spans (but markers) once every span sent so far is stored: a marker span
+        is sent (the SDK, OTLP/HTTP) and waited for (Phoenix stores spans in arrival order)."""
+        from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+        from opentelemetry.sdk.resources import Resource
+        from opentelemetry.sdk.trace import TracerProvider
+        from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+
+        before = sum(s["name"] == MARKER for s in self.spans(project))
+        provider = TracerProvider(resource=Resource.create({"openinference.project.name": project}))
+        provider.add_span_processor(SimpleSpanProcessor(OTLPSpanExporter(endpoint=f"{self.url}/v1/traces", timeout=30)))
+        provider.get_tracer("cursor-watch-tests").start_span(MARKER).end()
+        provider.shutdown()
+        wait_for(lambda: sum(s["name"] == MARKER for s in self.spans(project)) > before,
+                 f"the marker span in Phoenix project {project}", 60, 0.2)
+        return self.sent_spans(project)
+
     def wait_spans(self, project: str, count: int, timeout: float = 60.0) -> list[dict]:
-        deadline = time.monotonic() + timeout
-        spans: list[dict] = []
-        while time.monotonic() < deadline:
-            spans = self.spans(project)
-            if len(spans) >= count:
-                time.sleep(0.5)  # anything beyond the expected count would show now
-                return self.spans(project)
-            time.sleep(0.3)
-        return spans
+        """The project's spans once at least ``count`` (markers aside) are stored and everything
+        sent before this call is in (:meth:`settled`): more than ``count`` shows.
+
+        Raises:
+            AssertionError: fewer than ``count`` within ``timeout`` seconds."""
+        wait_for(lambda: len(self.sent_spans(project)) >= count,
+                 lambda: f"{count} spans in Phoenix project {project} (got {len(self.sent_spans(project))})",
+                 timeout, 0.3)
+        return self.settled(project)
 
 
 @pytest.fixture(scope="module")
 def phoenix(tmp_path_factory):
     command = _phoenix_command()
-    if command is None:
-        pytest.skip("arize-phoenix is not installed (pip install -e '.[test]' installs it)")
+    need(command, "arize-phoenix is not installed (pip install '.[test]' installs it)")
     work = tmp_path_factory.mktemp("phoenix")
     port, grpc_port = _free_port(), _free_port()
     env = {**os.environ, "PHOENIX_WORKING_DIR": str(work), "PHOENIX_HOST": "127.0.0.1", "PHOENIX_PORT": str(port),
@@ -212,9 +239,8 @@ def test_same_log_twice_is_one_trace(phoenix: Phoenix, project: str):
     expected = sum(len(s["tool_calls"]) + 1 for s in summaries)
     spans = phoenix.wait_spans(project, expected)
     again = watch(["--summary", "--json", str(path)], project, phoenix)
-    assert again.stdout == first.stdout and again.stderr == b""
-    time.sleep(3)
-    spans_after = phoenix.spans(project)
+    assert again.stdout == first.stdout and again.stderr == b""  # every span sent (and answered)
+    spans_after = phoenix.settled(project)  # a span the second watch sent is stored by now
     key = lambda s: (s["context"]["trace_id"], s["context"]["span_id"])  # noqa: E731
     assert len(spans) == expected
     assert sorted(map(key, spans_after)) == sorted(map(key, spans))  # the same ids: nothing new
