@@ -275,7 +275,8 @@ class Note:
     Attributes:
         kind: event type (``interaction_query``, ``retry``, ``connection``, ``system``,
             ``session``); subtype: its subtype; text: one-line description;
-        line: line number; ts_ms: ``timestamp_ms`` if any; call_id: related tool call ("").
+        line: line number; ts_ms: epoch ms, the stream's time, else when it was read in a live
+        watch, else None (a replay of an event without a time); call_id: related tool call ("").
     """
 
     __slots__ = ("kind", "subtype", "text", "line", "ts_ms", "call_id")
@@ -927,7 +928,8 @@ class Session:
         return changes
 
     def _note(self, kind: str, subtype: str, text: str, ev: Any, call_id: str = "") -> list[tuple[str, Any]]:
-        self.notes.append(Note(kind, subtype, text, ev.line, ev.ts if ev.ts_source == TIME_STREAM else None, call_id))
+        ts = ev.ts if ev.ts_source == TIME_STREAM or ev.ts_source == TIME_RECEIVED else None
+        self.notes.append(Note(kind, subtype, text, ev.line, ts, call_id))
         index = len(self.notes) - 1
         self.timeline.append(("note", index))
         return [(CHANGE_NOTE, index)]

@@ -21,6 +21,7 @@ from types import SimpleNamespace
 import orjson
 import pytest
 
+from cursor_watch import costs as otlp_costs
 from cursor_watch import otlp
 from cursor_watch.runner import Monitor
 
@@ -34,7 +35,19 @@ from opentelemetry.trace import SpanKind, StatusCode  # noqa: E402
 from cursor_watch.otlp_sdk import LocalSink, otlp_json_lines  # noqa: E402
 
 CONTENT_ATTRS = ("gen_ai.input.messages", "gen_ai.output.messages", "gen_ai.tool.call.arguments",
-                 "gen_ai.tool.call.result", "cursor_watch.tool.summary", "gen_ai.tool.description")
+                 "gen_ai.tool.call.result", "cursor_watch.tool.summary", "gen_ai.tool.description",
+                 "input.value", "output.value")
+USAGE_ATTRS = ("gen_ai.usage.input_tokens", "gen_ai.usage.output_tokens", "gen_ai.usage.cache_read.input_tokens",
+               "gen_ai.usage.cache_creation.input_tokens", "gen_ai.usage.reasoning.output_tokens",
+               "llm.token_count.prompt", "llm.token_count.completion", "llm.token_count.total")
+AGENTS_DIR = ROOT.parent / "shared" / "streams" / "agents"
+
+
+def agent_params():
+    """Every shared capture of every agent: Cursor's (real_params) and Claude Code's, Codex's and
+    Gemini CLI's (../shared/streams/agents/*/)."""
+    caps = sorted(p for p in AGENTS_DIR.glob("*/*") if p.suffix in (".jsonl", ".ndjson")) if AGENTS_DIR.is_dir() else []
+    return real_params() + [pytest.param(p, id=f"{p.parent.name}-{p.name[-50:]}") for p in caps]
 SID = "3f0d8a0e-1111-2222-3333-444455556666"
 
 
@@ -126,13 +139,14 @@ def test_same_log_twice_gives_the_same_ids_and_another_run_another_trace():
 
 # -- the span model on real captures -------------------------------------------------------------
 
-@pytest.mark.parametrize("path", real_params())
+@pytest.mark.parametrize("path", agent_params())
 def test_real_capture_spans_follow_the_model(path: Path):
     data = path.read_bytes()
     mon, spans = replay(data)
     runs = by_name(spans, "invoke_agent ")
     tools = by_name(spans, "execute_tool ")
-    assert len(runs) == len(mon.runs) and len(spans) == len(runs) + len(tools)
+    llms = by_name(spans, "chat")
+    assert len(runs) == len(mon.runs) and len(spans) == len(runs) + len(tools) + len(llms)
     for run in mon.runs:
         s = run.session
         key = otlp.key_of(run)
@@ -142,14 +156,55 @@ def test_real_capture_spans_follow_the_model(path: Path):
         root = root[0]
         assert root.parent is None and root.kind == SpanKind.CLIENT
         assert root.attributes["gen_ai.operation.name"] == "invoke_agent"
-        assert root.attributes["gen_ai.agent.name"] == "cursor"
-        assert root.attributes.get("gen_ai.conversation.id") == s.session_id
+        assert root.attributes["gen_ai.agent.name"] == (s.agent or "cursor")
+        assert root.attributes["openinference.span.kind"] == "AGENT"
+        assert root.attributes.get("gen_ai.conversation.id") == s.session_id == root.attributes.get("session.id")
         assert root.attributes.get("gen_ai.request.model") == s.model
-        usage = s.result.usage if s.result is not None else None
-        for key_, attr in (("input_tokens", "gen_ai.usage.input_tokens"), ("output_tokens", "gen_ai.usage.output_tokens"),
-                           ("cache_read_tokens", "gen_ai.usage.cache_read.input_tokens"),
-                           ("cache_write_tokens", "gen_ai.usage.cache_creation.input_tokens")):
-            assert root.attributes.get(attr) == (getattr(usage, key_) if usage is not None else None)
+        assert not set(root.attributes) & set(USAGE_ATTRS)  # usage only on the chat spans: counted once
+        usage = otlp.usage_of(s)
+        mine_llm = [x for x in llms if x.context.trace_id == trace_id]
+        if usage is None:
+            assert mine_llm == []
+        else:
+            per_model = s.result.model_usage if s.result is not None and s.result.model_usage else None
+            assert len(mine_llm) == (len([m for m, (u, _c) in per_model.items() if u is not None]) if per_model else 1)
+            for llm in mine_llm:
+                assert llm.kind == SpanKind.CLIENT and llm.parent.span_id == root.context.span_id
+                assert llm.attributes["openinference.span.kind"] == "LLM"
+                assert llm.attributes["gen_ai.operation.name"] == "chat"
+                assert llm.attributes["llm.provider"] == llm.attributes["gen_ai.provider.name"]
+                assert (llm.start_time, llm.end_time) == (root.start_time, root.end_time)
+            if not per_model:
+                (llm,) = mine_llm
+                assert llm.name == (f"chat {s.model}" if s.model else "chat")
+                assert llm.attributes.get("llm.model_name") == s.model
+                assert llm.attributes.get("llm.token_count.total") == usage.total_tokens
+                assert llm.attributes.get("gen_ai.usage.input_tokens") == usage.input_tokens
+                assert llm.attributes.get("llm.token_count.prompt") == usage.input_tokens
+                assert llm.attributes.get("gen_ai.usage.cache_read.input_tokens") == usage.cache_read_tokens
+                assert llm.attributes.get("gen_ai.usage.cache_creation.input_tokens") == usage.cache_write_tokens
+                assert llm.attributes.get("gen_ai.usage.reasoning.output_tokens") == usage.reasoning_tokens
+            # the trace's tokens: the agent's per-model figures where it gives them (Claude Code's
+            # modelUsage also counts what result.usage leaves out, e.g. a compaction's calls), else the run's
+            total = sum(x.attributes.get("llm.token_count.total", 0) for x in mine_llm)
+            assert total == (sum(u.total_tokens or 0 for u, _c in per_model.values() if u is not None) if per_model
+                             else usage.total_tokens)
+            reported = otlp_costs.reported_cost(s)
+            costs = [x.attributes["llm.cost.total"] for x in mine_llm if "llm.cost.total" in x.attributes]
+            if reported is not None:
+                assert sum(costs) == pytest.approx(reported)
+                assert all(x.attributes.get("gen_ai.usage.cost") == x.attributes.get("llm.cost.total") for x in mine_llm)
+            else:
+                assert costs == [] and not any("gen_ai.usage.cost" in x.attributes for x in mine_llm)
+        # true latency: from the earlier of the first event and (end - the reported duration) to the end
+        duration = s.result.duration_ms if s.result is not None else None
+        if s.last_ts_ms is not None:
+            assert root.end_time == max([s.last_ts_ms] + [c.completed_ms or 0 for c in s.tool_calls.values()]) * 1_000_000
+            if duration:
+                assert root.end_time - root.start_time >= duration * 1_000_000
+                if s.first_ts_ms >= s.last_ts_ms - duration and all(
+                        (c.started_ms or s.last_ts_ms) >= s.last_ts_ms - duration for c in s.tool_calls.values()):
+                    assert root.end_time - root.start_time == duration * 1_000_000
         if s.status == "success":
             assert root.status.status_code == StatusCode.UNSET
         else:
@@ -161,11 +216,18 @@ def test_real_capture_spans_follow_the_model(path: Path):
         assert set(by_id) == {c.call_id for c in calls}
         for call in calls:
             span = by_id[call.call_id]
-            assert span.name == f"execute_tool {call.tool}"
+            if call.kind == "mcp":  # named by server and tool, the agent's own name kept apart
+                server, tool = otlp.mcp_names(call)
+                assert tool and span.attributes["cursor_watch.mcp.tool"] == tool
+                assert span.name == (f"execute_tool {server}.{tool}" if server else f"execute_tool {tool}")
+            else:
+                assert span.name == f"execute_tool {call.tool}"
             assert span.kind == SpanKind.INTERNAL
-            assert span.parent.span_id == root.context.span_id
+            assert span.parent.span_id == (otlp.tool_span_id_of(key, call.parent_call_id) if call.parent_call_id
+                                           else root.context.span_id)
             assert span.context.span_id == otlp.tool_span_id_of(key, call.call_id)
-            assert span.start_time == call.started_ms * 1_000_000
+            if call.started_ms is not None:
+                assert span.start_time == call.started_ms * 1_000_000
             if call.completed_ms is not None:
                 assert span.end_time == call.completed_ms * 1_000_000
             assert root.start_time <= span.start_time and span.end_time <= root.end_time
@@ -176,7 +238,7 @@ def test_real_capture_spans_follow_the_model(path: Path):
                 assert span.attributes["error.type"] in (call.status, call.outcome)
             if call.exit_code is not None:
                 assert span.attributes["process.exit.code"] == call.exit_code
-        for span in runs + tools:
+        for span in runs + tools + llms:
             assert not set(span.attributes) & set(CONTENT_ATTRS), span.name
     encode_spans(spans).SerializeToString()  # the OTLP encoder takes every one
 
