@@ -706,7 +706,7 @@ def llm_records(run: Any, ids: RunIds, start: int, end: int) -> list[dict]:
         entries.append((s.model or "", usage, reported_cost(s)))
     out = []
     for model, usage, cost in entries:
-        name = clean_line(model) if model else ""
+        name = clean_line(model, 128) if model else ""
         attrs: dict[str, Any] = {
             "gen_ai.operation.name": "chat",
             "gen_ai.provider.name": provider,

@@ -11,6 +11,7 @@ classes (installed with the ``[otel]`` extra's exporter) and keeps every span wi
 from __future__ import annotations
 
 import http.server
+import re
 import threading
 import time
 from dataclasses import dataclass, field
@@ -121,3 +122,15 @@ class Receiver:
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
+
+
+SENT = re.compile(rb"cursor-watch: --otlp: (\d+) spans of (\d+) runs sent to (\S+)"
+                  rb"(?: \(runs dated (\d{4}-\d\d-\d\d \d\d:\d\d UTC) to (\d{4}-\d\d-\d\d \d\d:\d\d UTC)\))?\n")
+
+
+def sent_only(stderr: bytes) -> re.Match:
+    """The watch's stderr is exactly its ``--otlp: N spans of M runs sent to URL (runs dated ...)``
+    line (every span sent, nothing else said); returns the match (groups: spans, runs, URL, from, to)."""
+    m = SENT.fullmatch(stderr)
+    assert m, stderr
+    return m
