@@ -516,7 +516,8 @@ def mcp_names(call: Any) -> tuple[str, str]:
     stream does not name it apart.
 
     Where each agent names them: Codex ``mcp_tool_call`` items carry ``server`` and ``tool``
-    (``codex_exec_mcp_0_160.jsonl``: ``lean_beam`` / ``lean_sync``); Claude Code names the tool
+    (``codex_exec_mcp_0_160.jsonl``: ``lean_beam`` / ``lean_sync``), which its adapter names the
+    call ``SERVER.TOOL``; Claude Code names the tool
     ``mcp__SERVER__TOOL`` (``claude_stream_mcp_2_1.jsonl``); Cursor's ``mcpToolCall`` args have
     ``providerIdentifier`` and ``toolName``; Gemini CLI writes ``mcp_SERVER_TOOL`` with no way to
     tell where the server ends (the whole rest is the tool).
@@ -538,6 +539,10 @@ def mcp_names(call: Any) -> tuple[str, str]:
         return (server if isinstance(server, str) else ""), tool
     if name.startswith("mcp_") and len(name) > 4:
         return "", name[4:]
+    if "." in name:  # the Codex adapter's SERVER.TOOL (formats/codex.py), when the arguments are not kept
+        server, _, tool = name.partition(".")
+        if server and tool:
+            return server, tool
     return "", name
 
 

@@ -51,12 +51,13 @@ def agent_params():
 SID = "3f0d8a0e-1111-2222-3333-444455556666"
 
 
-def replay(data: bytes, content: bool = False, chunk: int | None = None, clock: float = 5_000.0):
-    """Feed ``data`` through a Monitor with the outlet watching; returns (monitor, spans)."""
+def replay(data: bytes, content: bool = False, chunk: int | None = None, clock: float = 5_000.0, live: bool = True):
+    """Feed ``data`` through a Monitor with the outlet watching; returns (monitor, spans)
+    (``live``: the Monitor's, events without a time of their own get ``clock``'s time)."""
     exporter = InMemorySpanExporter()
     outlet = otlp.OtlpOutlet(LocalSink(exporter), content=content, clock=lambda: clock)
     mon = Monitor(clock=lambda: clock, source="/logs/x.jsonl", source_label="x.jsonl",
-                  reread=lambda off, size: data[off:off + size])
+                  reread=lambda off, size: data[off:off + size], live=live)
     pieces = [data] if chunk is None else [data[i:i + chunk] for i in range(0, len(data), chunk)]
     for piece in pieces:
         for run, batch in mon.split(mon.feed(piece)):
@@ -432,6 +433,124 @@ def test_cli_export_otlp_json_and_missing_extra(tmp_path):
     done = subprocess.run([sys.executable, "-m", "cursor_watch", "--summary", "--otlp", str(path)], capture_output=True,
                           cwd=ROOT, text=True, env={**__import__("os").environ, "OTEL_EXPORTER_OTLP_PROTOCOL": "http/json"})
     assert done.returncode == 2 and done.stderr.count("\n") == 1 and "http/json" in done.stderr
+
+
+
+# -- issue 26: usage where backends count it, true latency, content panes, names -------------------
+
+def test_run_latency_is_the_reported_duration_not_the_first_timed_event():
+    # a Cursor run: events carry times only near the end (1000, 1500 ms); its result says 900 ms
+    data = stream(shell("c1", "started", 1000, started=1000), shell("c1", "completed", 1500, completed=1400))
+    _, spans = replay(data)
+    root = root_of(spans)
+    assert root.end_time == 1500 * 1_000_000
+    assert root.end_time - root.start_time == 900 * 1_000_000  # 1500 - 900, earlier than the first event (1000)
+    (llm,) = by_name(spans, "chat")
+    assert (llm.start_time, llm.end_time) == (root.start_time, root.end_time)
+
+
+CODEX_WARNING = b"".join(orjson.dumps(x) + b"\n" for x in (
+    {"type": "thread.started", "thread_id": "th-1"},
+    {"type": "turn.started"},
+    {"type": "item.completed", "item": {"id": "item_0", "type": "error", "message": "model rerouted"}},
+    {"type": "item.completed", "item": {"id": "item_1", "type": "agent_message", "text": "done"}},
+    {"type": "turn.completed", "usage": {"input_tokens": 10, "cached_input_tokens": 4, "output_tokens": 3}},
+))
+
+
+def test_a_note_without_a_time_carries_the_received_time_live_and_none_in_a_replay():
+    _, live = replay(CODEX_WARNING, clock=7_000.0, live=True)
+    _, replayed = replay(CODEX_WARNING, clock=7_000.0, live=False)
+    for spans, want in ((live, 7_000 * 1_000_000), (replayed, 0)):
+        root = root_of(spans)
+        assert root.events, root.name
+        assert [e.timestamp for e in root.events] == [want] * len(root.events)  # not the run's start
+        if want == 0:
+            assert all(e.attributes["cursor_watch.time_source"] == "none" for e in root.events)
+    (llm,) = by_name(replayed, "chat")
+    assert llm.attributes["llm.provider"] == "openai" and llm.attributes["gen_ai.usage.input_tokens"] == 10
+    assert llm.attributes["llm.token_count.prompt_details.cache_read"] == 4 and llm.attributes["llm.token_count.total"] == 13
+
+
+def test_content_fills_the_input_and_output_panes_and_keeps_segments_apart():
+    said = ev(type="assistant", message={"role": "assistant", "content": [{"type": "text", "text": "first."}]})
+    data = stream(said, shell("c1", "started", 1000, started=1000, command="echo hi"),
+                  shell("c1", "completed", 1500, completed=1400, command="echo hi"), text="second.")
+    _, plain = replay(data)
+    assert not any({"input.value", "output.value"} & set(s.attributes) for s in plain)  # nothing without content
+    _, spans = replay(data, content=True)
+    root = root_of(spans)
+    assert root.attributes["input.value"] == "do it" and root.attributes["input.mime_type"] == "text/plain"
+    assert root.attributes["output.value"] == "second." and root.attributes["output.mime_type"] == "text/plain"
+    parts = json.loads(root.attributes["gen_ai.output.messages"])[0]["parts"]
+    assert [p["content"] for p in parts if p["type"] == "text"] == ["first.", "second."]
+    (tool,) = by_name(spans, "execute_tool")
+    assert json.loads(tool.attributes["input.value"]) == {"command": "echo hi"}
+    assert tool.attributes["input.mime_type"] == "application/json"
+    assert tool.attributes["output.value"] and tool.attributes["output.mime_type"] in ("application/json", "text/plain")
+    assert "gen_ai.tool.description" not in tool.attributes
+
+
+def test_a_call_description_argument_is_not_the_tool_description():
+    path = AGENTS_DIR / "claude" / "mlsys-io__lumid-identity__internal__handler__testdata__claude_stream_subagent.ndjson"
+    if not path.exists():
+        pytest.skip(f"{path} not found (a user's clone has none)")
+    data = path.read_bytes()
+    assert b'"description"' in data  # its Task call carries a description argument
+    _, spans = replay(data, content=True)
+    assert by_name(spans, "execute_tool")
+    assert not any("gen_ai.tool.description" in s.attributes for s in spans)
+
+
+def test_codex_mcp_calls_are_named_by_server_and_tool():
+    path = AGENTS_DIR / "codex" / "mccorvie__TauCetiWorker__tests__fixtures__codex_exec_mcp_0_160.jsonl"
+    if not path.exists():
+        pytest.skip(f"{path} not found (a user's clone has none)")
+    _, spans = replay(path.read_bytes(), live=False)
+    names = sorted({s.name for s in by_name(spans, "execute_tool")})
+    assert "execute_tool lean_beam.lean_sync" in names and "execute_tool mcp_tool_call" not in names
+    sync = [s for s in spans if s.name == "execute_tool lean_beam.lean_sync"][0]
+    assert sync.attributes["cursor_watch.mcp.server"] == "lean_beam" and sync.attributes["cursor_watch.mcp.tool"] == "lean_sync"
+    assert sync.attributes["gen_ai.tool.type"] == "extension"
+
+
+def test_claude_mcp_call_names_and_per_model_usage_and_reported_cost():
+    call = SimpleNamespace(kind="mcp", tool="mcp__lean__goals", args={"path": "x"})
+    assert otlp.mcp_names(call) == ("lean", "goals")
+    assert otlp.mcp_names(SimpleNamespace(kind="mcp", tool="lean.sync", args={"server": "lean", "tool": "sync"})) == (
+        "lean", "sync")
+    assert otlp.mcp_names(SimpleNamespace(kind="mcp", tool="mcp", args={"toolName": "t", "providerIdentifier": "p"})) == (
+        "p", "t")
+    assert otlp.mcp_names(SimpleNamespace(kind="shell", tool="Bash", args={})) == ("", "")
+    path = AGENTS_DIR / "claude" / "dungle-scrubs__harness-cli-normalizer__test__fixtures__a001-raw.ndjson"
+    if not path.exists():
+        pytest.skip(f"{path} not found (a user's clone has none)")
+    mon, spans = replay(path.read_bytes(), live=False)
+    s = mon.runs[0].session
+    assert len(s.result.model_usage) == 2  # haiku and opus, each with its cost
+    trace_id = otlp.trace_id_of(otlp.key_of(mon.runs[0]))
+    llms = {x.attributes["llm.model_name"]: x for x in by_name(spans, "chat") if x.context.trace_id == trace_id}
+    assert set(llms) == set(s.result.model_usage)
+    for model, (usage, cost) in s.result.model_usage.items():
+        assert llms[model].attributes["llm.cost.total"] == llms[model].attributes["gen_ai.usage.cost"] == cost
+        assert llms[model].attributes["llm.token_count.total"] == usage.total_tokens
+        assert "cursor_watch.cost.estimate_usd" not in llms[model].attributes  # a reported cost: no estimate
+
+
+def test_an_estimate_is_never_sent_as_a_reported_cost():
+    data = stream(usage={"inputTokens": 1000, "outputTokens": 100})
+    data = data.replace(b'"Composer 2.5"', b'"GPT-5 Mini"')
+    _, spans = replay(data)
+    (llm,) = by_name(spans, "chat")
+    assert "llm.cost.total" not in llm.attributes and "gen_ai.usage.cost" not in llm.attributes
+    assert llm.attributes["cursor_watch.cost.estimate_usd"] > 0 and llm.attributes["cursor_watch.cost.price_source"]
+
+
+def test_the_sent_line_says_how_many_spans_of_how_many_runs_and_their_dates():
+    report = {"ok": 12, "runs": 3, "first_run_ms": 1_789_000_000_000, "last_run_ms": 1_791_000_000_000}
+    assert otlp.sent_line(report, "http://h/v1/traces") == (
+        "--otlp: 12 spans of 3 runs sent to http://h/v1/traces (runs dated 2026-09-10 00:26 UTC to 2026-10-03 04:00 UTC)")
+    assert otlp.sent_line({"ok": 0, "runs": 0}, "http://h/v1/traces") == "--otlp: 0 spans of 0 runs sent to http://h/v1/traces"
 
 
 def test_endpoint_option_is_a_base_url_or_a_full_one():
