@@ -682,7 +682,7 @@ def usage_attrs(usage: Any) -> dict[str, int]:
 def llm_records(run: Any, ids: RunIds, start: int, end: int) -> list[dict]:
     """The run's ``chat {model}`` spans (kind CLIENT, OpenInference kind LLM), children of the
     run span and as long as it: one per model where the agent reports usage per model (Claude
-    Code's ``modelUsage``), else one for the run's model; none when the run reports no usage.
+    Code's ``modelUsage``), else one for the run's model; none when the run reports neither usage nor a cost.
 
     The usage (:func:`usage_attrs`) is on these spans only, never on the run span, so a backend
     that sums a trace's tokens (Phoenix counts spans of kind LLM) counts each token once. The
@@ -705,10 +705,10 @@ def llm_records(run: Any, ids: RunIds, start: int, end: int) -> list[dict]:
         if len(entries) == 1 and entries[0][2] is None:
             entries[0] = (entries[0][0], entries[0][1], reported_cost(s))
     if not entries:
-        usage = usage_of(s)
-        if usage is None:
+        usage, cost = usage_of(s), reported_cost(s)
+        if usage is None and cost is None:
             return []
-        entries.append((s.model or "", usage, reported_cost(s)))
+        entries.append((s.model or "", usage, cost))  # (a cost without usage: Claude Code's mcp capture)
     out = []
     for model, usage, cost in entries:
         name = clean_line(model, 128) if model else ""
@@ -722,10 +722,11 @@ def llm_records(run: Any, ids: RunIds, start: int, end: int) -> list[dict]:
             attrs["gen_ai.request.model"] = attrs["llm.model_name"] = name
         if s.session_id:
             attrs["session.id"] = clean_id(s.session_id)
-        attrs.update(usage_attrs(usage))
+        if usage is not None:
+            attrs.update(usage_attrs(usage))
         if cost is not None:
             attrs["llm.cost.total"] = attrs["gen_ai.usage.cost"] = float(cost)
-        else:
+        elif usage is not None:
             guess = estimate(usage, model or None)
             if guess.estimate is not None:
                 attrs["cursor_watch.cost.estimate_usd"] = float(guess.estimate)
