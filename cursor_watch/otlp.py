@@ -8,23 +8,32 @@ exporter (``http/protobuf`` by default, ``grpc`` when ``OTEL_EXPORTER_OTLP_PROTO
 The SDK's encoding costs ~100 us a span (measured: 1.45, upb protobuf), so it runs on the other
 core, not under the reader's GIL; the reader only builds a record and hands its bytes over.
 
-What leaves the machine follows the GenAI semantic conventions of OpenTelemetry semantic
-conventions **v1.41.0** (``docs/gen-ai/gen-ai-agent-spans.md`` and ``gen-ai-spans.md`` of that
-tag, the last release with GenAI in the main repository; :data:`SEMCONV_VERSION`):
+What leaves the machine follows the OpenTelemetry GenAI semantic conventions **v0.1.0**
+(open-telemetry/semantic-conventions-genai, their first release after they left the main
+repository at v1.41.0: ``model/gen-ai/registry.yaml``; :data:`GENAI_SEMCONV_VERSION`; the
+scope's ``schemaUrl`` names semantic conventions :data:`SEMCONV_VERSION`, which it depends on),
+with the OpenInference attributes Arize Phoenix reads (``openinference.span.kind``,
+``llm.*``, ``input.value``/``output.value``, ``session.id``):
 
 * one ``invoke_agent {agent}`` span per run (kind CLIENT: the agent is another process that
-  works through a remote service), with ``gen_ai.operation.name``, ``gen_ai.provider.name``,
-  ``gen_ai.agent.name``, ``gen_ai.conversation.id`` (the session id), ``gen_ai.request.model``,
-  ``gen_ai.usage.*`` from ``result.usage`` as the stream reports them, and the run's notes
-  (interaction queries, retries, reconnections) as span events;
-* one ``execute_tool {tool}`` span per tool call (kind INTERNAL), a child of the run span (or
-  of its parent call's span for a sub-agent's call), with ``gen_ai.tool.name``,
-  ``gen_ai.tool.call.id`` (the ``call_id``), ``gen_ai.tool.type``, ``process.exit.code`` for
-  shell calls; status ERROR with ``error.type`` for failed, rejected and incomplete calls.
+  works through a remote service; OpenInference AGENT), with ``gen_ai.operation.name``,
+  ``gen_ai.provider.name``, ``gen_ai.agent.name``, ``gen_ai.conversation.id`` and ``session.id``
+  (the session id), ``gen_ai.request.model``, and the run's notes (interaction queries, retries,
+  reconnections) as span events; it ends at the run's end and starts at the earlier of its
+  first event and the end minus the duration the agent reports (:func:`run_times`);
+* one ``chat {model}`` span per model (kind CLIENT, OpenInference LLM), a child of the run
+  span as long as it, carrying the run's usage (``gen_ai.usage.*`` and ``llm.token_count.*``)
+  and the cost the agent reported (``llm.cost.total``, ``gen_ai.usage.cost``): the only spans
+  with usage, so a backend that sums a trace counts each token once (:func:`llm_records`);
+* one ``execute_tool {tool}`` span per tool call (kind INTERNAL, OpenInference TOOL), a child of
+  the run span (or of its parent call's span for a sub-agent's call), with ``gen_ai.tool.name``
+  (an MCP tool as ``server.tool``: :func:`mcp_names`), ``gen_ai.tool.call.id`` (the
+  ``call_id``), ``gen_ai.tool.type``, ``process.exit.code`` for shell calls; status ERROR with
+  ``error.type`` for failed, rejected and incomplete calls.
 
-No span per model call: the stream says when a model call's output arrived, never when the
-call began or ended, so such a span would have invented times. ``model_call_id`` is kept on
-each tool span (``cursor_watch.model_call_id``): a backend can group the calls of one model call.
+The ``chat`` span is not a timed model call: the stream says when a model call's output arrived,
+never when the call began or ended. ``model_call_id`` is kept on each tool span
+(``cursor_watch.model_call_id``): a backend can group the calls of one model call.
 
 **Ids are derived, not random** (:func:`trace_id_of`, :func:`run_span_id_of`,
 :func:`tool_span_id_of`): SHA-256 over the run key and the ``call_id``. The key (:func:`run_key`,
@@ -43,13 +52,15 @@ replayed file or a spawned command. A run cursor-watch stopped watching while it
 no run span (see :class:`OtlpOutlet`): a later replay of its finished log completes its trace.
 
 **Content is opt-in** (``--otlp-content`` or
-``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true``): the prompt, assistant text and
-thinking (``gen_ai.input.messages`` / ``gen_ai.output.messages``), each call's one-line
-summary, arguments and result (``gen_ai.tool.call.arguments`` / ``.result``). Each content
-attribute is at most :data:`CONTENT_CAP` characters, a cut one ending with a note of how much
-was not sent (JSON-valued ones stay valid JSON: :func:`_json_within`), terminal escape sequences
-removed and other control characters shown escaped. Without it, no stream text leaves the machine beyond ids,
-names, the model, cwd, statuses, exit codes, counts and times.
+``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true``): the prompt and the final text as the
+run span's ``input.value``/``output.value`` (Phoenix's Input and Output panes), the prompt,
+thinking and each assistant segment as ``gen_ai.input.messages`` / ``gen_ai.output.messages``,
+each call's one-line summary, and its arguments and result as ``input.value``/``output.value``
+and ``gen_ai.tool.call.arguments`` / ``.result``. Each content attribute is at most
+:data:`CONTENT_CAP` characters, a cut one ending with a note of how much was not sent
+(JSON-valued ones stay valid JSON: :func:`_json_within`), terminal escape sequences removed and
+other control characters shown escaped. Without it, no stream text leaves the machine beyond
+ids, names, the model, cwd, statuses, exit codes, counts and times.
 
 **Secrets are redacted** (issue 25) unless ``--no-redact``: content, a rejected call's reason and
 an error result's text pass through :mod:`cursor_watch.redact` (each secret becomes
