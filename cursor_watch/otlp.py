@@ -618,7 +618,8 @@ def run_times(run: Any, ids: RunIds, now_ms: float) -> tuple[int, int]:
     duration the agent reports on its result (Cursor's and Claude Code's ``duration_ms``: a Cursor
     run's events carry times only near its end, so the first event's time alone gave 3 ms for a
     9.4 s run). In a run without times (Codex), when its events were read (live), else when this
-    outlet saw it (a replay, an export). Always around every tool span of the run (:meth:`RunIds.saw`).
+    outlet saw it (a replay, an export), the start again no later than the end minus the reported
+    duration. Always around every tool span of the run (:meth:`RunIds.saw`).
     """
     s = run.session
     if s.first_ts_ms is not None:
@@ -628,7 +629,7 @@ def run_times(run: Any, ids: RunIds, now_ms: float) -> tuple[int, int]:
         starts = [t for t in (s.first_received_ms, ids.min_start_ms, ids.first_seen_ms) if t is not None]
         ends = [t for t in (s.last_received_ms, ids.max_end_ms, now_ms) if t is not None]
     duration = _int64(getattr(s.result, "duration_ms", None)) if s.result is not None else None
-    if ends and duration is not None and duration > 0 and s.first_ts_ms is not None:
+    if ends and duration is not None and duration > 0:
         starts.append(max(ends) - duration)
     start = _ns(min(starts)) if starts else None
     if start is None:  # (a time beyond what a span can hold: a hostile stream's)
