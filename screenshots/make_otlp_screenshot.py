@@ -10,8 +10,8 @@ capture from ../shared/streams/agents/ where they are, and the Cursor sample) ar
 ``--otlp-endpoint --otlp-content`` into a project of their own; the trace list, its time range
 set to the runs' dates (``timeRangeStart``/``timeRangeEnd``: Phoenix opens on the last 7 days),
 and the first stream's first trace are opened in headless Chromium (Debian's
-``/usr/bin/chromium``, driven by Playwright for Python: no browser is downloaded) and saved at
-1600x1000.
+``/usr/bin/chromium``, driven by Playwright for Python: no browser is downloaded) and saved (the list at 2400x900, wide enough for its latency, token and
+cost columns; the trace at 1600x1000).
 """
 
 from __future__ import annotations
@@ -88,14 +88,14 @@ def main() -> int:
             spans: list = []
             for _ in range(100):
                 try:
-                    spans = get(f"{url}/v1/projects/{PROJECT}/spans?limit=5000")["data"]
+                    spans = get(f"{url}/v1/projects/{PROJECT}/spans?limit=1000")["data"]
                 except OSError:
                     spans = []
                 if sum(s["parent_id"] is None for s in spans) >= len(args.stream):
                     break
                 time.sleep(0.3)
             roots = [s for s in spans if s["parent_id"] is None]
-            first = next((r for r in roots if r["name"] != "invoke_agent cursor"), roots[0])
+            first = next((r for r in roots if "claude" in r["name"]), roots[0])
             starts = sorted(r["start_time"] for r in roots)
             ends = sorted(r["end_time"] for r in roots)
             start = datetime.fromisoformat(starts[0]) - timedelta(days=1)
@@ -103,20 +103,26 @@ def main() -> int:
             query = "?" + urllib.parse.urlencode({"timeRangeStart": start.isoformat(), "timeRangeEnd": end.isoformat()})
             project_id = next(pr["id"] for pr in get(f"{url}/v1/projects")["data"] if pr["name"] == PROJECT)
             listing = f"{url}/projects/{project_id}/traces{query}"
-            page = f"{url}/projects/{project_id}/traces/{first['context']['trace_id']}{query}"
+            page = f"{listing}&selectedTraceId={first['context']['trace_id']}"  # the trace's slide-over
             from playwright.sync_api import sync_playwright
 
             with sync_playwright() as pw:
                 browser = pw.chromium.launch(executable_path="/usr/bin/chromium")
-                tab = browser.new_page(viewport={"width": 1600, "height": 1000})
+                tab = browser.new_page(viewport={"width": 2400, "height": 900})  # wide: latency, tokens, cost
                 tab.goto(listing, wait_until="networkidle", timeout=120_000)
                 # the app draws after its scripts load (seconds on a loaded machine)
                 tab.get_by_text("invoke_agent", exact=False).first.wait_for(timeout=120_000)
+                # the table's latency, token and cost columns: scroll it to its right end
+                tab.evaluate("""() => { for (const el of document.querySelectorAll('*')) {
+                    if (el.scrollWidth > el.clientWidth + 40 && getComputedStyle(el).overflowX !== 'visible'
+                        && el.querySelector('table')) { el.scrollLeft = el.scrollWidth; } } }""")
                 tab.wait_for_timeout(2000)
                 tab.screenshot(path=args.list_out)
-                tab.goto(page, wait_until="networkidle", timeout=120_000)
-                tab.get_by_text("execute_tool", exact=False).first.wait_for(timeout=120_000)
-                tab.wait_for_timeout(2000)
+                tab.set_viewport_size({"width": 1600, "height": 1000})
+                tab.goto(listing, wait_until="networkidle", timeout=120_000)
+                tab.get_by_text(first["name"][:20], exact=False).first.click()  # the run's trace opens
+                tab.get_by_text("chat ", exact=False).first.wait_for(timeout=120_000)
+                tab.wait_for_timeout(4000)
                 tab.screenshot(path=args.out)
                 browser.close()
             print(f"{args.list_out}: {listing}")
