@@ -106,7 +106,8 @@ def build_parser() -> argparse.ArgumentParser:
                       help="send each run as a trace to an OTLP endpoint (any mode); configured by the SDK's "
                            "OTEL_EXPORTER_OTLP_* variables, http/protobuf by default, grpc supported")
     otel.add_argument("--otlp-endpoint", metavar="URL",
-                      help="--otlp to URL (a base like http://host:4318 gets /v1/traces; implies --otlp)")
+                      help="--otlp to URL (a base URL gets /v1/traces, as OTEL_EXPORTER_OTLP_ENDPOINT does; one ending "
+                           "in /v1/traces is kept; implies --otlp)")
     otel.add_argument("--otlp-content", action="store_true",
                       help="also send the prompt, assistant text, thinking, tool arguments and results (each "
                            "attribute at most 16384 characters, cut with a note); off by default, as is "

@@ -273,7 +273,8 @@ class Note:
     Attributes:
         kind: event type (``interaction_query``, ``retry``, ``connection``, ``system``,
             ``session``); subtype: its subtype; text: one-line description;
-        line: line number; ts_ms: ``timestamp_ms`` if any; call_id: related tool call ("");
+        line: line number; ts_ms: epoch ms, the stream's time, else when it was read in a live
+            watch, else None (a replay of an event without a time); call_id: related tool call ("");
         detail: more than one line can say, as the agent wrote it ("" for none: a hook's output).
     """
 
@@ -956,8 +957,8 @@ class Session:
 
     def _note(self, kind: str, subtype: str, text: str, ev: Any, call_id: str = "", detail: str = ""
               ) -> list[tuple[str, Any]]:
-        self.notes.append(Note(kind, subtype, text, ev.line, ev.ts if ev.ts_source == TIME_STREAM else None, call_id,
-                               detail))
+        ts = ev.ts if ev.ts_source == TIME_STREAM or ev.ts_source == TIME_RECEIVED else None
+        self.notes.append(Note(kind, subtype, text, ev.line, ts, call_id, detail))
         index = len(self.notes) - 1
         self.timeline.append(("note", index))
         return [(CHANGE_NOTE, index)]
