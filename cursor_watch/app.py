@@ -36,10 +36,11 @@ from .model import Session
 from .runner import RESULT_EXIT_GRACE_S, Feed, Monitor, Watch
 from .runs import RunActivity, Run, is_live_state, last_activity, run_elapsed_ms, run_started_ms, run_state
 from .safe import visible_line
+from .output import served_in_browser
 from .screens.help import HelpScreen
 from .screens.run import RunScreen
 from .screens.runs import RunsScreen
-from .sources import FileSource, Source, SourceError, open_sources
+from .sources import STREAM_SUFFIXES, FileSource, Source, SourceError, open_sources, scan_directory
 from .widgets.runs_table import RunRow, RunsTable, make_text
 from .widgets.tool_table import ToolTable
 from .widgets.transcript import Transcript
@@ -80,13 +81,14 @@ class CursorWatchApp(App):
             ``--stall`` given).
         alert_replay: replayed files raise alerts too.
         enforce: ``--enforce``: a budget alert stops a spawned command (exit status 3).
+        redact: the ``e`` key's HTML export is redacted (``--no-redact``: False).
     """
 
     TITLE = "cursor-watch"
     CSS_PATH = "app.tcss"
     BINDINGS = [
+        Binding("question_mark", "help", "All keys", id="help"),  # first: the footer may be cut
         Binding("q", "quit", "Quit", id="quit"),
-        Binding("question_mark", "help", "Help", id="help"),
         # Ctrl+C ends the app as SIGINT ends cursor-watch everywhere else (exit status 130),
         # before any widget sees it (Textual's default only says "press ctrl+q to quit")
         Binding("ctrl+c", "interrupt", "Quit", id="interrupt", show=False, priority=True),
@@ -111,8 +113,10 @@ class CursorWatchApp(App):
         alert_on: frozenset[str] | None = None,
         alert_replay: bool = False,
         enforce: bool = False,
+        redact: bool = True,
     ) -> None:
         super().__init__()
+        self.redact = redact  # the e key's export is redacted (--no-redact: not)
         self._clock = clock or (lambda: time.time() * 1000.0)
         self._monotonic = monotonic or time.monotonic
         start_ms, start_mono = self._clock(), self._monotonic()
@@ -151,6 +155,7 @@ class CursorWatchApp(App):
         self._quitting = False
         self._went_multi = False
         self._sizes: dict[str, int] = {}
+        self._skipped: tuple[float, int] | None = None  # (when counted, files the directories skip)
 
     # -- runs and feeds ------------------------------------------------------------------
 
@@ -506,16 +511,34 @@ class CursorWatchApp(App):
         bad = sum(1 for f in feeds if f.error)
         if bad:
             t.append(f" · ⚠ {bad} unreadable", style="bold red")
+        skipped = self.skipped_files()
+        if skipped:
+            kinds = "/".join(STREAM_SUFFIXES)
+            t.append(f" · {skipped:,} skipped: not {kinds}", style="dim")
         if self.watch.directories and self.watch.follow:
             t.append("  watching " + ", ".join(visible_line(d) for d in self.watch.directories), style="dim")
         return t
 
+    def skipped_files(self) -> int:
+        """Files of the watched directories that are not read (their names don't end in
+        :data:`~cursor_watch.sources.STREAM_SUFFIXES`): counted at most every 5 s."""
+        if not self.watch.directories:
+            return 0
+        now = self._monotonic()
+        if self._skipped is None or (self.watch.follow and now - self._skipped[0] >= 5.0):
+            self._skipped = (now, sum(len(scan_directory(d)[1]) for d in self.watch.directories))
+        return self._skipped[1]
+
     def sorted_runs(self) -> list[Run]:
-        """The runs in the list's order (live first, then newest first)."""
+        """The runs in the list's order (live first, then newest first), as the list shows
+        them: only those its filter (``/``) keeps."""
         now, now_ms = self._monotonic(), self._clock()
         by_key = {row_key(run): run for run in self.all_runs()}
         rows = [self._rows.get(id(run)) or self.run_row(run, now, now_ms) for run in by_key.values()]
         rows.sort(key=RunRow.sort_key)
+        listing = next((s for s in self.screen_stack if isinstance(s, RunsScreen)), None)
+        if listing is not None:
+            rows = listing.filtered(rows)
         return [by_key[r.key] for r in rows]
 
     # -- navigation ------------------------------------------------------------------
@@ -675,6 +698,12 @@ def run_tui(opts: Any) -> int:
     Raises:
         SourceError: no input can be opened, or the command can't be started.
     """
+    if getattr(opts, "redact", True) and served_in_browser():
+        # a browser tab (--serve): what anyone with the page sees is redacted, as an export is
+        from .redact import default_redactor
+        from .safe import set_view_redaction
+
+        set_view_redaction(default_redactor())
     stdin_fd = None
     if not opts.command and (not opts.files or opts.files == ["-"]):
         stdin_fd = os.dup(0)
@@ -702,7 +731,8 @@ def run_tui(opts: Any) -> int:
                          fmt=getattr(opts, "format", "auto"),
                          limits=getattr(opts, "limits", None), deliverer=getattr(opts, "deliverer", None),
                          alert_on=getattr(opts, "alert_on", None),
-                         alert_replay=getattr(opts, "alert_replay", False), enforce=getattr(opts, "enforce", False))
+                         alert_replay=getattr(opts, "alert_replay", False), enforce=getattr(opts, "enforce", False),
+                         redact=getattr(opts, "redact", True))
     outlet = None
     if getattr(opts, "otlp", False):
         from .otlp import start_for
@@ -713,7 +743,8 @@ def run_tui(opts: Any) -> int:
         app.run()
         from .export import write_export_file  # before the sources close: a pipe's payloads are in its spool
 
-        write_export_file(getattr(opts, "export", None), app.watch.runs(), getattr(opts, "export_max_chars", None))
+        write_export_file(getattr(opts, "export", None), app.watch.runs(), getattr(opts, "export_max_chars", None),
+                          getattr(opts, "redact", True))
     finally:
         if outlet is not None:  # bounded; what could not be sent is said on stderr, after the screen
             from .otlp import finish_for

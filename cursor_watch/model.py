@@ -31,7 +31,7 @@ from typing import Any
 from . import spill
 from .canonical import (TEXT_DELTA, TEXT_END, TEXT_PARTIAL, TIME_RECEIVED, TIME_STREAM, TIME_TOOL,
                         RunEnd, RunStart, Prompt, Silent, StatusNote, Text, Thinking, ToolEnd, ToolEvent, ToolStart,
-                        ToolUpdate, Unknown, Usage, UsageUpdate, short)
+                        UNREAD_AGENT, ToolUpdate, Unknown, Usage, UsageUpdate, short)
 from .events import Invalid
 from .spill import SpillDict, SpillFile, SpillList
 from .tools import (
@@ -40,7 +40,6 @@ from .tools import (
     STATUS_REJECTED,
     STATUS_RUNNING,
     STATUS_SUCCESS,
-    folded,
 )
 
 # Change kinds reported by Session.apply / Session.finish: (kind, key)
@@ -61,7 +60,6 @@ CHANGE_END = "end"  # key None
 
 ARGS_KEEP_CHARS = 300  # per argument: the model keeps a small scalar copy of args, not payloads
 LIST_CAP = 100_000  # diagnostics / unknown events listed (all are counted)
-DETAIL_CHARS = 200  # a failure's or rejection's reason, as the call's one-line detail
 
 # the clock a call's start time came from (ToolCall.start_clock): its end must come from the same
 CLOCK_NONE = 0
@@ -190,7 +188,7 @@ class ToolCall:
             Both come from one clock: the stream's, or (live, a stream without times) ours.
         duration_ms: ``completed_ms - started_ms`` when both are known.
         exit_code: shell exit code when reported.
-        detail: a short reason for failures and rejections (bounded).
+        detail: a failure's or rejection's outcome, reason (whole, on one line) and exit code.
         args: a small scalar copy of the arguments (strings cut), or None; the
             full arguments are re-read by offset.
         started_line, completed_line: line numbers of the events (0 if absent).
@@ -275,25 +273,28 @@ class Note:
     Attributes:
         kind: event type (``interaction_query``, ``retry``, ``connection``, ``system``,
             ``session``); subtype: its subtype; text: one-line description;
-        line: line number; ts_ms: ``timestamp_ms`` if any; call_id: related tool call ("").
+        line: line number; ts_ms: ``timestamp_ms`` if any; call_id: related tool call ("");
+        detail: more than one line can say, as the agent wrote it ("" for none: a hook's output).
     """
 
-    __slots__ = ("kind", "subtype", "text", "line", "ts_ms", "call_id")
+    __slots__ = ("kind", "subtype", "text", "line", "ts_ms", "call_id", "detail")
 
-    def __init__(self, kind: str, subtype: str, text: str, line: int, ts_ms: int | None, call_id: str = "") -> None:
+    def __init__(self, kind: str, subtype: str, text: str, line: int, ts_ms: int | None, call_id: str = "",
+                 detail: str = "") -> None:
         self.kind = kind
         self.subtype = subtype
         self.text = text
         self.line = line
         self.ts_ms = ts_ms
         self.call_id = call_id
+        self.detail = detail
 
     def state(self) -> tuple:
         """Every field as a plain tuple (see :mod:`cursor_watch.spill`)."""
         return _NOTE_STATE(self)
 
 
-_NOTE_STATE = operator.attrgetter(*Note.__slots__)  # (kind, subtype, text, line, ts_ms, call_id)
+_NOTE_STATE = operator.attrgetter(*Note.__slots__)  # (kind, subtype, text, line, ts_ms, call_id, detail)
 
 
 class Diagnostic:
@@ -327,6 +328,14 @@ class UnknownEvent:
         self.type = type_
         self.subtype = subtype
         self.preview = preview
+
+    @property
+    def label(self) -> str:
+        """``type/subtype``, ``type`` (no subtype), or ``(no type)`` (an object without one: the
+        views once said ``unknown event /``)."""
+        if not self.type:
+            return "(no type)" + (f"/{self.subtype}" if self.subtype else "")
+        return self.type + (f"/{self.subtype}" if self.subtype else "")
 
     def state(self) -> tuple:
         """Every field as a plain tuple (see :mod:`cursor_watch.spill`)."""
@@ -487,6 +496,25 @@ class Session:
         if self.result is not None:
             return "error" if self.result.is_error else "success"
         return "incomplete" if self.ended else "running"
+
+    @property
+    def unread(self) -> bool:
+        """The stream is in a format cursor-watch does not read (every object an unknown event,
+        said once by a ``format`` note: :class:`cursor_watch.formats.UnreadFormat`)."""
+        return self.agent == UNREAD_AGENT
+
+    def unread_words(self) -> str:
+        """What the views say once of an unread stream's unknown events, in place of a line each:
+        ``17 JSON objects (lines 1-17) in a format cursor-watch does not read (the first: no type,
+        keys id, name, score)``; "" when it has none."""
+        n = self.unknown_events
+        if not n or not self.unknown:
+            return ""
+        first, last = self.unknown[0], self.unknown[-1]
+        where = f"line {first.line}" if first.line == last.line else f"lines {first.line}-{last.line}"
+        what = f"type {first.type}" if first.type else "no type"
+        return (f"{n:,} JSON object{'s' if n != 1 else ''} ({where}) in a format cursor-watch does not read "
+                f"(the first: {what}" + (f", keys {first.preview})" if first.preview else ")"))
 
     def counts(self) -> dict:
         """``{"lines", "events", "invalid_lines", "unknown_events", "tool_calls"}``."""
@@ -910,7 +938,7 @@ class Session:
             if call is not None:
                 call.interaction = ev.text
                 changes.append((CHANGE_TOOL_UPDATED, call_id))
-        return changes + self._note(ev.kind, ev.subtype, ev.text, ev, call_id)
+        return changes + self._note(ev.kind, ev.subtype, ev.text, ev, call_id, ev.detail)
 
     def _usage(self, ev: UsageUpdate) -> list[tuple[str, Any]]:
         self.usage = ev.usage
@@ -926,8 +954,10 @@ class Session:
         changes.append((CHANGE_RESULT, None))
         return changes
 
-    def _note(self, kind: str, subtype: str, text: str, ev: Any, call_id: str = "") -> list[tuple[str, Any]]:
-        self.notes.append(Note(kind, subtype, text, ev.line, ev.ts if ev.ts_source == TIME_STREAM else None, call_id))
+    def _note(self, kind: str, subtype: str, text: str, ev: Any, call_id: str = "", detail: str = ""
+              ) -> list[tuple[str, Any]]:
+        self.notes.append(Note(kind, subtype, text, ev.line, ev.ts if ev.ts_source == TIME_STREAM else None, call_id,
+                               detail))
         index = len(self.notes) - 1
         self.timeline.append(("note", index))
         return [(CHANGE_NOTE, index)]
@@ -974,15 +1004,16 @@ def _small_args(args: dict) -> dict:
 
 def _detail(status: str, outcome: str, reason: str, exit_code: int | None) -> str:
     """A call's one-line detail: ``outcome; reason; exit N`` for a call that did not succeed
-    (the outcome where it says more than the status, the reason folded and cut at
-    :data:`DETAIL_CHARS`, a non-zero exit code); "" for a success."""
+    (the outcome where it says more than the status, the whole reason with its whitespace
+    folded, a non-zero exit code); "" for a success. Text views cut it
+    (:func:`cursor_watch.fmt.shown_detail`); the JSON outputs give it whole."""
     if status == STATUS_SUCCESS:
         return ""
     bits = []
     if outcome and outcome not in ("failure", "rejected", "failed"):
         bits.append(outcome)
     if reason:
-        bits.append(folded(reason, DETAIL_CHARS))
+        bits.append(" ".join(reason.split()))  # whole: the instruction that matters may be last
     if exit_code is not None and exit_code != 0:
         bits.append(f"exit {exit_code}")
     return "; ".join(bits)

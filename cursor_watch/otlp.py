@@ -51,6 +51,12 @@ was not sent (JSON-valued ones stay valid JSON: :func:`_json_within`), terminal 
 removed and other control characters shown escaped. Without it, no stream text leaves the machine beyond ids,
 names, the model, cwd, statuses, exit codes, counts and times.
 
+**Secrets are redacted** (issue 25) unless ``--no-redact``: content, a rejected call's reason and
+an error result's text pass through :mod:`cursor_watch.redact` (each secret becomes
+``[redacted: KIND]``), the payloads before they are cut, and a JSON key that names a secret
+(``password``, ``api_key``, ``token``) hides its value (:meth:`cursor_watch.redact.Redactor.field`).
+Ids (``call_id``, the session id) are sent as they are.
+
 **A dead backend never hurts the watch**: records wait in a bounded buffer
 (:data:`MAX_PENDING_BYTES`; beyond it new spans are dropped and counted), the export runs in
 the child process, and at the end the watch waits for it only while it makes progress
@@ -386,8 +392,12 @@ def _status_error(error_type: str, description: str) -> list:
     return ["error", clean_line(description, DETAIL_CAP)]
 
 
+def _same(text: Any) -> Any:
+    return text
+
+
 def tool_record(run: Any, call: Any, ids: RunIds, *, content: bool = False, now_ms: float | None = None,
-                stream_times: bool = True) -> dict:
+                stream_times: bool = True, redact: Any = None) -> dict:
     """The span record of one finished tool call (see :mod:`cursor_watch.otlp_sdk` for its fields).
 
     Args:
@@ -397,7 +407,9 @@ def tool_record(run: Any, call: Any, ids: RunIds, *, content: bool = False, now_
         content: add the summary, arguments and result (re-read from the source by offset).
         now_ms: epoch ms standing in for a missing end time.
         stream_times: False when the stream carries no times (the times are when events were read).
+        redact: a :class:`~cursor_watch.redact.Redactor` for the texts (None: ``--no-redact``).
     """
+    r = redact.text if redact is not None else _same
     tool = clean_line(call.tool, 128) or "unknown"
     call_id = call.call_id if isinstance(call.call_id, str) else str(call.call_id)
     attrs: dict[str, Any] = {
@@ -437,7 +449,7 @@ def tool_record(run: Any, call: Any, ids: RunIds, *, content: bool = False, now_
         if status == STATUS_INCOMPLETE or status == STATUS_RUNNING:
             desc = "still running when the run ended"
         elif status == STATUS_REJECTED or content:
-            desc = call.detail or status
+            desc = r(call.detail) if call.detail else status
         elif code is not None and code != 0:
             desc = f"exit {code}"
         else:
@@ -445,10 +457,10 @@ def tool_record(run: Any, call: Any, ids: RunIds, *, content: bool = False, now_
         st = _status_error(error_type, desc)
     if content:
         if call.summary:
-            attrs["cursor_watch.tool.summary"] = clean_line(call.summary, DETAIL_CAP)
+            attrs["cursor_watch.tool.summary"] = clean_line(r(call.summary), DETAIL_CAP)
         if call.description:
-            attrs["gen_ai.tool.description"] = clean_content(call.description)
-        args, result = _payloads(run, call)
+            attrs["gen_ai.tool.description"] = clean_content(r(call.description))
+        args, result = _payloads(run, call, redact)
         if args is not None:
             attrs["gen_ai.tool.call.arguments"] = _capped_json(args)
         if result is not None:
@@ -505,22 +517,25 @@ def _call_times(run: Any, call: Any, ids: RunIds, call_id: str, stream_times: bo
     return b, max(b, e)
 
 
-def _payloads(run: Any, call: Any) -> tuple[Any, Any]:
-    """The call's full arguments and result, re-read from the source (None where not available)."""
+def _payloads(run: Any, call: Any, redact: Any = None) -> tuple[Any, Any]:
+    """The call's full arguments and result, re-read from the source (None where not available),
+    redacted with ``redact`` when given."""
     reread = getattr(run, "reread", None)
     if reread is None:
-        return call.args, None
+        return (redact.value(call.args) if redact is not None else call.args), None
     try:
         from .payloads import load_call_events
 
-        args, result, _note = load_call_events(call, reread, getattr(run.session, "agent", None))
+        args, result, _note = load_call_events(call, reread, getattr(run.session, "agent", None), redact)
     except Exception:  # noqa: BLE001 - a source that can't be read back: what the model kept
-        return call.args, None
+        return (redact.value(call.args) if redact is not None else call.args), None
     return args, result
 
 
-def run_record(run: Any, ids: RunIds, *, content: bool = False, now_ms: float | None = None) -> dict:
+def run_record(run: Any, ids: RunIds, *, content: bool = False, now_ms: float | None = None,
+               redact: Any = None) -> dict:
     """The span record of a run (``invoke_agent``), built when it ends (see :func:`tool_record`)."""
+    r = redact.text if redact is not None else _same
     s = run.session
     now_ms = now_ms if now_ms is not None else time.time() * 1000.0
     agent = agent_of(s)
@@ -592,7 +607,8 @@ def run_record(run: Any, ids: RunIds, *, content: bool = False, now_ms: float | 
     elif s.status == "error":
         error_type = clean_line(result.subtype, 64) if result is not None and result.subtype else "error"
         attrs["error.type"] = error_type
-        desc = clean_content(result.text, DETAIL_CAP) if content and result is not None and result.text else "the run ended with an error result"
+        desc = (clean_content(r(result.text), DETAIL_CAP) if content and result is not None and result.text
+                else "the run ended with an error result")
         st = _status_error(error_type, desc)
     else:
         attrs["error.type"] = "no_result"
@@ -606,15 +622,15 @@ def run_record(run: Any, ids: RunIds, *, content: bool = False, now_ms: float | 
         if note.call_id:
             ev_attrs["gen_ai.tool.call.id"] = clean_id(note.call_id)
         if content or note.kind in ("retry", "connection", "source", "session"):
-            ev_attrs["cursor_watch.note.text"] = clean_line(note.text, DETAIL_CAP)
+            ev_attrs["cursor_watch.note.text"] = clean_line(r(note.text), DETAIL_CAP)
         events.append([clean_line(note.kind, 64) or "note", ts if ts is not None else start, ev_attrs])
     if content:
-        prompt = s.prompt
+        prompt = r(s.prompt) if s.prompt is not None else None
         if prompt is not None:
             attrs["gen_ai.input.messages"] = _json_within(
                 lambda n: [{"role": "user", "parts": [{"type": "text", "content": clean_content(prompt, n)}]}])
-        thinking = s.thinking_text
-        text = s.assistant_text
+        thinking = r(s.thinking_text)
+        text = r(s.assistant_text)
         finish = None if result is None else ("error" if result.is_error else "stop")
 
         def output(n: int) -> list:
@@ -648,16 +664,17 @@ def _notes(session: Any) -> list:
     return list(notes[: min(n, MAX_EVENTS)]) if n else []
 
 
-def run_records(run: Any, *, content: bool = False, now_ms: float | None = None) -> list[dict]:
+def run_records(run: Any, *, content: bool = False, now_ms: float | None = None, redact: Any = None) -> list[dict]:
     """Every span record of a finished run, tool calls first and the run span last (the
-    ``--export PATH.otlp.json`` path, which reads the final model)."""
+    ``--export PATH.otlp.json`` path, which reads the final model; ``redact``: see :func:`tool_record`)."""
     s = run.session
     now_ms = now_ms if now_ms is not None else time.time() * 1000.0
     ids = RunIds(key_of(run), now_ms)
     stream_times = s.first_ts_ms is not None
     calls = list(s.tool_calls.values())
-    out = [tool_record(run, call, ids, content=content, now_ms=now_ms, stream_times=stream_times) for call in calls]
-    out.append(run_record(run, ids, content=content, now_ms=now_ms))
+    out = [tool_record(run, call, ids, content=content, now_ms=now_ms, stream_times=stream_times, redact=redact)
+           for call in calls]
+    out.append(run_record(run, ids, content=content, now_ms=now_ms, redact=redact))
     return out
 
 
@@ -681,13 +698,16 @@ class OtlpOutlet:
         content: record content (see module doc).
         clock: epoch-ms clock (tests freeze it).
         ends_at_result: ``run -> bool``: send the run span at its result (None: never, at its end).
+        redact: a :class:`~cursor_watch.redact.Redactor` for the texts sent (None: ``--no-redact``).
     """
 
     def __init__(self, sink: Any, content: bool = False, clock: Callable[[], float] | None = None,
-                 ends_at_result: Callable[[Any], bool] | None = None, endpoint: str | None = None) -> None:
+                 ends_at_result: Callable[[Any], bool] | None = None, endpoint: str | None = None,
+                 redact: Any = None) -> None:
         self.sink = sink
         self.endpoint = endpoint  # --otlp-endpoint, for messages (None: the SDK's variables)
         self.content = content
+        self.redact = redact
         self._clock = clock or (lambda: time.time() * 1000.0)
         self.ends_at_result = ends_at_result
         self._runs: dict[int, tuple[Any, RunIds]] = {}
@@ -738,7 +758,7 @@ class OtlpOutlet:
             return  # still running when we stopped watching: not incomplete, its end is not known
         ids = self.ids_of(run)
         record = tool_record(run, call, ids, content=self.content, now_ms=self._clock(),
-                             stream_times=run.session.first_ts_ms is not None)
+                             stream_times=run.session.first_ts_ms is not None, redact=self.redact)
         ids.sent += 1
         self._put(record)
 
@@ -752,7 +772,7 @@ class OtlpOutlet:
         if ids.ended:
             return
         ids.ended = True
-        self._put(run_record(run, ids, content=self.content, now_ms=self._clock()))
+        self._put(run_record(run, ids, content=self.content, now_ms=self._clock(), redact=self.redact))
 
     def _put(self, record: dict) -> None:
         self.records += 1
@@ -972,24 +992,28 @@ class ProcessSink:
                 "error": self.error, "done": self.done}
 
 
-def make_outlet(endpoint: str | None, content: bool) -> OtlpOutlet:
-    """The ``--otlp`` outlet with its exporter process started.
+def make_outlet(endpoint: str | None, content: bool, redact: Any = None) -> OtlpOutlet:
+    """The ``--otlp`` outlet with its exporter process started (``redact``: see :class:`OtlpOutlet`).
 
     Raises:
         OtlpUnavailable: the ``[otel]`` extra is missing, or the protocol is not supported.
     """
     check_available()
-    return OtlpOutlet(ProcessSink(endpoint), content=content, endpoint=endpoint)
+    return OtlpOutlet(ProcessSink(endpoint), content=content, endpoint=endpoint, redact=redact)
 
 
 def start_for(opts: Any, watch: Any) -> OtlpOutlet | None:
     """``--otlp`` for a watch (any mode): start the outlet and attach it to ``watch.outlets``.
 
-    ``opts`` has ``otlp``, ``otlp_endpoint`` (the CLI's options). None without ``--otlp``.
+    ``opts`` has ``otlp``, ``otlp_endpoint`` and ``redact`` (the CLI's options; False:
+    ``--no-redact``). None without ``--otlp``.
     """
     if not getattr(opts, "otlp", False):
         return None
-    outlet = make_outlet(getattr(opts, "otlp_endpoint", None), content_from_env())
+    from .redact import redactor_for
+
+    outlet = make_outlet(getattr(opts, "otlp_endpoint", None), content_from_env(),
+                         redactor_for(getattr(opts, "redact", True)))
 
     def ends_at_result(run: Any) -> bool:
         feed = watch.feed_of(run)

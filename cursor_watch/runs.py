@@ -266,9 +266,11 @@ def first_rejected_line(run: Run) -> str | None:
     diagnostic's preview when the source can't be re-read), escapes removed, at most
     :data:`QUOTE_CHARS` characters; None when no line was rejected."""
     s = run.session
-    if not s.diagnostics:
-        return None
-    d = s.diagnostics[0]
+    return _quote(run, s.diagnostics[0]) if s.diagnostics else None
+
+
+def _quote(run: Run, d: Any) -> str:
+    """A rejected line's text (:func:`first_rejected_line`'s rules) from its diagnostic ``d``."""
     raw = b""
     try:
         raw = run.reread(d.offset, min(d.size, QUOTE_CHARS * 4))
@@ -282,11 +284,28 @@ def first_rejected_line(run: Run) -> str | None:
     return text
 
 
+def last_words(run: Run) -> str | None:
+    """The line that is not stream-json when it is the last thing the run's stream said (after
+    its last event): a CLI's own error (``RetriableError: [invalid_argument] unknown option
+    '--system-prompt'``) is why such a run ended. ``line N is not stream-json: "…"``, or None."""
+    s = run.session
+    n = len(s.diagnostics)
+    if not n or not s.invalid_lines or len(s.diagnostics) < s.invalid_lines:  # (the list is capped)
+        return None
+    d = s.diagnostics[n - 1]
+    last = run.last_event
+    if last is not None and d.line < last[2] or d.message.startswith("event could not be applied"):
+        return None
+    return f'line {d.line} is not stream-json: "{_quote(run, d)}"'
+
+
 def end_note(run: Run, reason: str | None = None) -> str:
     """Why a run that has no ``result`` ended, in words (issue 18):
 
     - ``no events: the input was empty`` (nothing at all, or blank lines only: ``N blank lines``),
     - ``no events: N lines, none of them stream-json; the first: "…"`` (escapes removed),
+    - ``no agent events: 17 JSON objects (lines 1-17) in a format cursor-watch does not read``
+      (:attr:`~cursor_watch.model.Session.unread`: what the file looks like is its first note),
     - ``stream ended without a result after N events; last event tool_call/completed on line 14
       at 2026-10-03 14:03:07 UTC (+21.5 s)`` (``no times recorded`` when no event carried
       ``timestamp_ms``),
@@ -306,11 +325,15 @@ def end_note(run: Run, reason: str | None = None) -> str:
             text = f"no events: {plural(s.lines, 'blank line')}"
         else:
             text = "no events: the input was empty"
+    elif s.unread and s.unknown_events == s.events:  # said once, not as its last "event"
+        text = f"no agent events: {s.unread_words()}"
+        if s.invalid_lines:
+            text += f", and {plural(s.invalid_lines, 'line')} not JSON"
     else:
         text = f"{NO_RESULT_WORDS} after {plural(s.events, 'event')}"
         last = run.last_event
         if last is not None:
-            kind = last[0] + (f"/{last[1]}" if last[1] else "")
+            kind = (last[0] or "(no type)") + (f"/{last[1]}" if last[1] else "")
             text += f"; last event {visible_line(kind)} on line {last[2]}"
             ts = last[3] if last[3] is not None else s.last_ts_ms
             if ts is not None:
@@ -323,6 +346,9 @@ def end_note(run: Run, reason: str | None = None) -> str:
                 text += ", no times recorded"
         elif s.last_ts_ms is None:
             text += "; no times recorded"
+        said = last_words(run)
+        if said:
+            text += f"; then {said}"
     if reason:
         text += f"; {reason}"
     return text

@@ -55,6 +55,7 @@ class Receiver:
         )
 
         self.spans: list[Span] = []
+        self.bodies: list[bytes] = []  # each request as received (protobuf: strings are plain UTF-8 in it)
         self.requests = 0
         lock = threading.Lock()
         outer = self
@@ -78,6 +79,7 @@ class Receiver:
                                             s.status.message, _attrs(s.attributes), resource, now))
                 with lock:
                     outer.spans.extend(got)
+                    outer.bodies.append(body)
                     outer.requests += 1
                 try:
                     self.send_response(200)

@@ -222,3 +222,33 @@ def test_serve_page_load_requests_nothing_but_the_local_server(browser):
             assert view.errors == []
         finally:
             view.close()
+
+
+@pytest.mark.parametrize("redact", [True, False], ids=["redacted", "no-redact"])
+def test_serve_shows_no_secret_unless_no_redact(browser, tmp_path, redact):
+    """Issue 25 item 18: the served page (the run screen, then a tool call's detail: a printed
+    .env file) never receives a secret of the hostile stream, not even in a piece; with
+    --no-redact the same page shows them."""
+    pytest.importorskip("textual_serve", reason="textual-serve is not installed (pip install '.[web]')")
+    from fake_secrets import AWS_KEY_ID, GITHUB_CLASSIC, leaks, secret_stream
+
+    path = tmp_path / "secrets.jsonl"
+    path.write_bytes(secret_stream())
+    with serving(str(path), *([] if redact else ["--no-redact"])) as port:
+        view = Page(browser, re.compile(rf"(http|ws)://127\.0\.0\.1:{port}/"), viewport={"width": 1600, "height": 1000})
+        try:
+            page = view.page
+            page.add_init_script(RECORD_SOCKET)
+            page.goto(f"http://127.0.0.1:{port}/")
+            _wait_for(page, lambda text: "Deploy the shop" in text and "git push origin main" in text)
+            page.locator(".xterm-helper-textarea").focus()
+            page.keyboard.press("Home")  # the first tool call ...
+            page.keyboard.press("Enter")  # ... its detail: cat .env
+            text = _wait_for(page, lambda text: "DATABASE_URL" in text)
+            if redact:
+                assert leaks(text) == []
+                assert "[redacted: GitHub Token]" in text and "[redacted: AWS Access Key]" in text
+            else:
+                assert {GITHUB_CLASSIC, AWS_KEY_ID} <= set(leaks(text)) and "[redacted" not in text
+        finally:
+            view.close()

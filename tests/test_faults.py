@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import signal
 import subprocess
 import sys
@@ -361,7 +362,8 @@ async def test_a_signal_while_the_command_is_being_started_stops_it_and_keeps_it
 
 def test_sigint_during_a_big_replay_is_handled_promptly(tmp_path, watchers):
     f = tmp_path / "garbage.jsonl"
-    f.write_bytes(b"".join(b"garbage line %06d\n" % i for i in range(100_000)))
+    # after an event: each line is printed (before one, a file that is not stream-json is said once: issue 25)
+    f.write_bytes(INIT + b"".join(b"garbage line %06d\n" % i for i in range(100_000)))
     w = watchers(["--plain", str(f)])
     w.wait_for("! line 100:")
     w.signal(signal.SIGINT)
@@ -506,9 +508,28 @@ def test_stdout_closed_early_is_quiet(tmp_path, args):
     assert proc.returncode == 141  # 128 + SIGPIPE, as the README's exit-status table says
 
 
+@pytest.mark.parametrize("args", [["--plain"], ["--summary"], ["--summary", "--json"], ["--plain", "--follow"]])
+def test_stdout_closed_early_with_many_sources_is_quiet(tmp_path, args):
+    """Issue 25: `--plain DIR | head -2` exited 141 but printed one 'Task exception was never
+    retrieved ... OutputClosed' traceback per further source (11 for 12 files)."""
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    for n in range(12):  # 100 runs each: more output than a pipe holds, so every source meets the closed pipe
+        (logs / f"run-{n:02d}.jsonl").write_bytes(TOOLS.read_bytes() * 100)
+    p = subprocess.run(f"{shlex.join(CMD + args)} {shlex.quote(str(logs))} | head -2", shell=True, capture_output=True,
+                       env=ENV, cwd=ROOT, timeout=60, executable="/bin/bash")
+    assert len(p.stdout.splitlines()) == 2
+    assert p.stderr == b""  # nothing at all: the documented exit status is the only effect
+    status = subprocess.run(f"{shlex.join(CMD + args)} {shlex.quote(str(logs))} | head -2 >/dev/null; "
+                            "echo ${PIPESTATUS[0]}", shell=True, capture_output=True, env=ENV, cwd=ROOT, timeout=60,
+                            executable="/bin/bash")
+    assert status.stdout.strip() == b"141" and status.stderr == b""
+
+
 def test_an_output_that_fits_the_pipe_is_written_whole_and_the_status_is_the_runs(tmp_path):
-    """The other side of the test above: a summary that fits in the pipe is written before the
-    reader closes it, so nothing was lost and the exit status is the run's (1: no result)."""
+    """The other side of test_stdout_closed_early_is_quiet: a summary that fits in the pipe is
+    written before the reader closes it, so nothing was lost and the exit status is the run's (1:
+    no result)."""
     f = tmp_path / "garbage.jsonl"
     f.write_bytes(b"".join(b"garbage line %06d\n" % i for i in range(50_000)))
     proc = subprocess.Popen(CMD + ["--summary", str(f)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV,

@@ -2,22 +2,71 @@
 
 Each format escapes these for its own output (``design.md``: escaping is per output). The
 values come from the model; nothing here reads the stream or knows a format rule.
+
+Redaction (issue 25) happens where each format escapes: every string from the stream passes
+through :func:`doc_text` (the secrets :mod:`cursor_watch.redact` finds replaced, then control
+characters shown), and a tool call's payloads are redacted as they are read back, before any
+cut (:func:`export_redactor` is given to :func:`cursor_watch.payloads.call_detail`). The
+redactor of the document being written is a context variable set by :func:`redacting`, so a
+document written in one thread never changes another.
 """
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Iterator
+from contextvars import ContextVar
 from typing import Any
 
-from ..fmt import plural, tool_calls_phrase
+from ..canonical import agent_command
+from ..fmt import model_label, plural, tool_calls_phrase
 from ..model import Session, ToolCall
 from ..costs import usage_of
 from ..plain import cost_text, format_ms, run_duration_text, usage_text
 from ..runs import Run
+from ..safe import visible_doc
 from ..tools import without_reason
 
 EXPORT_PAYLOAD_CHARS = 100_000  # characters of one payload in an export (the TUI detail's cap)
+
+_REDACTOR: ContextVar[Any] = ContextVar("cursor_watch_export_redactor", default=None)
+
+
+@contextlib.contextmanager
+def redacting(redactor: Any) -> Iterator[None]:
+    """Within the block, :func:`doc_text` and :func:`redacted` redact with ``redactor`` (a
+    :class:`~cursor_watch.redact.Redactor`; None: nothing is redacted, ``--no-redact``)."""
+    token = _REDACTOR.set(redactor)
+    try:
+        yield
+    finally:
+        _REDACTOR.reset(token)
+
+
+def export_redactor() -> Any:
+    """The redactor of the document being written (None: ``--no-redact``, or outside one)."""
+    return _REDACTOR.get()
+
+
+def redacted(text: str) -> str:
+    """Stream text as an export shows it: its secrets redacted (see :func:`redacting`)."""
+    r = _REDACTOR.get()
+    return r.text(text) if r is not None else text
+
+
+def doc_text(text: str, line: bool = False) -> str:
+    """:func:`redacted`, then :func:`cursor_watch.safe.visible_doc` (control characters shown;
+    ``line``: newlines and tabs too): what every format does to a string before escaping it."""
+    r = _REDACTOR.get()
+    return visible_doc(r.text(text) if r is not None else text, line)
+
+
+def shown_fields(fields: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
+    """``(label, value)`` pairs with each value redacted under its label: a value shown as
+    ``password`` or ``api_key`` is a secret when it looks like one (:meth:`Redactor.field`)."""
+    r = _REDACTOR.get()
+    return r.pairs(fields) if r is not None else fields
 
 
 def format_when(ms: int | None) -> str:
@@ -59,14 +108,16 @@ def tool_counts_line(session: Session) -> str:
 def run_facts(run: Run) -> list[tuple[str, str]]:
     """The header of one run: ``(label, value)`` pairs, values as the stream gave them.
 
-    Model, cwd, session, permission mode, API key source (``system/init``), outcome,
+    Agent and its version, model, cwd, session, permission mode, API key source (the run's
+    start), outcome,
     duration (``no times recorded`` when the stream had none), tokens (the run's usage, :func:`cursor_watch.costs.usage_of`), tool calls, started, source, counts. Empty values
     are left out.
     """
     s = run.session
     c = s.counts()
     facts = [
-        ("model", s.model or ""),
+        ("agent", agent_command(s.agent) + (f" {s.agent_version}" if s.agent_version else "")),
+        ("model", model_label(s.model, s.events)),
         ("cwd", s.cwd or ""),
         ("session", s.session_id or ""),
         ("permission mode", s.permission_mode or ""),
@@ -116,15 +167,22 @@ def call_facts(call: ToolCall) -> list[tuple[str, str]]:
 
 
 def final_text(session: Session) -> str:
-    """The ``result``'s text when it differs from the transcript's segments, else ``""``.
+    """The run end's text when the transcript does not already show it, else ``""``.
 
-    ``result.result`` is the segments joined (reference 2.9); when it is not (a hand-edited
-    log, an error result), the document shows it on its own.
+    Cursor's ``result.result`` is the segments joined (reference 2.9); Claude Code's and
+    Gemini CLI's is the last message, Codex's (no result event) the last agent message: the
+    transcript shows each of those. When the text is something else (a hand-edited log, an
+    error result), the document shows it on its own.
     """
     r = session.result
     if r is None or not r.text:
         return ""
-    return r.text if r.text != session.assistant_text else ""
+    text = " ".join(r.text.split())
+    if not text or text == " ".join(session.assistant_text.split()):
+        return ""
+    if session.segments and text == " ".join(session.segments[len(session.segments) - 1].text.split()):
+        return ""
+    return r.text
 
 
 Entry = tuple[str, Any]  # ("segment", Segment) | ("thinking", ThinkingBlock) | ("tool", ToolCall) | ("note", Note)

@@ -16,6 +16,7 @@ from textual.widgets import Footer, Static
 
 from ..fmt import plural
 from ..match import Query, QueryError
+from ..safe import view_redaction
 from ..widgets.query_bar import QueryBar
 from ..widgets.runs_table import RunRow, RunsTable, RunsTableHeader
 
@@ -61,11 +62,12 @@ class RunsScreen(Screen):
         except NoMatches:
             return False
         self._all = rows
-        table.set_rows(self._filtered(rows))
+        table.set_rows(self.filtered(rows))
         line.update(summary, layout=False)  # one line high whatever it says: no layout
         return True
 
-    def _filtered(self, rows: list[RunRow]) -> list[RunRow]:
+    def filtered(self, rows: list[RunRow]) -> list[RunRow]:
+        """``rows`` as the list shows them: those its filter (``/``) keeps, all without one."""
         query = self._query
         if query is None:
             return rows
@@ -82,11 +84,11 @@ class RunsScreen(Screen):
         event.stop()
         bar = event.bar
         try:
-            self._query = Query(event.value) if event.value else None
+            self._query = Query(event.value, redact=view_redaction()) if event.value else None
         except QueryError as err:
             bar.set_status(str(err), error=True)
             return
-        rows = self._filtered(self._all)
+        rows = self.filtered(self._all)
         self.query_one(RunsTable).set_rows(rows)
         if self._query is None:
             bar.set_status("")
