@@ -671,11 +671,20 @@ class Watch:
             if self.stopping:
                 return
             feed.state = "reading"
+            starting = asyncio.ensure_future(source.start())
             try:
-                await source.start()
+                await asyncio.shield(starting)
             except SourceError as err:
                 self._failed_to_start(feed, err)
                 return
+            except asyncio.CancelledError:
+                # stopped (a signal) while starting: a command may be spawned and printing already,
+                # so the start is let finish (it is short) and the source is then stopped as any
+                # other (_end_feed: SIGTERM, what it printed read and saved); cancelled, it was left
+                with contextlib.suppress(Exception):
+                    await starting
+                feed.started = starting.done() and not starting.cancelled() and starting.exception() is None
+                raise
             feed.started = True
             await pump(source, feed.monitor, lambda c: self._deliver(feed, c), self.speed, self._stop,
                        on_caught_up=caught_up)

@@ -265,18 +265,21 @@ def shown_text(app) -> str:
 async def every_screen(app, pilot) -> str:
     """The text of the run screen (thinking and diagnostics shown) and of each tool call's
     detail with its raw JSON open."""
+    from textual.widgets import Collapsible
+
     from cursor_watch.screens.detail import ToolDetailScreen
+    from cursor_watch.widgets.diagnostics import DiagnosticsPane
 
     await wait_until(pilot, lambda: app.ended)
     screen = app.run_view()
     await pilot.press("d")  # diagnostics shown
-    await pilot.pause(0.1)
+    await wait_until(pilot, lambda: screen.query_one(DiagnosticsPane).display)
     texts = [shown_text(app)]
     for call_id in list(app.session.tool_calls):
         app.open_detail(call_id)
         await wait_until(pilot, lambda: isinstance(app.screen, ToolDetailScreen) and app.screen.call.call_id == call_id)
         await pilot.press("r")  # the raw JSON too
-        await pilot.pause(0.05)
+        await wait_until(pilot, lambda: not any(c.collapsed for c in app.screen.query(Collapsible)))
         texts.append(shown_text(app))
         await pilot.press("escape")
         await wait_until(pilot, lambda: app.screen is screen)

@@ -132,11 +132,16 @@ async def test_detail_wraps_a_long_path_instead_of_cutting_it(size):
         app.run_view().query_one(ToolTable).focus()
         await pilot.press("enter")
         await wait_until(pilot, lambda: isinstance(app.screen, ToolDetailScreen))
-        await pilot.pause(0.2)
-        lines = []
-        for w in app.screen.query(Static):
-            if w.region.width:
-                lines += [strip.text for strip in w.render_lines(w.region.reset_offset)]
+
+        def drawn() -> list[str]:
+            lines = []
+            for w in app.screen.query(Static):
+                if w.region.width:
+                    lines += [strip.text for strip in w.render_lines(w.region.reset_offset)]
+            return lines
+
+        await wait_until(pilot, lambda: any(line.lstrip().startswith("path ") for line in drawn()))  # laid out
+        lines = drawn()
         at = next(i for i, line in enumerate(lines) if line.lstrip().startswith("path "))
         shown = "".join(line.strip().removeprefix("path").strip() for line in lines[at:at + 4])
         assert path in shown, lines[at:at + 4]
@@ -175,13 +180,13 @@ def test_end_note_leaves_out_an_invalid_line_that_came_before_the_last_event(tmp
 
 
 async def test_tui_end_note_names_the_cli_error(tmp_path):
-    from apphelpers import make_app, screen_text, wait_until
+    from apphelpers import make_app, screen_text, wait_ticks, wait_until
     from cursor_watch.sources import FileSource
 
     app = make_app(FileSource(str(ended_on_an_error(tmp_path))))
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_until(pilot, lambda: app.ended)
-        await pilot.pause(0.2)
+        await wait_ticks(pilot, app)  # the end is drawn
         text = screen_text(app.screen)
         assert "RetriableError: [invalid_argument]" in text, text
 
@@ -248,8 +253,13 @@ async def test_footer_at_80_columns_shows_where_every_key_is():
     need(REJECTED)
     app = make_app(FileSource(str(REJECTED)))
     async with app.run_test(size=(80, 24)) as pilot:
-        await wait_until(pilot, lambda: app.ended)
-        await pilot.pause(0.3)
+        # the footer of the stacked panes, laid out (it is composed again once the screen knows it
+        # is stacked: 's' is in it from then on)
+        def footer_drawn() -> bool:
+            keys = list(app.screen.query(FooterKey))
+            return "s" in {k.key_display or k.key for k in keys} and any(k.region.width for k in keys)
+
+        await wait_until(pilot, lambda: app.ended and footer_drawn())
         shown = [k for k in app.screen.query(FooterKey) if k.region.width and k.region.right <= 80]
         labels = [str(k.description) for k in shown]
         assert "All keys" in labels, labels  # on screen at 80 columns, saying what it opens
@@ -270,7 +280,7 @@ async def test_60x20_claude_read_paths_keep_their_file_names():
     """Claude Code's ``Read`` calls (kind ``read``) were cut at their end (``/Users/agent/dev/
     sunholo-…``) in the transcript and the table at 60 columns: the path rules went by the
     agent's tool name, not the canonical kind."""
-    from apphelpers import make_app, wait_until
+    from apphelpers import make_app, wait_ticks, wait_until
     from cursor_watch.sources import FileSource
     from cursor_watch.widgets.tool_table import ToolTable
 
@@ -278,7 +288,7 @@ async def test_60x20_claude_read_paths_keep_their_file_names():
     app = make_app(FileSource(str(CLAUDE_PARTIAL)))
     async with app.run_test(size=(60, 20)) as pilot:
         await wait_until(pilot, lambda: app.ended)
-        await pilot.pause(0.3)
+        await wait_ticks(pilot, app)  # the end is drawn
         names = [c.summary.rsplit("/", 1)[1] for c in app.session.tool_calls.values()]
         transcript = app.screen.query_one("#transcript").rendered_text()
         table = app.screen.query_one(ToolTable)
@@ -411,7 +421,7 @@ COMPACTION = REAL_DIR.parent / "agents" / "claude" / "littlebearapps__untether__
 async def test_runs_list_gives_an_empty_prompt_columns_room_to_the_model_and_titles_align():
     """The compaction capture's 12 runs have no prompt in the stream (Claude Code echoes none)
     but one: the model ``claude-haiku-4-5-20251001`` was cut to ``claude-haiku-…``."""
-    from apphelpers import make_app, text_of, wait_until
+    from apphelpers import make_app, text_of, wait_ticks, wait_until
     from cursor_watch.sources import FileSource
     from cursor_watch.widgets.runs_table import RunsTable, RunsTableHeader
 
@@ -419,7 +429,7 @@ async def test_runs_list_gives_an_empty_prompt_columns_room_to_the_model_and_tit
     app = make_app([FileSource(str(COMPACTION)), FileSource(str(GEMINI_TOOLS))])
     async with app.run_test(size=(160, 24)) as pilot:
         await wait_until(pilot, lambda: app.ended and len(app.screen.query_one(RunsTable).rows) == 13)
-        await pilot.pause(0.3)
+        await wait_ticks(pilot, app)  # the rows are rebuilt from the ended runs
         table = app.screen.query_one(RunsTable)
         lines = ["".join(seg.text for seg in table.render_line(y)) for y in range(13)]
         assert all("claude-haiku-4-5-20251001" in line for line in lines if " claude " in line), lines
@@ -461,7 +471,7 @@ async def test_brackets_step_through_the_runs_the_filter_keeps(tmp_path):
 
 
 async def test_runs_list_says_how_many_files_of_a_directory_it_skips(tmp_path):
-    from apphelpers import make_app, text_of, wait_until
+    from apphelpers import make_app, text_of, wait_ticks, wait_until
     from cursor_watch.screens.runs import RunsSummary
     from cursor_watch.sources import open_sources
     from cursor_watch.widgets.runs_table import RunsTable
@@ -475,7 +485,7 @@ async def test_runs_list_says_how_many_files_of_a_directory_it_skips(tmp_path):
     app = make_app(sources, directories=directories)
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_until(pilot, lambda: app.ended and len(app.screen.query_one(RunsTable).rows) == 2)
-        await pilot.pause(0.2)
+        await wait_ticks(pilot, app)  # the top line is rebuilt from the ended runs
         line = text_of(app.screen.query_one(RunsSummary))
         assert "2 skipped: not .jsonl/.ndjson/.log" in line, line
 
