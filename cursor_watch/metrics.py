@@ -318,6 +318,9 @@ class MetricsOutlet:
             return  # nothing was read (an empty file, a command that printed nothing)
         self._counted.add(key)
         agent = self._agent(s)
+        if agent not in self._gauge_agents:
+            self._gauge_agents.add(agent)
+            self.tick(force=True)  # its live, waiting and stalled gauges exist from now on (0 in a replay)
         model = self._labels.value("model", s.model)
         outcome = s.status if s.status in ("success", "error") else "incomplete"
         self._child(self.runs, agent, model, outcome).inc()

@@ -195,6 +195,25 @@ def per_agent(runs: list[dict]) -> tuple[Counter, Counter, Counter]:
     return runs_of, calls_of, tokens_of
 
 
+def queries() -> list[str]:
+    """The PromQL of the README's Metrics section and of every panel of docs/grafana/cursor-watch.json,
+    Grafana's variables given values."""
+    readme = (ROOT / "README.md").read_text()
+    block = readme.split("```promql\n", 1)[1].split("```", 1)[0]
+    exprs = [line for line in block.splitlines() if line.strip() and not line.startswith("#")]
+    dashboard = json.loads((ROOT / "docs" / "grafana" / "cursor-watch.json").read_text())
+    exprs += [t["expr"] for panel in dashboard["panels"] for t in panel["targets"]]
+    assert len(exprs) >= 20
+    values = {"$__rate_interval": "1m", "$__range": "1h", "$agent": ".*"}
+    out = []
+    for expr in exprs:
+        for name, value in values.items():
+            expr = expr.replace(name, value)
+        assert "$" not in expr, expr
+        out.append(expr)
+    return out
+
+
 @pytest.fixture
 def captures(tmp_path) -> Path:
     """A directory of every shared capture of every agent (real Cursor ones, Claude Code, Codex, Gemini CLI)."""
@@ -251,6 +270,14 @@ def test_prometheus_scrapes_the_runs_tool_calls_and_tokens_per_agent_and_a_rewat
         private = {run["session"]["session_id"] for run in runs} | {run["session"]["prompt"] for run in runs} | {
             run["source"] for run in runs} | {c["call_id"] for run in runs for c in run["tool_calls"]}
         assert not values & (private - {None}), values & private
+        # every PromQL query of the README and every panel of the Grafana dashboard evaluates, and
+        # names only metrics that exist (a misspelt name would give an empty panel, silently)
+        names = {s["__name__"] for s in series}
+        for expr in queries():
+            prom.api("query", query=expr)
+            used = set(re.findall(r"\b(?:cursor_watch|gen_ai)_\w+", expr))
+            assert used and used <= names, (expr, used - names)
+        assert prom.by("sum by (agent) (cursor_watch_runs_live)", "agent") == {(a,): 0.0 for a in runs_of}
         assert first.stop() == code  # SIGTERM while it serves on: the watch's own exit status
     except BaseException:
         prom.stop()
