@@ -11,7 +11,7 @@ on one line and exits 2.
 end the agent reports), else at the end of its input (outcome ``incomplete``); a run cursor-watch
 stopped watching while it went on (``Run.observed_until_stop``) is not counted: it did not end. A
 tool call is counted when it stops running. Tokens, cost and the run's duration are counted with
-the run, from the figures the summary gives (``--summary --json``'s ``result``):
+the run, from the figures the summary gives (``--summary --json``'s ``result``; see below):
 
 ===================================================  =========  ==========================  ==============================
 metric                                               type       labels                      what
@@ -51,8 +51,10 @@ a Gemini CLI run's thinking, which it counts apart, is added, as it is billed as
 convention's two; ``cache_read`` and ``cache_write`` are parts of ``input``, ``reasoning`` a part
 of ``output``, where the agent reports them. ``input`` + ``output`` is every token once
 (:attr:`~cursor_watch.canonical.Usage.total_tokens`); never add the parts to them. The figures
-are the run's usage as ``--summary --json`` gives it, under the run's model (Claude Code's
-per-model ``modelUsage`` is a session's running total, so it is not added run by run).
+are the run's usage as budgets and the views read it (:func:`cursor_watch.costs.usage_of`: its
+result's ``usage``, the summary's, else the usage the agent reported as it went), under the
+run's model (Claude Code's per-model ``modelUsage`` is a session's running total, so it is not
+added run by run).
 
 **Cost** reported and estimated are two metrics, never one: a run that reports its cost (Claude
 Code's ``total_cost_usd``) adds to ``..._reported_...``, one that does not adds its estimate
@@ -491,7 +493,11 @@ class Metrics:
 
     def __init__(self, host: str, port: int, stall_s: float | None = None) -> None:
         check_available()
-        self.outlet = MetricsOutlet(stall_s=stall_s)
+        try:
+            self.outlet = MetricsOutlet(stall_s=stall_s)
+        except ImportError as err:  # found but broken (a partial install): still one line
+            raise MetricsUnavailable(f"--metrics: prometheus-client can't be imported ({err}): "
+                                     "pip install 'cursor-watch[metrics]'") from None
         self.server = MetricsServer(host, port, self.outlet.registry)
         self.watch: Any = None
         self.linger = False
