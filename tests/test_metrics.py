@@ -393,3 +393,47 @@ def _try(check):
         return check()
     except OSError:
         return False
+
+
+# -- the TUI ------------------------------------------------------------------------------------------
+
+@pytest.mark.e2e
+def test_the_tui_serves_the_live_gauges_while_it_runs_and_stops_serving_when_it_quits(tmp_path):
+    """The TUI ticks the gauges on its own loop: a spawned agent waiting for an answer is live
+    and waiting in a scrape; quitting the TUI closes the server."""
+    import shutil
+
+    if shutil.which("tmux") is None:
+        if os.environ.get("CI"):
+            pytest.fail("tmux is not installed; CI is set: this test may not skip")
+        pytest.skip("tmux is not installed")
+    from test_e2e_tmux import Tmux
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    lines = (SAMPLES / "partial-interaction.jsonl").read_bytes().splitlines()
+    request = next(i for i, line in enumerate(lines, 1) if b'"interaction_query","subtype":"request"' in line)
+    tmux = Tmux(f"{sys.executable} -m cursor_watch --metrics 127.0.0.1:{port} -- {sys.executable} tests/emitter.py "
+                f"sample_streams/partial-interaction.jsonl --delay 0.01 --pause-after {request} --pause 120")
+    url = f"http://127.0.0.1:{port}/metrics"
+
+    def scrape() -> str:
+        try:
+            with urllib.request.urlopen(url, timeout=5) as r:
+                return r.read().decode()
+        except OSError:
+            return ""
+
+    try:
+        tmux.wait_for("askQuestion")
+        assert tmux.alternate_screen()  # the TUI, not the plain printer
+        text = _wait(lambda: (lambda t: t if 'cursor_watch_runs_waiting{agent="cursor"} 1.0' in t else None)(scrape()),
+                     lambda: f"the waiting gauge: {scrape()[-800:]}")
+        assert 'cursor_watch_runs_live{agent="cursor"} 1.0' in text
+        assert 'cursor_watch_runs_stalled{agent="cursor"} 0.0' in text
+        tmux.keys("q")
+        tmux.wait_for("EXIT=")
+        assert scrape() == ""  # the server is gone with the app
+    finally:
+        tmux.close()
