@@ -39,7 +39,7 @@ from .safe import visible_line
 from .screens.help import HelpScreen
 from .screens.run import RunScreen
 from .screens.runs import RunsScreen
-from .sources import FileSource, Source, SourceError, open_sources
+from .sources import STREAM_SUFFIXES, FileSource, Source, SourceError, open_sources, scan_directory
 from .widgets.runs_table import RunRow, RunsTable, make_text
 from .widgets.tool_table import ToolTable
 from .widgets.transcript import Transcript
@@ -85,8 +85,8 @@ class CursorWatchApp(App):
     TITLE = "cursor-watch"
     CSS_PATH = "app.tcss"
     BINDINGS = [
+        Binding("question_mark", "help", "All keys", id="help"),  # first: the footer may be cut
         Binding("q", "quit", "Quit", id="quit"),
-        Binding("question_mark", "help", "Help", id="help"),
         # Ctrl+C ends the app as SIGINT ends cursor-watch everywhere else (exit status 130),
         # before any widget sees it (Textual's default only says "press ctrl+q to quit")
         Binding("ctrl+c", "interrupt", "Quit", id="interrupt", show=False, priority=True),
@@ -152,6 +152,7 @@ class CursorWatchApp(App):
         self._quitting = False
         self._went_multi = False
         self._sizes: dict[str, int] = {}
+        self._skipped: tuple[float, int] | None = None  # (when counted, files the directories skip)
 
     # -- runs and feeds ------------------------------------------------------------------
 
@@ -509,16 +510,34 @@ class CursorWatchApp(App):
         bad = sum(1 for f in feeds if f.error)
         if bad:
             t.append(f" · ⚠ {bad} unreadable", style="bold red")
+        skipped = self.skipped_files()
+        if skipped:
+            kinds = "/".join(STREAM_SUFFIXES)
+            t.append(f" · {skipped:,} skipped: not {kinds}", style="dim")
         if self.watch.directories and self.watch.follow:
             t.append("  watching " + ", ".join(visible_line(d) for d in self.watch.directories), style="dim")
         return t
 
+    def skipped_files(self) -> int:
+        """Files of the watched directories that are not read (their names don't end in
+        :data:`~cursor_watch.sources.STREAM_SUFFIXES`): counted at most every 5 s."""
+        if not self.watch.directories:
+            return 0
+        now = self._monotonic()
+        if self._skipped is None or (self.watch.follow and now - self._skipped[0] >= 5.0):
+            self._skipped = (now, sum(len(scan_directory(d)[1]) for d in self.watch.directories))
+        return self._skipped[1]
+
     def sorted_runs(self) -> list[Run]:
-        """The runs in the list's order (live first, then newest first)."""
+        """The runs in the list's order (live first, then newest first), as the list shows
+        them: only those its filter (``/``) keeps."""
         now, now_ms = self._monotonic(), self._clock()
         by_key = {row_key(run): run for run in self.all_runs()}
         rows = [self._rows.get(id(run)) or self.run_row(run, now, now_ms) for run in by_key.values()]
         rows.sort(key=RunRow.sort_key)
+        listing = next((s for s in self.screen_stack if isinstance(s, RunsScreen)), None)
+        if listing is not None:
+            rows = listing.filtered(rows)
         return [by_key[r.key] for r in rows]
 
     # -- navigation ------------------------------------------------------------------

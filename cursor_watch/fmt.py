@@ -27,6 +27,19 @@ def model_label(model: str | None, events: int) -> str:
     return "model not in stream" if events else "model ?"
 
 
+DETAIL_SHOWN = 200  # characters of a call's detail a text view shows (the JSON outputs: all)
+
+
+def shown_detail(detail: str, where: str, limit: int = DETAIL_SHOWN) -> str:
+    """A call's detail (:attr:`cursor_watch.model.ToolCall.detail`: a rejection's reason can run
+    to 800 characters and end with what matters) as a text view shows it: whole up to ``limit``
+    characters, else cut with ``…`` and how much more there is and ``where`` the whole text is
+    (``--summary --json``, ``⏎``, ``call 3``)."""
+    if len(detail) <= limit:
+        return detail
+    return f"{detail[:limit].rstrip()}… [{len(detail) - limit:,} more chars: {where}]"
+
+
 def plural(n: int, noun: str, nouns: str | None = None) -> str:
     """``1 event``, ``0 events``, ``1,234 events``: ``n`` with thousands separators and the noun
     in the number it takes (``nouns``: the plural when it is not ``noun + "s"``)."""

@@ -40,7 +40,6 @@ from .tools import (
     STATUS_REJECTED,
     STATUS_RUNNING,
     STATUS_SUCCESS,
-    folded,
 )
 
 # Change kinds reported by Session.apply / Session.finish: (kind, key)
@@ -61,7 +60,6 @@ CHANGE_END = "end"  # key None
 
 ARGS_KEEP_CHARS = 300  # per argument: the model keeps a small scalar copy of args, not payloads
 LIST_CAP = 100_000  # diagnostics / unknown events listed (all are counted)
-DETAIL_CHARS = 200  # a failure's or rejection's reason, as the call's one-line detail
 
 # the clock a call's start time came from (ToolCall.start_clock): its end must come from the same
 CLOCK_NONE = 0
@@ -190,7 +188,7 @@ class ToolCall:
             Both come from one clock: the stream's, or (live, a stream without times) ours.
         duration_ms: ``completed_ms - started_ms`` when both are known.
         exit_code: shell exit code when reported.
-        detail: a short reason for failures and rejections (bounded).
+        detail: a failure's or rejection's outcome, reason (whole, on one line) and exit code.
         args: a small scalar copy of the arguments (strings cut), or None; the
             full arguments are re-read by offset.
         started_line, completed_line: line numbers of the events (0 if absent).
@@ -974,15 +972,16 @@ def _small_args(args: dict) -> dict:
 
 def _detail(status: str, outcome: str, reason: str, exit_code: int | None) -> str:
     """A call's one-line detail: ``outcome; reason; exit N`` for a call that did not succeed
-    (the outcome where it says more than the status, the reason folded and cut at
-    :data:`DETAIL_CHARS`, a non-zero exit code); "" for a success."""
+    (the outcome where it says more than the status, the whole reason with its whitespace
+    folded, a non-zero exit code); "" for a success. Text views cut it
+    (:func:`cursor_watch.fmt.shown_detail`); the JSON outputs give it whole."""
     if status == STATUS_SUCCESS:
         return ""
     bits = []
     if outcome and outcome not in ("failure", "rejected", "failed"):
         bits.append(outcome)
     if reason:
-        bits.append(folded(reason, DETAIL_CHARS))
+        bits.append(" ".join(reason.split()))  # whole: the instruction that matters may be last
     if exit_code is not None and exit_code != 0:
         bits.append(f"exit {exit_code}")
     return "; ".join(bits)

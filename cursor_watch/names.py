@@ -72,6 +72,18 @@ def middle(text: str, width: int, shared: tuple[int, int] = (0, 0)) -> str:
     return _head(text, head) + ELLIPSIS + _tail(text, room - head)
 
 
+def tool_name(name: str, width: int) -> str:
+    """A tool's name at most ``width`` cells: its end kept, its first :data:`MIN_HEAD` characters
+    before the ``…``. MCP tools are named server first (Claude Code ``mcp__lean_beam__lean_goals``,
+    Codex ``lean_beam.lean_goals``, in the shared captures), so the end is what tells two apart:
+    ``tool_name("mcp__lean_beam__lean_goals", 14)`` is ``mcp…lean_goals``."""
+    if cell_len(name) <= width:
+        return name
+    if width <= MIN_HEAD + 2:
+        return _head(name, width - 1) + ELLIPSIS if width > 0 else ""
+    return _head(name, MIN_HEAD) + ELLIPSIS + _tail(name, width - MIN_HEAD - 1)
+
+
 def _apart(text: str, room: int, start: int, end: int) -> str:
     """``text`` in ``room`` characters and its ellipses, keeping a character at ``text[start]``
     or ``text[-end - 1]`` (what tells it apart from the names it shares ``start`` and ``end`` with)."""

@@ -11,8 +11,9 @@ run's agent's adapter (:func:`cursor_watch.formats.call_payloads`) gives what th
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
-from .formats import CallPayloads, call_payloads, line_object
+from .formats import CallPayloads, adapter_class, call_payloads, line_object
 from .model import ToolCall
 from .tools import DETAIL_TEXT_LIMIT, Section, detail_sections
 
@@ -66,3 +67,9 @@ def call_detail(call: ToolCall, reread: Reread, limit: int = DETAIL_TEXT_LIMIT,
     """
     found, note = load_payloads(call, reread, agent)
     return detail_sections(call.kind, found, call.status, call.outcome, limit, raw, shown=call.detail), note
+
+
+def counted_payloads(agent: str | None, args: Any, result: Any) -> tuple[Any, Any]:
+    """A call's ``(arguments, result)`` as a search counts them (the run's adapter's
+    :meth:`~cursor_watch.formats.common.Adapter.search_payloads`: repeated fields left out)."""
+    return adapter_class(agent).search_payloads(args, result)

@@ -18,7 +18,7 @@ from .canonical import Usage, agent_command
 from .costs import run_cost, usage_of
 from .fmt import cost_label
 from .model import Session, ToolCall
-from .fmt import model_label, plural, tool_calls_phrase
+from .fmt import model_label, plural, shown_detail, tool_calls_phrase
 from .fmt import call_duration_text, format_ms  # noqa: F401 - views import format_ms from here too
 from .output import OutputClosed
 from .runs import Run
@@ -110,7 +110,7 @@ def tool_pieces(call: ToolCall, event: str) -> list[Piece]:
         if call.exit_code and "exit" not in call.detail:
             p.append((f" (exit {call.exit_code})", style))
         if call.detail and not said_in(call.detail, call.interaction):  # the note above said it
-            p.append((" (" + visible_line(call.detail) + ")", style))
+            p.append((" (" + visible_line(shown_detail(call.detail, "--summary --json")) + ")", style))
         p.append((f"  {call_duration_text(call)}", "dim"))
     return p
 
@@ -413,7 +413,7 @@ def print_summary(session: Session, console: Console, stderr_tail: list[str] | N
         for call in s.tool_calls.values():
             summary = visible_line(call.summary)
             if call.detail:
-                summary += f"  ({visible_line(call.detail)})"
+                summary += f"  ({visible_line(shown_detail(call.detail, '--summary --json'))})"
             table.add_row(str(call.index), tool_status_label(call),
                           ("└ " if call.parent_call_id else "") + visible_line(call.tool), summary,
                           call_duration_text(call))

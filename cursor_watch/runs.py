@@ -266,9 +266,11 @@ def first_rejected_line(run: Run) -> str | None:
     diagnostic's preview when the source can't be re-read), escapes removed, at most
     :data:`QUOTE_CHARS` characters; None when no line was rejected."""
     s = run.session
-    if not s.diagnostics:
-        return None
-    d = s.diagnostics[0]
+    return _quote(run, s.diagnostics[0]) if s.diagnostics else None
+
+
+def _quote(run: Run, d: Any) -> str:
+    """A rejected line's text (:func:`first_rejected_line`'s rules) from its diagnostic ``d``."""
     raw = b""
     try:
         raw = run.reread(d.offset, min(d.size, QUOTE_CHARS * 4))
@@ -280,6 +282,21 @@ def first_rejected_line(run: Run) -> str | None:
     if len(text) > QUOTE_CHARS:
         text = text[:QUOTE_CHARS] + "…"
     return text
+
+
+def last_words(run: Run) -> str | None:
+    """The line that is not stream-json when it is the last thing the run's stream said (after
+    its last event): a CLI's own error (``RetriableError: [invalid_argument] unknown option
+    '--system-prompt'``) is why such a run ended. ``line N is not stream-json: "…"``, or None."""
+    s = run.session
+    n = len(s.diagnostics)
+    if not n or not s.invalid_lines or len(s.diagnostics) < s.invalid_lines:  # (the list is capped)
+        return None
+    d = s.diagnostics[n - 1]
+    last = run.last_event
+    if last is not None and d.line < last[2] or d.message.startswith("event could not be applied"):
+        return None
+    return f'line {d.line} is not stream-json: "{_quote(run, d)}"'
 
 
 def end_note(run: Run, reason: str | None = None) -> str:
@@ -323,6 +340,9 @@ def end_note(run: Run, reason: str | None = None) -> str:
                 text += ", no times recorded"
         elif s.last_ts_ms is None:
             text += "; no times recorded"
+        said = last_words(run)
+        if said:
+            text += f"; then {said}"
     if reason:
         text += f"; {reason}"
     return text

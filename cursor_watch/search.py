@@ -42,6 +42,7 @@ from typing import Any
 
 
 from .formats import line_object, payload_markers, payload_reader
+from .tools import marker_detail
 from .match import Query, QueryError, RawFilter, payload_count, payload_strings  # noqa: F401 (re-exported)
 
 SLICE_S = 0.008  # seconds of search work per step (the UI runs between steps)
@@ -357,7 +358,10 @@ class Search:
                 continue
             line = call.started_line or call.completed_line
             cid = call.call_id
-            text = call.summary + ("\n" + call.detail if call.detail else "")
+            # what its transcript line shows: the summary and the start of the reason (the whole
+            # reason is in the result, a payload match)
+            shown = marker_detail(call.detail, call.interaction) if call.done else ""
+            text = call.summary + ("\n" + shown if shown else "")
             self._set(line, "tool", cid, "summary", q.count(text), call.index)
             if call.status == "running":
                 self._running[cid] = call.index

@@ -629,19 +629,27 @@ def list_stream_files(directory: str) -> list[str]:
 
     Not recursive; symlinks to regular files count. An unreadable directory gives [].
     """
-    out = []
+    return scan_directory(directory)[0]
+
+
+def scan_directory(directory: str) -> tuple[list[str], list[str]]:
+    """``(stream files, other files)`` of ``directory``, each sorted: the regular files whose
+    names end in :data:`STREAM_SUFFIXES` (read) and the regular files that don't (skipped: the
+    runs list says how many). Not recursive; an unreadable directory gives ``([], [])``."""
+    read: list[str] = []
+    skipped: list[str] = []
     try:
         with os.scandir(directory) as it:
             for entry in it:
-                if entry.name.endswith(STREAM_SUFFIXES):
-                    try:
-                        if entry.is_file():
-                            out.append(os.path.join(directory, entry.name))
-                    except OSError:
+                try:
+                    if not entry.is_file():
                         continue
+                except OSError:
+                    continue
+                (read if entry.name.endswith(STREAM_SUFFIXES) else skipped).append(os.path.join(directory, entry.name))
     except OSError:
-        return []
-    return sorted(out)
+        return [], []
+    return sorted(read), sorted(skipped)
 
 
 def open_sources(

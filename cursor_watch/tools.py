@@ -123,7 +123,9 @@ def folded(text: str, limit: int) -> str:
 def one_line(text: str, limit: int = 200) -> str:
     """Whitespace folded, cut at ``limit`` characters (the last one then ``…``); only the
     beginning of a long text is folded (:func:`folded`). ``limit`` 0: folded, not cut."""
-    text = folded(text, limit + 1) if limit > 0 else " ".join(text.split())
+    if limit <= 0:
+        return " ".join(text.split())
+    text = folded(text, limit + 1)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -550,6 +552,19 @@ def _view_sections(tool: str, v: dict, limit: int) -> list[Section]:
     elif v.get("output"):  # any other kind an adapter gives a text output of
         out.append(Section("output", "text", cut_payload(v["output"], limit)))
     return out
+
+
+MARKER_DETAIL = 80  # characters of a call's detail its transcript line shows (the rest: ⏎ on the call)
+
+
+def marker_detail(detail: str, interaction: str = "") -> str:
+    """What a finished call's transcript line shows of its ``detail`` (its failure or rejection
+    reason): the first :data:`MARKER_DETAIL` characters, whitespace folded; '' when its note
+    (``interaction``) already says it. The search counts this, not the whole reason: the rest is
+    in the call's result, counted (and listed in the detail view) as a payload match (issue 25)."""
+    if not detail or said_in(detail, interaction):
+        return ""
+    return one_line(detail, 0)[:MARKER_DETAIL]
 
 
 def said_in(detail: str, text: str) -> bool:

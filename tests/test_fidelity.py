@@ -324,8 +324,11 @@ def test_a_reason_of_several_lines_in_the_markdown_export(tmp_path):
     export_runs(str(tmp_path / "run.md"), watch_runs(path))
     md = (tmp_path / "run.md").read_text()
     assert "policy:\\n" not in md and "Denied.\\n" not in md  # never a literal \n
-    # a short reason: once, on the status line; a long one (cut there) in full, as a block
+    # each reason once, whole, on its call's status line (issue 25 items 1 and 9: a long reason
+    # is no longer cut there and repeated below), its whitespace folded
     details = md.split("<details>")[1].split("</details>")[0]
     assert details.count("Not allowed by the policy") == 1
     assert "rejected: Not allowed by the policy: network access is off" in details
-    assert "```\n" + long + "\n```" in md
+    second = md.split("<details>")[2].split("</details>")[0]
+    assert second.count("Denied.") == 1
+    assert "rejected: " + " ".join(long.split()) + "`" in second

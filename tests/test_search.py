@@ -97,7 +97,12 @@ def brute_force(mon, data: bytes, q: Query) -> int:
     n += sum(q.count(b.text) for b in s.thinking)
     n += sum(q.count(note.text) for note in s.notes)
     for call in s.tool_calls.values():
-        n += q.count(call.summary + ("\n" + call.detail if call.detail else ""))
+        # the reason as the call's transcript line shows it: whitespace folded, its first 80
+        # characters, none when the call's note gives it (issue 25: the rest is in the result)
+        reason = " ".join(call.detail.split())
+        if not reason or (call.interaction and reason[:100] in " ".join(call.interaction.split())):
+            reason = ""
+        n += q.count(call.summary + ("\n" + reason[:80] if reason else ""))
         args = result = None
         for span, which in ((call.start_span, "started"), (call.end_span, "completed")):
             if span is None:
@@ -108,6 +113,13 @@ def brute_force(mon, data: bytes, q: Query) -> int:
                 args = body["args"]
             if which == "completed":
                 result = body.get("result")
+        # fields that only repeat another are not counted (issue 25: the CLI's parse of a
+        # command, the call's id, an outcome's copy of the command and its directory)
+        if isinstance(args, dict):
+            args = {k: v for k, v in args.items() if k not in ("parsingResult", "simpleCommands", "toolCallId")}
+        if isinstance(result, dict):
+            result = {k: ({f: x for f, x in v.items() if f not in ("command", "workingDirectory")}
+                          if isinstance(v, dict) else v) for k, v in result.items()}
         for part in (args, result):
             if part is not None:
                 n += sum(q.count(x) for x in payload_strings(part))

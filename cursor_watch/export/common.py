@@ -10,7 +10,8 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from ..fmt import plural, tool_calls_phrase
+from ..canonical import agent_command
+from ..fmt import model_label, plural, tool_calls_phrase
 from ..model import Session, ToolCall
 from ..costs import usage_of
 from ..plain import cost_text, format_ms, run_duration_text, usage_text
@@ -59,14 +60,16 @@ def tool_counts_line(session: Session) -> str:
 def run_facts(run: Run) -> list[tuple[str, str]]:
     """The header of one run: ``(label, value)`` pairs, values as the stream gave them.
 
-    Model, cwd, session, permission mode, API key source (``system/init``), outcome,
+    Agent and its version, model, cwd, session, permission mode, API key source (the run's
+    start), outcome,
     duration (``no times recorded`` when the stream had none), tokens (the run's usage, :func:`cursor_watch.costs.usage_of`), tool calls, started, source, counts. Empty values
     are left out.
     """
     s = run.session
     c = s.counts()
     facts = [
-        ("model", s.model or ""),
+        ("agent", agent_command(s.agent) + (f" {s.agent_version}" if s.agent_version else "")),
+        ("model", model_label(s.model, s.events)),
         ("cwd", s.cwd or ""),
         ("session", s.session_id or ""),
         ("permission mode", s.permission_mode or ""),
@@ -116,15 +119,22 @@ def call_facts(call: ToolCall) -> list[tuple[str, str]]:
 
 
 def final_text(session: Session) -> str:
-    """The ``result``'s text when it differs from the transcript's segments, else ``""``.
+    """The run end's text when the transcript does not already show it, else ``""``.
 
-    ``result.result`` is the segments joined (reference 2.9); when it is not (a hand-edited
-    log, an error result), the document shows it on its own.
+    Cursor's ``result.result`` is the segments joined (reference 2.9); Claude Code's and
+    Gemini CLI's is the last message, Codex's (no result event) the last agent message: the
+    transcript shows each of those. When the text is something else (a hand-edited log, an
+    error result), the document shows it on its own.
     """
     r = session.result
     if r is None or not r.text:
         return ""
-    return r.text if r.text != session.assistant_text else ""
+    text = " ".join(r.text.split())
+    if not text or text == " ".join(session.assistant_text.split()):
+        return ""
+    if session.segments and text == " ".join(session.segments[len(session.segments) - 1].text.split()):
+        return ""
+    return r.text
 
 
 Entry = tuple[str, Any]  # ("segment", Segment) | ("thinking", ThinkingBlock) | ("tool", ToolCall) | ("note", Note)

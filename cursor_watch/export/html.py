@@ -33,7 +33,7 @@ from functools import lru_cache
 from typing import Any
 
 from .. import __version__
-from ..fmt import model_label, plural
+from ..fmt import model_label, plural, shown_detail
 from ..canonical import agent_command
 from ..model import Session, ToolCall
 from ..payloads import call_detail
@@ -567,7 +567,8 @@ def _calls_table(session: Session, run_no: int) -> Iterator[str]:
            '<th>summary</th><th class="num">duration</th></tr></thead><tbody>\n')
     for call in session.tool_calls.values():
         anchor = call_anchor(run_no, call)
-        summary = esc(call.summary, line=True) + (f' <span class="dim">({esc(call.detail, line=True)})</span>'
+        detail = shown_detail(call.detail, f"call {call.index} below")
+        summary = esc(call.summary, line=True) + (f' <span class="dim">({esc(detail, line=True)})</span>'
                                                  if call.detail else "")
         yield (f'<tr data-call="{anchor}"><td class="num"><a href="#{anchor}">{call.index}</a></td>'
                f"<td>{status_badge(call.status)}</td><td>{esc(call.tool, line=True)}</td>"

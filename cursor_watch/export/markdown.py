@@ -35,7 +35,7 @@ from functools import lru_cache
 from typing import Any
 
 from .. import __version__
-from ..fmt import model_label, plural
+from ..fmt import model_label, plural, shown_detail
 from ..canonical import agent_command
 from ..model import ToolCall
 from ..payloads import call_detail
@@ -335,7 +335,7 @@ def _run_blocks(run: Run, run_no: int, several: bool, limit: int, messages: _Mes
         for call in s.tool_calls.values():
             summary = code_span(call.summary, in_table=True)
             if call.detail:
-                summary += " " + md_text(f"({call.detail})")
+                summary += " " + md_text(f"({shown_detail(call.detail, f'call {call.index} below')})")
             yield Block(f"| [{call.index}](#r{run_no}-c{call.index}) | {md_text(_status(call.status))} | "
                         f"{code_span(call.tool, in_table=True)} | {summary} | {call_duration_text(call)} |\n")
         yield Block("\n")

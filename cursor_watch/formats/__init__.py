@@ -303,10 +303,13 @@ def call_payloads(agent: str | None, kind: str, call_id: str, started: dict | No
 
 
 def payload_reader(agent: str | None) -> Callable[[dict], list[tuple[Any, Any]]]:
-    """The reader of a run of ``agent``'s tool payloads: one native line's dict to its
-    ``(arguments, result)`` pairs as the agent wrote them (for counting a search's matches;
-    empty for a line without any)."""
-    return adapter_class(agent).native_payloads
+    """The reader of a run of ``agent``'s tool payloads for a search: one native line's dict
+    to its ``(arguments, result)`` pairs as the agent wrote them, without the fields that only
+    repeat another (:meth:`~cursor_watch.formats.common.Adapter.search_payloads`: each
+    occurrence counted once); empty for a line without any."""
+    cls = adapter_class(agent)
+    native, view = cls.native_payloads, cls.search_payloads
+    return lambda data: [view(args, result) for args, result in native(data)]
 
 
 # bytes that a native line holding a tool payload contains (the search's raw prefilter):

@@ -18,8 +18,8 @@ Facts (openai/codex ``codex-rs/exec/src/exec_events.rs`` and
   (``server``, ``tool``, ``arguments``, ``result``, ``error``), ``collab_tool_call`` (sub-agents:
   ``tool`` ``spawn_agent``/``send_input``/``wait``/``close_agent``, ``receiver_thread_ids``,
   ``prompt``, ``agents_states``), ``web_search`` (``query``, ``action``), ``todo_list`` (``items``
-  of ``{text, completed}``), ``error`` (``message``: a warning; ``model rerouted: A -> B`` names
-  the model).
+  of ``{text, completed}``), ``error`` (``message``: a warning, a config warning or a deprecation
+  notice, never fatal; ``model rerouted: A -> B`` is the reroute notice and names the model).
 * a top-level ``{"type": "error", "message"}`` is a transport notice (``Reconnecting... 2/5``),
   fatal only when no ``turn.completed`` follows. No event carries a time or (but for a reroute)
   the model. The final text is the turn's last ``agent_message``.
@@ -220,12 +220,16 @@ class CodexAdapter(Adapter):
                 return []
             return [Thinking(item, *when(None, now), s(it.get("text")), True)]
         if itype == "error":
+            # the CLI writes its warnings (process_warning, a config warning, a deprecation
+            # notice) and a model reroute as `error` items, all while the turn runs on
+            # (codex-rs/exec/src/event_processor_with_jsonl_output.rs): a warning, or the reroute
+            # as the notice it is; never an error
             msg = s(it.get("message"))
-            out: list = [self.note(item, now, "warning", "warning", f"warning: {one_line(msg, 300)}")]
             found = _REROUTED.match(msg)
             if found:  # the only place the stream names a model
-                out.append(RunStart(item, *when(None, now), self.agent, model=found.group(2), implicit=True))
-            return out
+                return [self.note(item, now, "model", "rerouted", one_line(msg, 300)),
+                        RunStart(item, *when(None, now), self.agent, model=found.group(2), implicit=True)]
+            return [self.note(item, now, "warning", "warning", f"warning: {one_line(msg, 300)}")]
         kind = kind_of(itype)
         name = itype
         if kind == "mcp":

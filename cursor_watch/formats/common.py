@@ -189,8 +189,15 @@ class Adapter:
     @staticmethod
     def native_payloads(data: dict) -> list[tuple[Any, Any]]:
         """The tool payloads of one native line as ``(arguments, result)`` pairs, as the agent
-        wrote them (a search counts its matches there). The base: none."""
+        wrote them. The base: none."""
         return []
+
+    @staticmethod
+    def search_payloads(args: Any, result: Any) -> tuple[Any, Any]:
+        """A call's ``(arguments, result)`` as a search counts them: what the agent wrote but
+        for fields that only repeat another (each occurrence counted once, as the detail view
+        shows it once). The base: as written."""
+        return args, result
 
 
 def when(ts: int | None, now: int | None) -> tuple[int | None, int]:

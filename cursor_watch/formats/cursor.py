@@ -117,6 +117,10 @@ def _end_merge(merge: Any, mcls: Any, texts: list, mnat: int, mts: Any, msrc: An
     merge.text, merge.natives, merge.src, merge.ts_end = "".join(texts), mnat, msrc, mts
 
 
+_DERIVED_ARGS = frozenset({"parsingResult", "simpleCommands", "toolCallId"})  # CursorAdapter.search_payloads
+_REPEATED_ARGS = frozenset({"command", "workingDirectory"})
+
+
 def reason_of(payload: dict) -> str:
     """The reason an outcome gives: its first ``reason``, ``error``, ``message`` or ``stderr``
     that says something (a string, not blank), whole; "" when none does."""
@@ -655,6 +659,24 @@ class CursorAdapter(Adapter):
             if data is ended and "result" in body:
                 result, has_result = body["result"], True
         return payloads_of(kind, args if args is not None else known_args, result, has_result)
+
+    @staticmethod
+    def search_payloads(args: Any, result: Any) -> tuple[Any, Any]:
+        """:meth:`Adapter.search_payloads`: a shell call's ``parsingResult`` and
+        ``simpleCommands`` (the CLI's parse of ``command``), an argument's ``toolCallId`` (the
+        call's id) and an outcome's ``command`` and ``workingDirectory`` (its arguments again:
+        every real capture's completed shell call, e.g. maestro 05's rejections) are left out;
+        the command itself is counted in the arguments (and in the call's summary)."""
+        if isinstance(args, dict) and any(k in args for k in _DERIVED_ARGS):
+            args = {k: v for k, v in args.items() if k not in _DERIVED_ARGS}
+        if isinstance(result, dict):
+            out = {}
+            for key, value in result.items():
+                if isinstance(value, dict) and any(k in value for k in _REPEATED_ARGS):
+                    value = {k: v for k, v in value.items() if k not in _REPEATED_ARGS}
+                out[key] = value
+            result = out
+        return args, result
 
     @staticmethod
     def native_payloads(data: dict) -> list[tuple[Any, Any]]:

@@ -24,7 +24,7 @@ from ..plain import STATUS_STYLE, call_duration_text, dumps_json, format_ms
 from ..safe import visible, visible_line
 from ..match import Query, payload_strings
 from ..mdtext import text_parser
-from ..payloads import load_payloads
+from ..payloads import counted_payloads, load_payloads
 from ..widgets.transcript import code_theme
 from ..tools import RAW, Section, one_line, cut_payload, detail_sections, lexer_for, without_reason
 
@@ -98,7 +98,7 @@ def render_section(section: Section, query: Query | None = None, current: int = 
     if section.kind == "fields":
         grid = Table.grid(padding=(0, 2))
         grid.add_column(style="bold", no_wrap=True)
-        grid.add_column()
+        grid.add_column(overflow="fold")  # a long path or command wraps, never cut (issue 25)
         for label, value in body:
             grid.add_row(label, _mark_text(Text(visible(str(value))), query))
         return grid
@@ -237,7 +237,8 @@ class ToolDetailScreen(Screen):
             if note:
                 yield Static(Text(note), classes="note")
             query = self.search_query
-            found = payload_matches(query, args, result) if query is not None else []
+            counted = counted_payloads(getattr(self.session, "agent", None), args, result)
+            found = payload_matches(query, *counted) if query is not None else []  # as the search counts
             current = found[self.match] if 0 <= self.match < len(found) else None
             if query is not None:
                 yield from self._search_section(query, found, current)

@@ -61,11 +61,12 @@ class RunsScreen(Screen):
         except NoMatches:
             return False
         self._all = rows
-        table.set_rows(self._filtered(rows))
+        table.set_rows(self.filtered(rows))
         line.update(summary, layout=False)  # one line high whatever it says: no layout
         return True
 
-    def _filtered(self, rows: list[RunRow]) -> list[RunRow]:
+    def filtered(self, rows: list[RunRow]) -> list[RunRow]:
+        """``rows`` as the list shows them: those its filter (``/``) keeps, all without one."""
         query = self._query
         if query is None:
             return rows
@@ -86,7 +87,7 @@ class RunsScreen(Screen):
         except QueryError as err:
             bar.set_status(str(err), error=True)
             return
-        rows = self._filtered(self._all)
+        rows = self.filtered(self._all)
         self.query_one(RunsTable).set_rows(rows)
         if self._query is None:
             bar.set_status("")

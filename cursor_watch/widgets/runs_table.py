@@ -50,24 +50,44 @@ MARK_STYLE = {"success": "green", "error": "red", "incomplete": "magenta", "wait
 UNKNOWN = "—"  # a time the stream did not record
 
 
-def widths(total: int) -> list[int]:
+MODEL_MAX = 26  # cells the model column may grow to, to show a model's whole name
+CONTENT_FIT = frozenset({4, 8, 9})  # fixed columns sized to what their rows hold (model, tools, tokens · cost)
+
+
+def widths(total: int, need: dict[int, int] | None = None) -> list[int]:
     """Column widths for a table ``total`` cells wide; 0 for a column left out.
+
+    ``need``: the cells each column's widest row needs (:meth:`RunsTable.set_rows`), or None
+    for the nominal widths. With it, the model, tools and tokens columns are as wide as their
+    rows need (the model up to :data:`MODEL_MAX`, never narrower than its title), and a
+    flexible column no row fills (a prompt the streams never gave) is left out, so the room
+    goes to the columns that have something to show.
 
     Columns are taken in :data:`PRIORITY` order until one does not fit (a flexible one at
     its :data:`FLEX_MIN`; one after the first :data:`ESSENTIAL` only while the source column
     keeps :data:`SOURCE_ROOM` cells); the flexible ones kept share what is left by
     :data:`FLEX_SHARES`.
     """
+    nominal = [w for _, w, _ in COLUMNS]
+    empty: set[int] = set()
+    if need is not None:
+        for i in CONTENT_FIT:
+            title = len(COLUMNS[i][0])
+            cap = MODEL_MAX if i == 4 else nominal[i]
+            nominal[i] = max(title, min(cap, need.get(i, nominal[i])))
+        empty = {i for i in FLEX_SHARES if i != 1 and need.get(i, 1) == 0}
     kept: set[int] = set()
     used = 0
     source_min = FLEX_MIN[1]
     for n, i in enumerate(PRIORITY):
-        need = (COLUMNS[i][1] or FLEX_MIN[i]) + (GAP if kept else 0)
+        if i in empty:
+            continue
+        need_i = (nominal[i] or FLEX_MIN[i]) + (GAP if kept else 0)
         room = max(0, SOURCE_ROOM - source_min) if n >= ESSENTIAL and 1 in kept else 0
-        if used + need + room > total:
+        if used + need_i + room > total:
             break  # the rest is less wanted: the room goes to the flexible columns kept
         kept.add(i)
-        used += need + room
+        used += need_i + room
         if room:
             source_min = SOURCE_ROOM
     mins = {**FLEX_MIN, 1: source_min}
@@ -76,7 +96,7 @@ def widths(total: int) -> list[int]:
     shares = sum(FLEX_SHARES[i] for i in flex) or 1
     out = []
     given = 0
-    for i, (_, w, _) in enumerate(COLUMNS):
+    for i, w in enumerate(nominal):
         if i not in kept:
             out.append(0)
         elif w:
@@ -90,14 +110,16 @@ def widths(total: int) -> list[int]:
     return out
 
 
-def layout(cells: list[Text], total: int, shared: tuple[int, int] = (0, 0)) -> Text:
-    """The cells laid out in columns for a ``total``-wide table (left-out columns skipped).
+def layout(cells: list[Text], total: int, shared: tuple[int, int] = (0, 0),
+           need: dict[int, int] | None = None) -> Text:
+    """The cells laid out in columns for a ``total``-wide table (left-out columns skipped;
+    ``need``: see :func:`widths`).
 
     ``shared``: characters of its start and end the row's source name shares with another
     listed name (:func:`cursor_watch.names.shared_ends`): its cut keeps what tells it apart.
     """
     line = Text(no_wrap=True)
-    for i, ((_, _, justify), width, cell) in enumerate(zip(COLUMNS, widths(total), cells, strict=True)):
+    for i, ((_, _, justify), width, cell) in enumerate(zip(COLUMNS, widths(total, need), cells, strict=True)):
         if not width:
             continue
         if i in MIDDLE and cell.cell_len > width:
@@ -117,9 +139,9 @@ def layout(cells: list[Text], total: int, shared: tuple[int, int] = (0, 0)) -> T
     return line
 
 
-def header_text(total: int) -> Text:
-    """The column titles."""
-    return layout([Text(title, style="bold") for title, _, _ in COLUMNS], total)
+def header_text(total: int, need: dict[int, int] | None = None) -> Text:
+    """The column titles (``need``: see :func:`widths`)."""
+    return layout([Text(title, style="bold") for title, _, _ in COLUMNS], total, need=need)
 
 
 def local_time(ms: float | None, now_ms: float | None = None) -> str:
@@ -224,6 +246,19 @@ def make_text(text: str | None, limit: int = 300) -> str:
     return visible_line(line[:limit])
 
 
+def row_widths(rows: list[RunRow]) -> dict[int, int]:
+    """The cells the widest row needs in the model (4), prompt (5), tools (8) and
+    tokens · cost (9) columns (:func:`widths`)."""
+    need = {4: 0, 5: 0, 8: 0, 9: 0}
+    for row in rows:
+        cells = row.cells()
+        for i in need:
+            n = cells[i].cell_len
+            if n > need[i]:
+                need[i] = n
+    return need
+
+
 def _name(row: RunRow) -> str:
     """The row's source name without its run number (what :func:`shared_ends` compares)."""
     return RUN_SUFFIX.sub("", row.source)
@@ -236,8 +271,18 @@ class RunsTableHeader(Static):
     RunsTableHeader { height: 1; padding: 0 0 0 1; background: $panel; }
     """
 
+    need: dict[int, int] | None = None  # the table's (RunsTable.need)
+    table_width: int | None = None  # the table's rows' width (a scrollbar may take some)
+
     def on_resize(self, event: events.Resize) -> None:
-        self.update(header_text(max(1, event.size.width - 1)))
+        self.update(header_text(self.table_width or max(1, event.size.width - 1), self.need))
+
+    def fit(self, need: dict[int, int] | None, width: int) -> None:
+        """The table's rows are laid out ``width`` cells wide for ``need`` (:func:`widths`):
+        the titles follow, column for column."""
+        if (need, width) != (self.need, self.table_width):
+            self.need, self.table_width = need, width
+            self.update(header_text(width, need))
 
 
 class RunsTable(ScrollView, can_focus=True):
@@ -276,6 +321,8 @@ class RunsTable(ScrollView, can_focus=True):
         self._shared: dict[str, tuple[int, int]] = {}  # source name (no run number) -> shared_ends
         self._strips: dict[int, tuple[Any, Strip]] = {}
         self.cursor_row = 0
+        self.need: dict[int, int] | None = None  # what the rows need of the content-sized columns (widths)
+        self._header_width = 0  # the rows' width the titles were last laid out for
 
     @property
     def row_count(self) -> int:
@@ -296,6 +343,11 @@ class RunsTable(ScrollView, can_focus=True):
         if changed or any(a.source != b.source for a, b in zip(rows, self.rows)):
             self._shared = shared_ends(_name(row) for row in rows)
         self.rows = rows
+        need = row_widths(rows)
+        if need != self.need:
+            self.need = need
+            self._strips.clear()
+            self._fit_header()
         if keep is not None:
             for i, row in enumerate(rows):
                 if row.key == keep:
@@ -305,6 +357,14 @@ class RunsTable(ScrollView, can_focus=True):
         if changed:
             self.virtual_size = Size(0, len(rows))  # rows are laid out to the pane: never sideways
         self.refresh()
+
+    def _fit_header(self) -> None:
+        """The titles above follow the rows' layout (their width: a scrollbar may take two cells)."""
+        width = self.scrollable_content_region.width
+        if width and self.is_attached:
+            self._header_width = width
+            for header in self.screen.query(RunsTableHeader):
+                header.fit(self.need, width)
 
     def move_to_key(self, key: tuple[str, int, int]) -> None:
         """Put the cursor on the run ``key`` (if listed)."""
@@ -317,6 +377,9 @@ class RunsTable(ScrollView, can_focus=True):
         scroll_x, scroll_y = self.scroll_offset
         index = int(scroll_y) + y
         width = self.scrollable_content_region.width
+        if width != self._header_width:  # (a scrollbar came or went: no resize event says so)
+            self._header_width = width
+            self.call_later(self._fit_header)
         if not 0 <= index < len(self.rows):
             return Strip.blank(width, self.rich_style)
         row = self.rows[index]
@@ -326,7 +389,7 @@ class RunsTable(ScrollView, can_focus=True):
         cached = self._strips.get(index)
         if cached is not None and cached[0] == key:
             return cached[1]
-        line = layout(row.cells(), width, shared)
+        line = layout(row.cells(), width, shared, self.need)
         if selected:
             base = self.get_component_rich_style("runs-table--cursor")
         elif index % 2:
@@ -344,6 +407,7 @@ class RunsTable(ScrollView, can_focus=True):
     def on_resize(self, event: events.Resize) -> None:
         self.virtual_size = Size(0, len(self.rows))
         self._strips.clear()
+        self._fit_header()
 
     def move_cursor(self, row: int) -> None:
         """Put the cursor on ``row`` (clamped) and scroll it into view."""

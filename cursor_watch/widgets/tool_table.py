@@ -28,7 +28,7 @@ from textual.widgets import Static
 
 from ..filters import FilteredCalls
 from ..model import Session, ToolCall
-from ..names import PATH_MIN, call_summary
+from ..names import PATH_MIN, call_summary, tool_name
 from ..plain import STATUS_STYLE, call_duration_text, format_ms
 from ..safe import visible_line
 from ..tools import STATUS_RUNNING
@@ -39,6 +39,7 @@ COLUMNS = (("#", 1, "right"), ("status", 6, "left"), ("tool", 4, "left"), ("summ
 GAP = 1  # spaces between columns
 MIN_SUMMARY = 20
 MAX_TOOL = 14
+TOOL_COLUMN = 2  # COLUMNS' index of the tool's name
 DEFAULT_WIDTH = 80
 
 
@@ -73,9 +74,13 @@ def header_text(total: int = DEFAULT_WIDTH, seen: Widths | None = None) -> Text:
 
 def _layout(cells: list[Text], total: int = DEFAULT_WIDTH, seen: Widths | None = None) -> Text:
     line = Text(no_wrap=True)
-    for (_, _, justify), width, cell in zip(COLUMNS, column_widths(total, seen), cells, strict=True):
-        cell = cell.copy()
-        cell.truncate(width, overflow="ellipsis", pad=False)
+    for column, ((_, _, justify), width, cell) in enumerate(zip(COLUMNS, column_widths(total, seen), cells,
+                                                               strict=True)):
+        if column == TOOL_COLUMN and cell.cell_len > width:  # an MCP tool's end tells it apart
+            cell = Text(tool_name(cell.plain, width), style=cell.style)
+        else:
+            cell = cell.copy()
+            cell.truncate(width, overflow="ellipsis", pad=False)
         pad = width - cell.cell_len
         if justify == "right":
             line.append(" " * pad)
@@ -103,7 +108,7 @@ def _cell_specs(call: ToolCall, now_ms: float, summary_width: int | None = None,
     detail = f"({visible_line(call.detail)})" if call.detail and call.status != "success" else ""
     if summary and summary_width is not None:
         room = summary_width - (cell_len(detail) + 1 if detail else 0)
-        summary = call_summary(call.tool, summary, room if room >= PATH_MIN else summary_width, cwd)
+        summary = call_summary(call.kind, summary, room if room >= PATH_MIN else summary_width, cwd)
     if detail:
         summary = f"{summary} {detail}" if summary else detail[1:-1]
     if call.status == STATUS_RUNNING:
@@ -151,10 +156,14 @@ def row_pieces(call: ToolCall, now_ms: float, widths: list[int],
     out: list[tuple[str, Style | None]] = []
     gap = " " * GAP
     specs = _cell_specs(call, now_ms, widths[3], cwd)
-    for (text, style), width, (_title, _min, justify) in zip(specs, widths, COLUMNS, strict=True):
+    for column, ((text, style), width, (_title, _min, justify)) in enumerate(zip(specs, widths, COLUMNS,
+                                                                                 strict=True)):
         length = cell_len(text)
         if length > width:
-            text = set_cell_size(text, width - 1) + "…" if width > 0 else ""
+            if column == TOOL_COLUMN:  # an MCP tool's end tells it apart
+                text = tool_name(text, width)
+            else:
+                text = set_cell_size(text, width - 1) + "…" if width > 0 else ""
             length = cell_len(text)
         pad = " " * (width - length)
         if justify == "right":

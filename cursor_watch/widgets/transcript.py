@@ -43,12 +43,12 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from .. import model as m
-from ..fmt import plural
+from ..fmt import plural, shown_detail
 from ..model import Session, ToolCall
 from ..names import PATH_MIN, call_summary
 from ..plain import STATUS_STYLE, format_ms
 from ..safe import visible, visible_line
-from ..tools import one_line, said_in
+from ..tools import MARKER_DETAIL, one_line, said_in
 from ..match import Query
 from ..mdtext import shared_parser
 
@@ -92,6 +92,9 @@ def code_theme(dark: bool) -> str:
     return "monokai" if dark else "default"
 
 
+SUMMARY_MIN = 8  # cells a marker's summary keeps when the outcome after it needs the room
+
+
 def marker_text(call: ToolCall, dimmed: bool = False, payload_matches: int = 0, width: int | None = None,
                 cwd: str | None = None) -> Text:
     """``▶ [3] shell  pytest -q`` ... ``✖ [3] shell  pytest -q · failure (exit 1) · 2.1 s``.
@@ -117,7 +120,8 @@ def marker_text(call: ToolCall, dimmed: bool = False, payload_matches: int = 0, 
     if call.done:
         tail.append(f" · {call.status}", style=style)
         if call.detail and not said_in(call.detail, call.interaction):  # its note said it already
-            tail.append(f" ({one_line(visible_line(call.detail), 80)})", style=style)  # cut: …
+            tail.append(f" ({shown_detail(one_line(visible_line(call.detail), 0), '⏎ on the call', MARKER_DETAIL)})",
+                            style=style)
         elif call.exit_code:
             tail.append(f" (exit {call.exit_code})", style=style)
         if call.duration_ms is not None:
@@ -125,11 +129,14 @@ def marker_text(call: ToolCall, dimmed: bool = False, payload_matches: int = 0, 
     if call.summary:
         summary = visible_line(call.summary)
         if width is not None:
-            room = max(width - t.cell_len - 2 - tail.cell_len, PATH_MIN)
-            summary = call_summary(call.tool, summary, room, cwd)
-            if cell_len(summary) > room:  # not a path: its end gives way, so the outcome and time stay
+            left = width - t.cell_len - 2 - tail.cell_len
+            room = max(left, PATH_MIN)
+            summary = call_summary(call.kind, summary, room, cwd)
+            if cell_len(summary) > room or cell_len(summary) > left:
+                # not a path (or a path at its least): its end gives way, down to a few cells,
+                # so the outcome and time stay
                 cut = Text(summary)
-                cut.truncate(room, overflow="ellipsis")
+                cut.truncate(max(left, SUMMARY_MIN), overflow="ellipsis")
                 summary = cut.plain
         t.append("  " + summary)
     t.append_text(tail)
