@@ -3,7 +3,7 @@
 
     python bench/bench_tui.py [--repeat N] [--rates 1000,2000,5000,10000,20000,40000]
                               [--live-seconds S] [--skip replay,table,transcript,live]
-                              [--pkg-root DIR] [--cache DIR] [--out FILE] [--quick]
+                              [--pkg-root DIR] [--cache DIR] [--out FILE] [--quick] [--key-timeout S]
 
 Everything runs in one go and prints one Markdown report (progress goes to stderr):
 
@@ -68,6 +68,7 @@ TARGET_FRAME_MS = 20.0
 TARGET_KEY_MS = 100.0
 TARGET_LAG_S = 0.5
 TARGET_LIVE_RATE = 5000
+KEY_TIMEOUT_S = 5.0  # a key press not shown by then is a timeout (--key-timeout)
 
 # streams: (label, size, tool_calls, payload_min, payload_max)
 REPLAY_FULL = [("100MB 20000 calls", 100 << 20, 20_000, 1024, 1 << 20), ("100MB", 100 << 20, None, 1024, 1 << 20)]
@@ -406,8 +407,10 @@ def driver_replay(a) -> int:
     return 1
 
 
-async def _phase(app, probe: FrameProbe, stall: StallMonitor, name: str, steps, gap: float = 0.03) -> dict:
-    """Run ``steps`` (an iterable of (key, predicate, targets) or None to skip) and time them."""
+async def _phase(app, probe: FrameProbe, stall: StallMonitor, name: str, steps, gap: float = 0.03,
+                 key_timeout: float = KEY_TIMEOUT_S) -> dict:
+    """Run ``steps`` (an iterable of (key, predicate, targets) or None to skip) and time them; a
+    key whose effect is not on screen within ``key_timeout`` seconds counts as a timeout."""
     lat: list[float] = []
     timeouts = skipped = 0
     t_start = time.monotonic()
@@ -416,7 +419,7 @@ async def _phase(app, probe: FrameProbe, stall: StallMonitor, name: str, steps, 
             skipped += 1
             continue
         key, pred, targets = step
-        dt = await press(app, probe, key, pred, targets)
+        dt = await press(app, probe, key, pred, targets, timeout=key_timeout)
         if dt is None:
             timeouts += 1
         else:
@@ -566,7 +569,8 @@ def driver_ops(a) -> int:
             else:
                 phases = _table_phases(app, probe, stall, a.scale)
             prof = _start_profile(a.profile)
-            res["phases"] = [await _phase(app, probe, stall, name, steps()) for name, steps in phases]
+            res["phases"] = [await _phase(app, probe, stall, name, steps(), key_timeout=a.key_timeout)
+                             for name, steps in phases]
             _stop_profile(prof, a.profile)
             start, end = app.run_view().query_one(Transcript).window()
             res["rendered_entries"] = end - start
@@ -676,7 +680,7 @@ def driver_live(a) -> int:
             for k in range(n_keys):
                 at = t0 + (k + 0.5) * seconds / n_keys
                 await asyncio.sleep(max(0.0, at - time.monotonic()))
-                dt = await press(app, probe, *_thinking_step(app), timeout=5.0)
+                dt = await press(app, probe, *_thinking_step(app), timeout=a.key_timeout)
                 if dt is None:
                     timeouts += 1
                 else:
@@ -722,6 +726,7 @@ def driver_main(argv: list[str]) -> int:
     p.add_argument("--scale", type=float, default=1.0, help="ops: scale the number of key presses")
     p.add_argument("--counter")
     p.add_argument("--profile", help="write a pyinstrument text profile of the measured part here")
+    p.add_argument("--key-timeout", type=float, default=KEY_TIMEOUT_S)
     a = p.parse_args(argv)
     return {"replay": driver_replay, "ops": driver_ops, "live": driver_live}[a.mode](a)
 
@@ -757,6 +762,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--cache", type=Path, default=HERE / "out", help="stream cache (default bench/out)")
     p.add_argument("--pkg-root", type=Path, default=REPO, help="directory holding the cursor_watch to measure")
+    p.add_argument("--key-timeout", type=float, default=KEY_TIMEOUT_S, metavar="S",
+                   help=f"a key press whose effect is not on screen after S seconds is a timeout (after a replay "
+                        f"the run fails; default {KEY_TIMEOUT_S:g}; the smoke test gives a loaded machine 60)")
     p.add_argument("--out", type=Path, help="also write the report (Markdown) to this file")
     a = p.parse_args(argv)
     rates = [float(x) for x in a.rates.split(",") if x.strip()]
@@ -849,7 +857,7 @@ def main(argv: list[str] | None = None) -> int:
         log(f"{part}:")
         st = stream(spec)
         wall, rss, rc, res = child(["ops", str(st.path), "--calls", str(st.meta["tool_calls"]), "--scenario", scenario,
-                                    "--scale", str(scale)], tmp / f"{part}.json")
+                                    "--scale", str(scale), "--key-timeout", str(a.key_timeout)], tmp / f"{part}.json")
         if res is None or rc != 0:
             log(f"    driver failed: exit {rc}")
             failed = True
@@ -867,7 +875,8 @@ def main(argv: list[str] | None = None) -> int:
         results["live_template"] = {k: tmeta[k] for k in ("bytes", "events", "tool_calls")}
         for rate in rates:
             wall, rss, rc, res = child(["live", str(template), "--rate", str(rate), "--seconds", str(live_seconds),
-                                        "--keys", str(keys), "--counter", str(tmp / "counter")], tmp / "live.json")
+                                        "--keys", str(keys), "--counter", str(tmp / "counter"),
+                                        "--key-timeout", str(a.key_timeout)], tmp / "live.json")
             if res is None or rc != 0:
                 log(f"    {rate:g}/s: driver failed: exit {rc}")
                 failed = True

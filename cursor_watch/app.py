@@ -36,6 +36,7 @@ from .model import Session
 from .runner import RESULT_EXIT_GRACE_S, Feed, Monitor, Watch
 from .runs import RunActivity, Run, is_live_state, last_activity, run_elapsed_ms, run_started_ms, run_state
 from .safe import visible_line
+from .output import served_in_browser
 from .screens.help import HelpScreen
 from .screens.run import RunScreen
 from .screens.runs import RunsScreen
@@ -80,6 +81,7 @@ class CursorWatchApp(App):
             ``--stall`` given).
         alert_replay: replayed files raise alerts too.
         enforce: ``--enforce``: a budget alert stops a spawned command (exit status 3).
+        redact: the ``e`` key's HTML export is redacted (``--no-redact``: False).
     """
 
     TITLE = "cursor-watch"
@@ -111,8 +113,10 @@ class CursorWatchApp(App):
         alert_on: frozenset[str] | None = None,
         alert_replay: bool = False,
         enforce: bool = False,
+        redact: bool = True,
     ) -> None:
         super().__init__()
+        self.redact = redact  # the e key's export is redacted (--no-redact: not)
         self._clock = clock or (lambda: time.time() * 1000.0)
         self._monotonic = monotonic or time.monotonic
         start_ms, start_mono = self._clock(), self._monotonic()
@@ -697,6 +701,12 @@ def run_tui(opts: Any) -> int:
     Raises:
         SourceError: no input can be opened, or the command can't be started.
     """
+    if getattr(opts, "redact", True) and served_in_browser():
+        # a browser tab (--serve): what anyone with the page sees is redacted, as an export is
+        from .redact import default_redactor
+        from .safe import set_view_redaction
+
+        set_view_redaction(default_redactor())
     stdin_fd = None
     if not opts.command and (not opts.files or opts.files == ["-"]):
         stdin_fd = os.dup(0)
@@ -724,7 +734,8 @@ def run_tui(opts: Any) -> int:
                          fmt=getattr(opts, "format", "auto"),
                          limits=getattr(opts, "limits", None), deliverer=getattr(opts, "deliverer", None),
                          alert_on=getattr(opts, "alert_on", None),
-                         alert_replay=getattr(opts, "alert_replay", False), enforce=getattr(opts, "enforce", False))
+                         alert_replay=getattr(opts, "alert_replay", False), enforce=getattr(opts, "enforce", False),
+                         redact=getattr(opts, "redact", True))
     outlet = None
     if getattr(opts, "otlp", False):
         from .otlp import start_for
@@ -738,7 +749,8 @@ def run_tui(opts: Any) -> int:
         app.run()
         from .export import write_export_file  # before the sources close: a pipe's payloads are in its spool
 
-        write_export_file(getattr(opts, "export", None), app.watch.runs(), getattr(opts, "export_max_chars", None))
+        write_export_file(getattr(opts, "export", None), app.watch.runs(), getattr(opts, "export_max_chars", None),
+                          getattr(opts, "redact", True))
     finally:
         if outlet is not None:  # bounded; what could not be sent is said on stderr, after the screen
             from .otlp import finish_for

@@ -51,7 +51,7 @@ __all__ = [
     "Canonical", "RunStart", "Prompt", "Text", "Thinking", "ToolEvent", "ToolStart", "ToolUpdate", "ToolEnd",
     "StatusNote", "Usage", "UsageUpdate", "RunEnd", "Unknown", "Silent", "Invalid",
     "TEXT_DELTA", "TEXT_PARTIAL", "TEXT_MESSAGE", "TEXT_END",
-    "AGENTS", "COMMANDS", "SHORT", "agent_command", "agent_short", "as_int", "short",
+    "AGENTS", "COMMANDS", "SHORT", "UNREAD_AGENT", "agent_command", "agent_short", "as_int", "short",
 ]  # fmt: skip
 
 # where an event's time came from (Canonical.ts_source)
@@ -71,6 +71,7 @@ TEXT_END = 3  # the open message is over (its text unchanged; ``text`` is "")
 AGENTS = {"cursor": "cursor", "claude": "claude-code", "codex": "codex", "gemini": "gemini-cli"}
 COMMANDS = {"cursor": "cursor-agent", "claude-code": "claude", "codex": "codex", "gemini-cli": "gemini"}
 SHORT = {"cursor": "cursor", "claude-code": "claude", "codex": "codex", "gemini-cli": "gemini"}
+UNREAD_AGENT = "unknown"  # the ``agent`` of a run in a format cursor-watch does not read (formats.UnreadFormat)
 
 
 def agent_command(agent: str | None) -> str:
@@ -389,14 +390,15 @@ class StatusNote(Canonical):
         about_call: it says what happened to that call (an approval's answer): the call's
             detail shows it.
         fields: the agent's own fields (a dict), or None.
+        detail: what one line can't say, as the agent wrote it (a hook's output), or "".
     """
 
-    __slots__ = ("kind", "subtype", "text", "call_id", "about_call", "fields")
+    __slots__ = ("kind", "subtype", "text", "call_id", "about_call", "fields", "detail")
     kind_name = "note"
 
     def __init__(self, native: Any, ts: int | None, ts_source: int, kind: str, subtype: str, text: str,
                  call_id: str = "", *, about_call: bool = False, fields: dict | None = None,
-                 natives: int = 1) -> None:
+                 natives: int = 1, detail: str = "") -> None:
         _place(self, native, ts, ts_source, natives)
         self.kind = kind
         self.subtype = subtype
@@ -404,6 +406,7 @@ class StatusNote(Canonical):
         self.call_id = call_id
         self.about_call = about_call
         self.fields = fields
+        self.detail = detail
 
 
 class Usage:

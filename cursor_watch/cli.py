@@ -33,7 +33,7 @@ from typing import Any
 
 from . import __version__
 from .samples import DEFAULT_SAMPLE, list_samples, sample_path
-from .output import OutputClosed
+from .output import OutputClosed, served_in_browser
 from .output import error_line as _error
 from .formats import FORMATS
 from .lazy import lazy_module
@@ -43,7 +43,6 @@ from .sources import SourceError, open_sources
 asyncio = lazy_module("asyncio")  # imported when an event loop runs (not by a --summary of files: run_summary_replay)
 
 EXIT_USAGE = 2
-REPORT_WIDTH = 150  # --report's width when not written to a terminal
 ALERT_TICK_S = 0.25  # stall and budget rules are checked this often between events
 
 
@@ -60,8 +59,12 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser (everything after ``--`` is the command to spawn)."""
     p = _Parser(
         prog="cursor-watch",
-        description="Live monitor for `cursor-agent -p ... --output-format stream-json` (NDJSON).",
-        epilog="Spawn mode: cursor-watch [OPTIONS] -- cursor-agent -p 'task' --output-format stream-json",
+        description="Live monitor for AI coding agents' NDJSON event streams: Cursor (cursor-agent -p "
+                    "--output-format stream-json), Claude Code (claude -p --output-format stream-json --verbose), "
+                    "Codex (codex exec --json) and Gemini CLI (gemini -p --output-format stream-json). The agent is "
+                    "recognised from each stream's first events; --format cursor|claude|codex|gemini chooses it.",
+        epilog="Spawn mode: cursor-watch [OPTIONS] -- AGENT-COMMAND, e.g. cursor-watch -- cursor-agent -p 'task' "
+               "--output-format stream-json, or cursor-watch -- codex exec --json 'task'",
     )
     p.add_argument("files", nargs="*", metavar="FILE|DIR",
                    help="stream files to replay, or directories of them (*.jsonl, *.ndjson, *.log); "
@@ -78,7 +81,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="replay FILE at its recorded pace times X (0, the default: as fast as possible)")
     p.add_argument("--thinking", action="store_true", help="--plain: print thinking blocks too")
     p.add_argument("--format", default="auto", choices=("auto", *FORMATS),
-                   help="the agent whose stream this is (default auto: sniffed from each source's first events)")
+                   help="the agent whose stream this is: cursor (Cursor Agent CLI), claude (Claude Code), codex "
+                        "(Codex), gemini (Gemini CLI); default auto: recognised from each source's first events")
     p.add_argument("--result-grace", type=float, default=RESULT_EXIT_GRACE_S, metavar="S",
                    help="spawn mode: seconds a command may run on after its result before it is stopped "
                         f"(default {RESULT_EXIT_GRACE_S:g})")
@@ -90,6 +94,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--export-max-chars", type=int, metavar="N",
                    help="--export FILE.md: keep the document under N characters (GitHub's comment limit is 65536) "
                         "by cutting payloads first, with notes")
+    p.add_argument("--no-redact", action="store_true",
+                   help="keep secrets in what is shared. Without it, --export (every format, and the TUI's e key), "
+                        "--serve and --otlp replace each secret they find (cloud keys, tokens, private keys, URL "
+                        "passwords, values of password/secret/token/api_key..., high-entropy values in quotes or "
+                        "after = or :) with [redacted: KIND]; a secret of no known shape and no telling name is not "
+                        "found. The TUI on your terminal, --plain, --summary, --json-out and --save are yours and "
+                        "never redacted")
     p.add_argument("--notify", action="store_true",
                    help="TUI: when a run ends, fails or waits for an answer, also ring the terminal bell and send a "
                         "desktop notification (OSC 9 and OSC 777; terminals without them ignore them)")
@@ -98,7 +109,8 @@ def build_parser() -> argparse.ArgumentParser:
                       help="send each run as a trace to an OTLP endpoint (any mode); configured by the SDK's "
                            "OTEL_EXPORTER_OTLP_* variables, http/protobuf by default, grpc supported")
     otel.add_argument("--otlp-endpoint", metavar="URL",
-                      help="--otlp to URL (a base like http://host:4318 gets /v1/traces; implies --otlp)")
+                      help="--otlp to URL (a base URL gets /v1/traces, as OTEL_EXPORTER_OTLP_ENDPOINT does; one ending "
+                           "in /v1/traces is kept; implies --otlp)")
     otel.add_argument("--otlp-content", action="store_true",
                       help="also send the prompt, assistant text, thinking, tool arguments and results (each "
                            "attribute at most 16384 characters, cut with a note); off by default, as is "
@@ -199,6 +211,7 @@ class Options:
     otlp: bool = False
     otlp_endpoint: str | None = None
     otlp_content: bool = False
+    redact: bool = True  # --no-redact turns it off: exports, --serve, --otlp-content
     metrics: tuple[str, int] | None = None  # --metrics (host, port)
     metrics_state: Any = None  # metrics.Metrics, made by main once the options are checked
 
@@ -286,7 +299,7 @@ def parse_args(argv: list[str]) -> Options | None:
                    result_grace=ns.result_grace, json_out=ns.json_out, export=ns.export,
                    export_max_chars=ns.export_max_chars, notify=ns.notify, serve=ns.serve, host=ns.host, port=ns.port,
                    format=ns.format, otlp=ns.otlp or bool(ns.otlp_endpoint), otlp_endpoint=ns.otlp_endpoint,
-                   otlp_content=ns.otlp_content, metrics=metrics,
+                   otlp_content=ns.otlp_content, redact=not ns.no_redact, metrics=metrics,
                    prices=ns.prices, report=ns.report, by=ns.by, since_ms=report_range[0], until_ms=report_range[1],
                    stall_s=stall_s, limits=_limits(ns, stall_s, command), enforce=ns.enforce, alerts=list(ns.alert),
                    alert_on=_alert_kinds(ns.alert_on), alert_cmd=ns.alert_cmd, alert_replay=ns.alert_replay)
@@ -616,9 +629,8 @@ def run_report(opts: Options) -> int:
             from .report import render_report
 
             console = make_console()
-            if not console.is_terminal:
-                console.width = REPORT_WIDTH  # a file or a pipe: the whole table, not 80 columns of it
-            render_report(report, console)
+            # a file or a pipe: no width limit (every figure and name whole); a terminal: its width
+            render_report(report, console, console.width if console.is_terminal else None)
     except (BrokenPipeError, OutputClosed):
         _stdout_closed()
         return 128 + signal.SIGPIPE
@@ -662,7 +674,7 @@ def tui_possible() -> bool:
     textual-serve runs us for a browser tab (its web driver talks over stdin/stdout)."""
     if os.environ.get("CURSOR_WATCH_NO_TUI"):
         return False
-    if "web_driver" in os.environ.get("TEXTUAL_DRIVER", ""):
+    if served_in_browser():
         return True
     if not (sys.stdout.isatty() and sys.stderr.isatty()):
         return False
@@ -745,7 +757,7 @@ def _write_end_files(opts: Options, watch: Watch) -> None:
 
     runs = watch.runs()
     write_json_out(opts.json_out, runs)
-    write_export_file(opts.export, runs, opts.export_max_chars)
+    write_export_file(opts.export, runs, opts.export_max_chars, opts.redact)
     for feed in watch.feeds:
         feed.source.close()
 

@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from .match import Query, QueryError
+from .safe import view_redaction
 from .tools import STATUS_FAILURE, STATUS_INCOMPLETE, STATUS_REJECTED, STATUS_RUNNING, STATUS_SUCCESS
 
 STATUSES = (STATUS_RUNNING, STATUS_SUCCESS, STATUS_FAILURE, STATUS_REJECTED, STATUS_INCOMPLETE)
@@ -81,7 +82,7 @@ class CallFilter:
             else:
                 words.append(word)
         try:
-            self.words = [Query(w) for w in words]
+            self.words = [Query(w, redact=view_redaction()) for w in words]
         except QueryError as err:  # an empty word can't happen after split(); kept for safety
             raise FilterError(str(err)) from None
 

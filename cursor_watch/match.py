@@ -61,13 +61,16 @@ class Query:
         QueryError: an empty query or an invalid regular expression.
     """
 
-    __slots__ = ("text", "regex", "ignore_case", "pattern", "_literal", "_lower")
+    __slots__ = ("text", "regex", "ignore_case", "pattern", "_literal", "_lower", "redact")
 
-    def __init__(self, text: str, regex: bool = False) -> None:
+    def __init__(self, text: str, regex: bool = False, redact: Any = None) -> None:
         if not text:
             raise QueryError("empty query")
         self.text = text
         self.regex = regex
+        # a view that redacts (--serve): texts are matched as shown, their secrets replaced, so a
+        # search can't find (or count) what the page never shows (a Redactor, or None)
+        self.redact = redact
         self.ignore_case = not _has_capital(text, regex)
         flags = re.MULTILINE | (re.IGNORECASE if self.ignore_case else 0)
         try:
@@ -85,11 +88,21 @@ class Query:
         return f"Query({self.text!r}, regex={self.regex}, ignore_case={self.ignore_case})"
 
     def spans(self, text: str) -> list[tuple[int, int]]:
-        """``(start, end)`` character offsets of every match in ``text``, in order."""
+        """``(start, end)`` character offsets of every match in ``text``, in order (with
+        ``redact``: in the redacted text, which is ``text`` itself for one shown already)."""
+        if self.redact is not None:
+            text = self.redact(text)
         return [m.span() for m in self.pattern.finditer(text) if m.end() > m.start()]
 
     def count(self, text: str) -> int:
-        """Number of matches in ``text``."""
+        """Number of matches in ``text`` (with ``redact``: in the redacted text)."""
+        if not text:
+            return 0
+        if self.redact is not None:
+            text = self.redact(text)
+        return self._count(text)
+
+    def _count(self, text: str) -> int:
         if not text:
             return 0
         if self._literal is not None:
@@ -101,7 +114,9 @@ class Query:
         return sum(1 for m in self.pattern.finditer(text) if m.end() > m.start())
 
     def matches(self, text: str) -> bool:
-        """True when ``text`` holds at least one match."""
+        """True when ``text`` holds at least one match (with ``redact``: the redacted text)."""
+        if self.redact is not None:
+            text = self.redact(text)
         if self._literal is not None:
             return self._literal in text
         if self._lower is not None and (text.isascii() or not _folds_oddly(text)):
@@ -222,15 +237,24 @@ def payload_count(query: Query, args: Any, result: Any) -> int:
     """Matches of ``query`` in a call's payload (the strings of ``args`` and ``result``).
 
     A literal query is counted once over the strings joined by a character it doesn't hold
-    (a literal can't match across it), rather than once per string.
+    (a literal can't match across it), rather than once per string. A query that redacts
+    counts in the payload as a redacting view shows it (each string redacted, a value under a
+    secret-sounding key hidden: :meth:`cursor_watch.redact.Redactor.value`).
     """
+    redact = query.redact
+    if redact is not None:
+        value = getattr(redact, "value", None)
+        if value is not None:
+            args, result = value(args), value(result)
     strings: list[str] = []
     for part in (args, result):
         if part is not None:
             _all_strings(part, strings)
     if not strings:
         return 0
+    if redact is not None and getattr(redact, "value", None) is None:
+        strings = [redact(x) for x in strings]
     if not query.regex:
         sep = next(c for c in "\x00\x01\x02\x03" if c not in query.text)
-        return query.count(sep.join(strings))
-    return sum(query.count(x) for x in strings)
+        return query._count(sep.join(strings))
+    return sum(query._count(x) for x in strings)

@@ -36,7 +36,7 @@ metric                                               type       labels          
 
 The ``gen_ai_*`` names are OpenTelemetry's GenAI metrics turned into Prometheus names (dots to
 underscores, the unit ``s`` as ``_seconds``, an annotation unit like ``{token}`` dropped):
-``gen_ai.client.token.usage`` of semantic conventions :data:`SEMCONV_VERSION`
+``gen_ai.client.token.usage`` of semantic conventions :data:`TOKENS_SEMCONV_VERSION`
 (``docs/gen-ai/gen-ai-metrics.md``), ``gen_ai.invoke_agent.duration`` and
 ``gen_ai.execute_tool.duration`` of open-telemetry/semantic-conventions-genai
 (``docs/gen-ai/gen-ai-metrics.md``, status Development), with their advised bucket boundaries,
@@ -87,7 +87,7 @@ from .costs import reported_cost, run_cost, usage_of
 from .guard import DISPLAY_STALL_S, RunTimes, stall_of
 from .tools import STATUS_INCOMPLETE
 
-SEMCONV_VERSION = "1.41.0"  # OpenTelemetry semantic conventions: gen_ai.client.token.usage, gen_ai.token.type
+TOKENS_SEMCONV_VERSION = "1.41.0"  # semantic conventions of gen_ai.client.token.usage and gen_ai.token.type here
 DEFAULT_HOST = "127.0.0.1"  # loopback unless HOST says otherwise
 LABEL_CHARS = 128  # characters of a label value
 MAX_VALUES = {"agent": 16, "model": 64, "tool": 256}  # distinct values per label (beyond: OTHER)

@@ -31,7 +31,7 @@ from typing import Any
 from . import spill
 from .canonical import (TEXT_DELTA, TEXT_END, TEXT_PARTIAL, TIME_RECEIVED, TIME_STREAM, TIME_TOOL,
                         RunEnd, RunStart, Prompt, Silent, StatusNote, Text, Thinking, ToolEnd, ToolEvent, ToolStart,
-                        ToolUpdate, Unknown, Usage, UsageUpdate, short)
+                        UNREAD_AGENT, ToolUpdate, Unknown, Usage, UsageUpdate, short)
 from .events import Invalid
 from .spill import SpillDict, SpillFile, SpillList
 from .tools import (
@@ -273,25 +273,29 @@ class Note:
     Attributes:
         kind: event type (``interaction_query``, ``retry``, ``connection``, ``system``,
             ``session``); subtype: its subtype; text: one-line description;
-        line: line number; ts_ms: ``timestamp_ms`` if any; call_id: related tool call ("").
+        line: line number; ts_ms: epoch ms, the stream's time, else when it was read in a live
+            watch, else None (a replay of an event without a time); call_id: related tool call ("");
+        detail: more than one line can say, as the agent wrote it ("" for none: a hook's output).
     """
 
-    __slots__ = ("kind", "subtype", "text", "line", "ts_ms", "call_id")
+    __slots__ = ("kind", "subtype", "text", "line", "ts_ms", "call_id", "detail")
 
-    def __init__(self, kind: str, subtype: str, text: str, line: int, ts_ms: int | None, call_id: str = "") -> None:
+    def __init__(self, kind: str, subtype: str, text: str, line: int, ts_ms: int | None, call_id: str = "",
+                 detail: str = "") -> None:
         self.kind = kind
         self.subtype = subtype
         self.text = text
         self.line = line
         self.ts_ms = ts_ms
         self.call_id = call_id
+        self.detail = detail
 
     def state(self) -> tuple:
         """Every field as a plain tuple (see :mod:`cursor_watch.spill`)."""
         return _NOTE_STATE(self)
 
 
-_NOTE_STATE = operator.attrgetter(*Note.__slots__)  # (kind, subtype, text, line, ts_ms, call_id)
+_NOTE_STATE = operator.attrgetter(*Note.__slots__)  # (kind, subtype, text, line, ts_ms, call_id, detail)
 
 
 class Diagnostic:
@@ -325,6 +329,14 @@ class UnknownEvent:
         self.type = type_
         self.subtype = subtype
         self.preview = preview
+
+    @property
+    def label(self) -> str:
+        """``type/subtype``, ``type`` (no subtype), or ``(no type)`` (an object without one: the
+        views once said ``unknown event /``)."""
+        if not self.type:
+            return "(no type)" + (f"/{self.subtype}" if self.subtype else "")
+        return self.type + (f"/{self.subtype}" if self.subtype else "")
 
     def state(self) -> tuple:
         """Every field as a plain tuple (see :mod:`cursor_watch.spill`)."""
@@ -485,6 +497,25 @@ class Session:
         if self.result is not None:
             return "error" if self.result.is_error else "success"
         return "incomplete" if self.ended else "running"
+
+    @property
+    def unread(self) -> bool:
+        """The stream is in a format cursor-watch does not read (every object an unknown event,
+        said once by a ``format`` note: :class:`cursor_watch.formats.UnreadFormat`)."""
+        return self.agent == UNREAD_AGENT
+
+    def unread_words(self) -> str:
+        """What the views say once of an unread stream's unknown events, in place of a line each:
+        ``17 JSON objects (lines 1-17) in a format cursor-watch does not read (the first: no type,
+        keys id, name, score)``; "" when it has none."""
+        n = self.unknown_events
+        if not n or not self.unknown:
+            return ""
+        first, last = self.unknown[0], self.unknown[-1]
+        where = f"line {first.line}" if first.line == last.line else f"lines {first.line}-{last.line}"
+        what = f"type {first.type}" if first.type else "no type"
+        return (f"{n:,} JSON object{'s' if n != 1 else ''} ({where}) in a format cursor-watch does not read "
+                f"(the first: {what}" + (f", keys {first.preview})" if first.preview else ")"))
 
     def counts(self) -> dict:
         """``{"lines", "events", "invalid_lines", "unknown_events", "tool_calls"}``."""
@@ -908,7 +939,7 @@ class Session:
             if call is not None:
                 call.interaction = ev.text
                 changes.append((CHANGE_TOOL_UPDATED, call_id))
-        return changes + self._note(ev.kind, ev.subtype, ev.text, ev, call_id)
+        return changes + self._note(ev.kind, ev.subtype, ev.text, ev, call_id, ev.detail)
 
     def _usage(self, ev: UsageUpdate) -> list[tuple[str, Any]]:
         self.usage = ev.usage
@@ -924,8 +955,10 @@ class Session:
         changes.append((CHANGE_RESULT, None))
         return changes
 
-    def _note(self, kind: str, subtype: str, text: str, ev: Any, call_id: str = "") -> list[tuple[str, Any]]:
-        self.notes.append(Note(kind, subtype, text, ev.line, ev.ts if ev.ts_source == TIME_STREAM else None, call_id))
+    def _note(self, kind: str, subtype: str, text: str, ev: Any, call_id: str = "", detail: str = ""
+              ) -> list[tuple[str, Any]]:
+        ts = ev.ts if ev.ts_source == TIME_STREAM or ev.ts_source == TIME_RECEIVED else None
+        self.notes.append(Note(kind, subtype, text, ev.line, ts, call_id, detail))
         index = len(self.notes) - 1
         self.timeline.append(("note", index))
         return [(CHANGE_NOTE, index)]

@@ -8,23 +8,32 @@ exporter (``http/protobuf`` by default, ``grpc`` when ``OTEL_EXPORTER_OTLP_PROTO
 The SDK's encoding costs ~100 us a span (measured: 1.45, upb protobuf), so it runs on the other
 core, not under the reader's GIL; the reader only builds a record and hands its bytes over.
 
-What leaves the machine follows the GenAI semantic conventions of OpenTelemetry semantic
-conventions **v1.41.0** (``docs/gen-ai/gen-ai-agent-spans.md`` and ``gen-ai-spans.md`` of that
-tag, the last release with GenAI in the main repository; :data:`SEMCONV_VERSION`):
+What leaves the machine follows the OpenTelemetry GenAI semantic conventions **v0.1.0**
+(open-telemetry/semantic-conventions-genai, their first release after they left the main
+repository at v1.41.0: ``model/gen-ai/registry.yaml``; :data:`GENAI_SEMCONV_VERSION`; the
+scope's ``schemaUrl`` names semantic conventions :data:`SEMCONV_VERSION`, which it depends on),
+with the OpenInference attributes Arize Phoenix reads (``openinference.span.kind``,
+``llm.*``, ``input.value``/``output.value``, ``session.id``):
 
 * one ``invoke_agent {agent}`` span per run (kind CLIENT: the agent is another process that
-  works through a remote service), with ``gen_ai.operation.name``, ``gen_ai.provider.name``,
-  ``gen_ai.agent.name``, ``gen_ai.conversation.id`` (the session id), ``gen_ai.request.model``,
-  ``gen_ai.usage.*`` from ``result.usage`` as the stream reports them, and the run's notes
-  (interaction queries, retries, reconnections) as span events;
-* one ``execute_tool {tool}`` span per tool call (kind INTERNAL), a child of the run span (or
-  of its parent call's span for a sub-agent's call), with ``gen_ai.tool.name``,
-  ``gen_ai.tool.call.id`` (the ``call_id``), ``gen_ai.tool.type``, ``process.exit.code`` for
-  shell calls; status ERROR with ``error.type`` for failed, rejected and incomplete calls.
+  works through a remote service; OpenInference AGENT), with ``gen_ai.operation.name``,
+  ``gen_ai.provider.name``, ``gen_ai.agent.name``, ``gen_ai.conversation.id`` and ``session.id``
+  (the session id), ``gen_ai.request.model``, and the run's notes (interaction queries, retries,
+  reconnections) as span events; it ends at the run's end and starts at the earlier of its
+  first event and the end minus the duration the agent reports (:func:`run_times`);
+* one ``chat {model}`` span per model (kind CLIENT, OpenInference LLM), a child of the run
+  span as long as it, carrying the run's usage (``gen_ai.usage.*`` and ``llm.token_count.*``)
+  and the cost the agent reported (``llm.cost.total``, ``gen_ai.usage.cost``): the only spans
+  with usage, so a backend that sums a trace counts each token once (:func:`llm_records`);
+* one ``execute_tool {tool}`` span per tool call (kind INTERNAL, OpenInference TOOL), a child of
+  the run span (or of its parent call's span for a sub-agent's call), with ``gen_ai.tool.name``
+  (an MCP tool as ``server.tool``: :func:`mcp_names`), ``gen_ai.tool.call.id`` (the
+  ``call_id``), ``gen_ai.tool.type``, ``process.exit.code`` for shell calls; status ERROR with
+  ``error.type`` for failed, rejected and incomplete calls.
 
-No span per model call: the stream says when a model call's output arrived, never when the
-call began or ended, so such a span would have invented times. ``model_call_id`` is kept on
-each tool span (``cursor_watch.model_call_id``): a backend can group the calls of one model call.
+The ``chat`` span is not a timed model call: the stream says when a model call's output arrived,
+never when the call began or ended. ``model_call_id`` is kept on each tool span
+(``cursor_watch.model_call_id``): a backend can group the calls of one model call.
 
 **Ids are derived, not random** (:func:`trace_id_of`, :func:`run_span_id_of`,
 :func:`tool_span_id_of`): SHA-256 over the run key and the ``call_id``. The key (:func:`run_key`,
@@ -43,13 +52,21 @@ replayed file or a spawned command. A run cursor-watch stopped watching while it
 no run span (see :class:`OtlpOutlet`): a later replay of its finished log completes its trace.
 
 **Content is opt-in** (``--otlp-content`` or
-``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true``): the prompt, assistant text and
-thinking (``gen_ai.input.messages`` / ``gen_ai.output.messages``), each call's one-line
-summary, arguments and result (``gen_ai.tool.call.arguments`` / ``.result``). Each content
-attribute is at most :data:`CONTENT_CAP` characters, a cut one ending with a note of how much
-was not sent (JSON-valued ones stay valid JSON: :func:`_json_within`), terminal escape sequences
-removed and other control characters shown escaped. Without it, no stream text leaves the machine beyond ids,
-names, the model, cwd, statuses, exit codes, counts and times.
+``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true``): the prompt and the final text as the
+run span's ``input.value``/``output.value`` (Phoenix's Input and Output panes), the prompt,
+thinking and each assistant segment as ``gen_ai.input.messages`` / ``gen_ai.output.messages``,
+each call's one-line summary, and its arguments and result as ``input.value``/``output.value``
+and ``gen_ai.tool.call.arguments`` / ``.result``. Each content attribute is at most
+:data:`CONTENT_CAP` characters, a cut one ending with a note of how much was not sent
+(JSON-valued ones stay valid JSON: :func:`_json_within`), terminal escape sequences removed and
+other control characters shown escaped. Without it, no stream text leaves the machine beyond
+ids, names, the model, cwd, statuses, exit codes, counts and times.
+
+**Secrets are redacted** (issue 25) unless ``--no-redact``: content, a rejected call's reason and
+an error result's text pass through :mod:`cursor_watch.redact` (each secret becomes
+``[redacted: KIND]``), the payloads before they are cut, and a JSON key that names a secret
+(``password``, ``api_key``, ``token``) hides its value (:meth:`cursor_watch.redact.Redactor.field`).
+Ids (``call_id``, the session id) are sent as they are.
 
 **A dead backend never hurts the watch**: records wait in a bounded buffer
 (:data:`MAX_PENDING_BYTES`; beyond it new spans are dropped and counted), the export runs in
@@ -80,7 +97,8 @@ from .model import CLOCK_RECEIVED
 from .safe import visible_doc
 from .tools import STATUS_FAILURE, STATUS_INCOMPLETE, STATUS_REJECTED, STATUS_RUNNING, STATUS_SUCCESS
 
-SEMCONV_VERSION = "1.41.0"  # OpenTelemetry semantic conventions (GenAI) followed here
+GENAI_SEMCONV_VERSION = "0.1.0"  # open-telemetry/semantic-conventions-genai release followed here
+SEMCONV_VERSION = "1.45.0"  # the semantic-conventions release GenAI v0.1.0 depends on (its CHANGELOG)
 SCHEMA_URL = f"https://opentelemetry.io/schemas/{SEMCONV_VERSION}"
 SCOPE = "cursor_watch.otlp"
 
@@ -149,15 +167,28 @@ def check_available(proto: str | None = None, need_exporter: bool = True) -> Non
 
 
 def traces_endpoint(url: str, proto: str) -> str:
-    """``--otlp-endpoint URL`` as the traces endpoint: for HTTP a base URL gets ``/v1/traces``
-    (as the SDK does with ``OTEL_EXPORTER_OTLP_ENDPOINT``); a URL with a path is used as given."""
+    """A base URL as the traces endpoint, the same for ``--otlp-endpoint`` and
+    ``OTEL_EXPORTER_OTLP_ENDPOINT``: for HTTP, ``/v1/traces`` is appended to the base (with or
+    without a path of its own: Langfuse's documented base is ``https://cloud.langfuse.com/api/public/otel``),
+    and a URL that already ends in ``/v1/traces`` is kept; for gRPC the URL is used as given."""
     if proto == "grpc":
         return url
-    scheme, sep, rest = url.partition("://")
-    path = rest.partition("/")[2] if sep else ""
-    if path.strip("/"):
-        return url
-    return url.rstrip("/") + "/v1/traces"
+    trimmed = url.rstrip("/")
+    if trimmed.endswith("/v1/traces"):
+        return trimmed
+    return trimmed + "/v1/traces"
+
+
+def endpoint_env(env: dict[str, str], endpoint: str | None, proto: str) -> dict[str, str]:
+    """The exporter process's environment with the traces endpoint made explicit: ``--otlp-endpoint``,
+    else ``OTEL_EXPORTER_OTLP_ENDPOINT`` through :func:`traces_endpoint` (the SDK would append
+    ``/v1/traces`` even to a URL that has it), unless ``OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`` is set
+    (the SDK uses that one as given). Returns ``env`` changed in place."""
+    if endpoint:
+        env["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"] = traces_endpoint(endpoint, proto)
+    elif proto != "grpc" and env.get("OTEL_EXPORTER_OTLP_ENDPOINT") and not env.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"):
+        env["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"] = traces_endpoint(env["OTEL_EXPORTER_OTLP_ENDPOINT"], proto)
+    return env
 
 
 def describe_endpoint(endpoint: str | None, proto: str) -> str:
@@ -170,7 +201,7 @@ def describe_endpoint(endpoint: str | None, proto: str) -> str:
     base = os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT")
     if proto == "grpc":
         return base or "http://localhost:4317"
-    return (base.rstrip("/") + "/v1/traces") if base else "http://localhost:4318/v1/traces"
+    return traces_endpoint(base, proto) if base else "http://localhost:4318/v1/traces"
 
 
 # -- ids ---------------------------------------------------------------------------------------
@@ -386,8 +417,12 @@ def _status_error(error_type: str, description: str) -> list:
     return ["error", clean_line(description, DETAIL_CAP)]
 
 
+def _same(text: Any) -> Any:
+    return text
+
+
 def tool_record(run: Any, call: Any, ids: RunIds, *, content: bool = False, now_ms: float | None = None,
-                stream_times: bool = True) -> dict:
+                stream_times: bool = True, redact: Any = None) -> dict:
     """The span record of one finished tool call (see :mod:`cursor_watch.otlp_sdk` for its fields).
 
     Args:
@@ -397,9 +432,14 @@ def tool_record(run: Any, call: Any, ids: RunIds, *, content: bool = False, now_
         content: add the summary, arguments and result (re-read from the source by offset).
         now_ms: epoch ms standing in for a missing end time.
         stream_times: False when the stream carries no times (the times are when events were read).
+        redact: a :class:`~cursor_watch.redact.Redactor` for the texts (None: ``--no-redact``).
     """
+    r = redact.text if redact is not None else _same
     tool = clean_line(call.tool, 128) or "unknown"
     call_id = call.call_id if isinstance(call.call_id, str) else str(call.call_id)
+    server, mcp_tool = mcp_names(call)
+    if mcp_tool:
+        tool = clean_line(f"{server}.{mcp_tool}" if server else mcp_tool, 128)
     attrs: dict[str, Any] = {
         "gen_ai.operation.name": "execute_tool",
         "gen_ai.tool.name": tool,
@@ -407,7 +447,17 @@ def tool_record(run: Any, call: Any, ids: RunIds, *, content: bool = False, now_
         "gen_ai.tool.type": "extension" if getattr(call, "kind", call.tool) in EXTENSION_TOOLS else "function",
         "cursor_watch.tool.status": clean_line(call.status, 32),
         "openinference.span.kind": "TOOL",
+        "tool.name": tool,
     }
+    if mcp_tool:
+        attrs["cursor_watch.mcp.tool"] = clean_line(mcp_tool, 128)
+        if server:
+            attrs["cursor_watch.mcp.server"] = clean_line(server, 128)
+        if call.tool != tool:
+            attrs["cursor_watch.tool.agent_name"] = clean_line(call.tool, 128)
+    session_id = getattr(getattr(run, "session", None), "session_id", None)
+    if session_id:
+        attrs["session.id"] = clean_id(session_id)
     if call.outcome:
         attrs["cursor_watch.tool.outcome"] = clean_line(call.outcome, 64)
     code = _int64(call.exit_code)
@@ -437,7 +487,7 @@ def tool_record(run: Any, call: Any, ids: RunIds, *, content: bool = False, now_
         if status == STATUS_INCOMPLETE or status == STATUS_RUNNING:
             desc = "still running when the run ended"
         elif status == STATUS_REJECTED or content:
-            desc = call.detail or status
+            desc = r(call.detail) if call.detail else status
         elif code is not None and code != 0:
             desc = f"exit {code}"
         else:
@@ -445,14 +495,19 @@ def tool_record(run: Any, call: Any, ids: RunIds, *, content: bool = False, now_
         st = _status_error(error_type, desc)
     if content:
         if call.summary:
-            attrs["cursor_watch.tool.summary"] = clean_line(call.summary, DETAIL_CAP)
-        if call.description:
-            attrs["gen_ai.tool.description"] = clean_content(call.description)
-        args, result = _payloads(run, call)
+            attrs["cursor_watch.tool.summary"] = clean_line(r(call.summary), DETAIL_CAP)
+        args, result = _payloads(run, call, redact)
         if args is not None:
-            attrs["gen_ai.tool.call.arguments"] = _capped_json(args)
+            attrs["gen_ai.tool.call.arguments"] = attrs["input.value"] = _capped_json(args)
+            attrs["input.mime_type"] = "application/json"
         if result is not None:
             attrs["gen_ai.tool.call.result"] = _capped_json(result)
+            if isinstance(result, str):
+                attrs["output.value"] = clean_content(result)
+                attrs["output.mime_type"] = "text/plain"
+            else:
+                attrs["output.value"] = attrs["gen_ai.tool.call.result"]
+                attrs["output.mime_type"] = "application/json"
     return {
         "n": f"execute_tool {tool}",
         "t": f"{ids.trace_id:032x}",
@@ -465,6 +520,41 @@ def tool_record(run: Any, call: Any, ids: RunIds, *, content: bool = False, now_
         "st": st,
         "ev": [],
     }
+
+
+def mcp_names(call: Any) -> tuple[str, str]:
+    """``(server, tool)`` of an MCP call, ``("", "")`` for another call; the server is "" where the
+    stream does not name it apart.
+
+    Where each agent names them: Codex ``mcp_tool_call`` items carry ``server`` and ``tool``
+    (``codex_exec_mcp_0_160.jsonl``: ``lean_beam`` / ``lean_sync``), which its adapter names the
+    call ``SERVER.TOOL``; Claude Code names the tool
+    ``mcp__SERVER__TOOL`` (``claude_stream_mcp_2_1.jsonl``); Cursor's ``mcpToolCall`` args have
+    ``providerIdentifier`` and ``toolName``; Gemini CLI writes ``mcp_SERVER_TOOL`` with no way to
+    tell where the server ends (the whole rest is the tool).
+    """
+    if getattr(call, "kind", None) != "mcp":
+        return "", ""
+    name = call.tool if isinstance(call.tool, str) else ""
+    args = call.args if isinstance(call.args, dict) else {}
+    server, tool = args.get("server"), args.get("tool")
+    if isinstance(server, str) and isinstance(tool, str) and tool:
+        return server, tool
+    if name.startswith("mcp__"):
+        parts = name.split("__", 2)
+        if len(parts) == 3 and parts[2]:
+            return parts[1], parts[2]
+    tool = args.get("toolName") or args.get("name")
+    if isinstance(tool, str) and tool:
+        server = args.get("providerIdentifier")
+        return (server if isinstance(server, str) else ""), tool
+    if name.startswith("mcp_") and len(name) > 4:
+        return "", name[4:]
+    if "." in name:  # the Codex adapter's SERVER.TOOL (formats/codex.py), when the arguments are not kept
+        server, _, tool = name.partition(".")
+        if server and tool:
+            return server, tool
+    return "", name
 
 
 def _call_times(run: Any, call: Any, ids: RunIds, call_id: str, stream_times: bool,
@@ -505,22 +595,173 @@ def _call_times(run: Any, call: Any, ids: RunIds, call_id: str, stream_times: bo
     return b, max(b, e)
 
 
-def _payloads(run: Any, call: Any) -> tuple[Any, Any]:
-    """The call's full arguments and result, re-read from the source (None where not available)."""
+def _payloads(run: Any, call: Any, redact: Any = None) -> tuple[Any, Any]:
+    """The call's full arguments and result, re-read from the source (None where not available),
+    redacted with ``redact`` when given."""
     reread = getattr(run, "reread", None)
     if reread is None:
-        return call.args, None
+        return (redact.value(call.args) if redact is not None else call.args), None
     try:
         from .payloads import load_call_events
 
-        args, result, _note = load_call_events(call, reread, getattr(run.session, "agent", None))
+        args, result, _note = load_call_events(call, reread, getattr(run.session, "agent", None), redact)
     except Exception:  # noqa: BLE001 - a source that can't be read back: what the model kept
-        return call.args, None
+        return (redact.value(call.args) if redact is not None else call.args), None
     return args, result
 
 
-def run_record(run: Any, ids: RunIds, *, content: bool = False, now_ms: float | None = None) -> dict:
+def run_times(run: Any, ids: RunIds, now_ms: float) -> tuple[int, int]:
+    """The run span's ``(start, end)`` in epoch ns: the run's true latency.
+
+    In a stream with times, the end is the last time the stream recorded (its result's, where it
+    has one) and the start the earlier of its first recorded time and ``end - duration_ms``, the
+    duration the agent reports on its result (Cursor's and Claude Code's ``duration_ms``: a Cursor
+    run's events carry times only near its end, so the first event's time alone gave 3 ms for a
+    9.4 s run). In a run without times (Codex), when its events were read (live), else when this
+    outlet saw it (a replay, an export), the start again no later than the end minus the reported
+    duration. Always around every tool span of the run (:meth:`RunIds.saw`).
+    """
+    s = run.session
+    if s.first_ts_ms is not None:
+        starts = [t for t in (s.first_ts_ms, ids.min_start_ms) if t is not None]
+        ends = [t for t in (s.last_ts_ms, ids.max_end_ms) if t is not None]
+    else:
+        starts = [t for t in (s.first_received_ms, ids.min_start_ms, ids.first_seen_ms) if t is not None]
+        ends = [t for t in (s.last_received_ms, ids.max_end_ms, now_ms) if t is not None]
+    duration = _int64(getattr(s.result, "duration_ms", None)) if s.result is not None else None
+    if ends and duration is not None and duration > 0:
+        starts.append(max(ends) - duration)
+    start = _ns(min(starts)) if starts else None
+    if start is None:  # (a time beyond what a span can hold: a hostile stream's)
+        start = _ns(ids.first_seen_ms) or _ns(now_ms) or 0
+    end = _ns(max(ends)) if ends else None
+    return start, max(start, end if end is not None else start)
+
+
+def final_text(session: Any) -> str | None:
+    """The run's final text: the text its result reports (Cursor's ``result``, Claude Code's
+    ``result``, Codex's last agent message), else its last assistant segment; None when it has
+    neither."""
+    result = session.result
+    if result is not None and isinstance(result.text, str) and result.text:
+        return result.text
+    for seg in reversed(session.segments):
+        if seg.text:
+            return seg.text
+    return None
+
+
+def llm_span_id_of(key: str, model: str) -> int:
+    """64-bit id of a run's ``chat {model}`` span: SHA-256("cursor-watch llm", key, model), 8 bytes (never 0)."""
+    return int.from_bytes(_digest("cursor-watch llm", key, model)[:8], "big") or 1
+
+
+def usage_attrs(usage: Any) -> dict[str, int]:
+    """A :class:`~cursor_watch.canonical.Usage` as GenAI (``gen_ai.usage.*``) and OpenInference
+    (``llm.token_count.*``) attributes, each count where known.
+
+    GenAI v0.1.0 (``model/gen-ai/registry.yaml``): ``input_tokens`` includes the cached ones
+    (cache read and cache creation are parts of it), ``output_tokens`` includes the reasoning ones
+    (``reasoning.output_tokens`` is a part of it): Gemini CLI counts its thinking apart from its
+    output, so there the output sent is output + thinking. OpenInference: ``prompt`` and
+    ``completion`` the same, ``total`` every token once
+    (:attr:`~cursor_watch.canonical.Usage.total_tokens`), ``prompt_details.cache_read`` /
+    ``cache_write``, ``completion_details.reasoning``.
+    """
+    out: dict[str, int] = {}
+    inp = _int64(usage.input_tokens)
+    output = _int64(usage.output_tokens)
+    reasoning = _int64(usage.reasoning_tokens)
+    if output is not None and reasoning is not None and usage.reasoning_in_output is False:
+        output = _int64(output + reasoning)
+    for value, names in ((inp, ("gen_ai.usage.input_tokens", "llm.token_count.prompt")),
+                         (output, ("gen_ai.usage.output_tokens", "llm.token_count.completion")),
+                         (_int64(usage.cache_read_tokens), ("gen_ai.usage.cache_read.input_tokens",
+                                                            "llm.token_count.prompt_details.cache_read")),
+                         (_int64(usage.cache_write_tokens), ("gen_ai.usage.cache_creation.input_tokens",
+                                                             "llm.token_count.prompt_details.cache_write")),
+                         (reasoning, ("gen_ai.usage.reasoning.output_tokens",
+                                      "llm.token_count.completion_details.reasoning"))):
+        if value is not None and value >= 0:
+            for name in names:
+                out[name] = value
+    total = _int64(usage.total_tokens)
+    if total is not None and total >= 0:
+        out["llm.token_count.total"] = total
+    return out
+
+
+def llm_records(run: Any, ids: RunIds, start: int, end: int) -> list[dict]:
+    """The run's ``chat {model}`` spans (kind CLIENT, OpenInference kind LLM), children of the
+    run span and as long as it: one per model where the agent reports usage per model (Claude
+    Code's ``modelUsage``), else one for the run's model; none when the run reports neither usage nor a cost.
+
+    The usage (:func:`usage_attrs`) is on these spans only, never on the run span, so a backend
+    that sums a trace's tokens (Phoenix counts spans of kind LLM) counts each token once. The
+    cost the agent reported goes with it as ``llm.cost.total`` (OpenInference) and
+    ``gen_ai.usage.cost`` (Langfuse's name); where none is reported, an estimate from the price
+    table (:func:`cursor_watch.costs.estimate`) goes only under ``cursor_watch.cost.estimate_usd``.
+    """
+    from .costs import estimate, reported_cost
+
+    s = run.session
+    agent = agent_of(s)
+    provider = PROVIDERS.get(agent, agent)
+    result = s.result
+    per_model = getattr(result, "model_usage", None) if result is not None else None
+    entries: list[tuple[str, Any, float | None]] = []
+    if per_model:
+        for model, (usage, cost) in per_model.items():
+            if usage is not None:
+                entries.append((model, usage, cost if isinstance(cost, (int, float)) and cost >= 0 else None))
+        if len(entries) == 1 and entries[0][2] is None:
+            entries[0] = (entries[0][0], entries[0][1], reported_cost(s))
+    if not entries:
+        usage, cost = usage_of(s), reported_cost(s)
+        if usage is None and cost is None:
+            return []
+        entries.append((s.model or "", usage, cost))  # (a cost without usage: Claude Code's mcp capture)
+    out = []
+    for model, usage, cost in entries:
+        name = clean_line(model, 128) if model else ""
+        attrs: dict[str, Any] = {
+            "gen_ai.operation.name": "chat",
+            "gen_ai.provider.name": provider,
+            "openinference.span.kind": "LLM",
+            "llm.provider": provider,
+        }
+        if name:
+            attrs["gen_ai.request.model"] = attrs["llm.model_name"] = name
+        if s.session_id:
+            attrs["session.id"] = clean_id(s.session_id)
+        if usage is not None:
+            attrs.update(usage_attrs(usage))
+        if cost is not None:
+            attrs["llm.cost.total"] = attrs["gen_ai.usage.cost"] = float(cost)
+        elif usage is not None:
+            guess = estimate(usage, model or None)
+            if guess.estimate is not None:
+                attrs["cursor_watch.cost.estimate_usd"] = float(guess.estimate)
+                attrs["cursor_watch.cost.price_source"] = clean_line(guess.source, DETAIL_CAP)
+        out.append({
+            "n": f"chat {name}" if name else "chat",
+            "t": f"{ids.trace_id:032x}",
+            "s": f"{llm_span_id_of(ids.key, model):016x}",
+            "p": f"{ids.span_id:016x}",
+            "k": "client",
+            "b": start,
+            "e": end,
+            "a": attrs,
+            "st": ["unset", ""],
+            "ev": [],
+        })
+    return out
+
+
+def run_record(run: Any, ids: RunIds, *, content: bool = False, now_ms: float | None = None,
+               redact: Any = None) -> dict:
     """The span record of a run (``invoke_agent``), built when it ends (see :func:`tool_record`)."""
+    r = redact.text if redact is not None else _same
     s = run.session
     now_ms = now_ms if now_ms is not None else time.time() * 1000.0
     agent = agent_of(s)
@@ -564,35 +805,16 @@ def run_record(run: Any, ids: RunIds, *, content: bool = False, now_ms: float | 
             attrs["cursor_watch.result.duration_ms"] = result.duration_ms
         if result.request_id:
             attrs["cursor_watch.request_id"] = clean_line(result.request_id)
-    usage = usage_of(s)
-    if usage is not None:
-        for key, attr in (("input_tokens", "gen_ai.usage.input_tokens"),
-                          ("output_tokens", "gen_ai.usage.output_tokens"),
-                          ("cache_read_tokens", "gen_ai.usage.cache_read.input_tokens"),
-                          ("cache_write_tokens", "gen_ai.usage.cache_creation.input_tokens")):
-            value = _int64(getattr(usage, key))
-            if value is not None:
-                attrs[attr] = value
-    # times: the first and last the stream recorded (events and tool calls); in a run without
-    # times, when its events were read (live), else when this outlet saw it (a replay, an export);
-    # always around every tool span of the run (RunIds.saw)
-    if stream_times:
-        starts = [t for t in (s.first_ts_ms, ids.min_start_ms) if t is not None]
-        ends = [t for t in (s.last_ts_ms, ids.max_end_ms) if t is not None]
-    else:
-        starts = [t for t in (s.first_received_ms, ids.min_start_ms, ids.first_seen_ms) if t is not None]
-        ends = [t for t in (s.last_received_ms, ids.max_end_ms, now_ms) if t is not None]
-    start = _ns(min(starts)) if starts else None
-    if start is None:  # (a time beyond what a span can hold: a hostile stream's)
-        start = _ns(ids.first_seen_ms) or _ns(now_ms) or 0
-    end = _ns(max(ends)) if ends else None
-    end = max(start, end if end is not None else start)
+    if s.session_id:
+        attrs["session.id"] = clean_id(s.session_id)
+    start, end = run_times(run, ids, now_ms)
     if s.status == "success":
         st: list = ["unset", ""]
     elif s.status == "error":
         error_type = clean_line(result.subtype, 64) if result is not None and result.subtype else "error"
         attrs["error.type"] = error_type
-        desc = clean_content(result.text, DETAIL_CAP) if content and result is not None and result.text else "the run ended with an error result"
+        desc = (clean_content(r(result.text), DETAIL_CAP) if content and result is not None and result.text
+                else "the run ended with an error result")
         st = _status_error(error_type, desc)
     else:
         attrs["error.type"] = "no_result"
@@ -606,22 +828,31 @@ def run_record(run: Any, ids: RunIds, *, content: bool = False, now_ms: float | 
         if note.call_id:
             ev_attrs["gen_ai.tool.call.id"] = clean_id(note.call_id)
         if content or note.kind in ("retry", "connection", "source", "session"):
-            ev_attrs["cursor_watch.note.text"] = clean_line(note.text, DETAIL_CAP)
-        events.append([clean_line(note.kind, 64) or "note", ts if ts is not None else start, ev_attrs])
+            ev_attrs["cursor_watch.note.text"] = clean_line(r(note.text), DETAIL_CAP)
+        if ts is None:  # no time of its own, and not read live (a replay): OTLP's "unknown", 0
+            ev_attrs["cursor_watch.time_source"] = "none"
+        events.append([clean_line(note.kind, 64) or "note", ts if ts is not None else 0, ev_attrs])
     if content:
-        prompt = s.prompt
+        prompt = r(s.prompt) if s.prompt is not None else None
         if prompt is not None:
             attrs["gen_ai.input.messages"] = _json_within(
                 lambda n: [{"role": "user", "parts": [{"type": "text", "content": clean_content(prompt, n)}]}])
-        thinking = s.thinking_text
-        text = s.assistant_text
+            attrs["input.value"] = clean_content(prompt)
+            attrs["input.mime_type"] = "text/plain"
+        thinking = r(s.thinking_text)
+        segments = [r(seg.text) for seg in s.segments if seg.text]
+        final = final_text(s)
+        if final is not None:
+            attrs["output.value"] = clean_content(r(final))
+            attrs["output.mime_type"] = "text/plain"
         finish = None if result is None else ("error" if result.is_error else "stop")
 
         def output(n: int) -> list:
             parts = []
             if thinking:
                 parts.append({"type": "reasoning", "content": clean_content(thinking, n)})
-            parts.append({"type": "text", "content": clean_content(text, n)})
+            for text in segments or [""]:  # each assistant segment a part of its own
+                parts.append({"type": "text", "content": clean_content(text, n)})
             message: dict[str, Any] = {"role": "assistant", "parts": parts}
             if finish is not None:
                 message["finish_reason"] = finish
@@ -648,16 +879,19 @@ def _notes(session: Any) -> list:
     return list(notes[: min(n, MAX_EVENTS)]) if n else []
 
 
-def run_records(run: Any, *, content: bool = False, now_ms: float | None = None) -> list[dict]:
+def run_records(run: Any, *, content: bool = False, now_ms: float | None = None, redact: Any = None) -> list[dict]:
     """Every span record of a finished run, tool calls first and the run span last (the
-    ``--export PATH.otlp.json`` path, which reads the final model)."""
+    ``--export PATH.otlp.json`` path, which reads the final model; ``redact``: see :func:`tool_record`)."""
     s = run.session
     now_ms = now_ms if now_ms is not None else time.time() * 1000.0
     ids = RunIds(key_of(run), now_ms)
     stream_times = s.first_ts_ms is not None
     calls = list(s.tool_calls.values())
-    out = [tool_record(run, call, ids, content=content, now_ms=now_ms, stream_times=stream_times) for call in calls]
-    out.append(run_record(run, ids, content=content, now_ms=now_ms))
+    out = [tool_record(run, call, ids, content=content, now_ms=now_ms, stream_times=stream_times, redact=redact)
+           for call in calls]
+    record = run_record(run, ids, content=content, now_ms=now_ms, redact=redact)
+    out.extend(llm_records(run, ids, record["b"], record["e"]))
+    out.append(record)
     return out
 
 
@@ -681,19 +915,25 @@ class OtlpOutlet:
         content: record content (see module doc).
         clock: epoch-ms clock (tests freeze it).
         ends_at_result: ``run -> bool``: send the run span at its result (None: never, at its end).
+        redact: a :class:`~cursor_watch.redact.Redactor` for the texts sent (None: ``--no-redact``).
     """
 
     def __init__(self, sink: Any, content: bool = False, clock: Callable[[], float] | None = None,
-                 ends_at_result: Callable[[Any], bool] | None = None, endpoint: str | None = None) -> None:
+                 ends_at_result: Callable[[Any], bool] | None = None, endpoint: str | None = None,
+                 redact: Any = None) -> None:
         self.sink = sink
         self.endpoint = endpoint  # --otlp-endpoint, for messages (None: the SDK's variables)
         self.content = content
+        self.redact = redact
         self._clock = clock or (lambda: time.time() * 1000.0)
         self.ends_at_result = ends_at_result
         self._runs: dict[int, tuple[Any, RunIds]] = {}
         self.records = 0
         self.errors = 0
         self.last_error = ""
+        self.runs = 0  # run spans recorded
+        self.first_run_ms: int | None = None  # the earliest and latest start of those runs (epoch ms)
+        self.last_run_ms: int | None = None
 
     def ids_of(self, run: Any) -> RunIds:
         """The run's ids (fixed at its first span)."""
@@ -738,7 +978,7 @@ class OtlpOutlet:
             return  # still running when we stopped watching: not incomplete, its end is not known
         ids = self.ids_of(run)
         record = tool_record(run, call, ids, content=self.content, now_ms=self._clock(),
-                             stream_times=run.session.first_ts_ms is not None)
+                             stream_times=run.session.first_ts_ms is not None, redact=self.redact)
         ids.sent += 1
         self._put(record)
 
@@ -752,7 +992,14 @@ class OtlpOutlet:
         if ids.ended:
             return
         ids.ended = True
-        self._put(run_record(run, ids, content=self.content, now_ms=self._clock()))
+        record = run_record(run, ids, content=self.content, now_ms=self._clock(), redact=self.redact)
+        for llm in llm_records(run, ids, record["b"], record["e"]):
+            self._put(llm)
+        self._put(record)
+        self.runs += 1
+        begin = record["b"] // 1_000_000
+        self.first_run_ms = begin if self.first_run_ms is None else min(self.first_run_ms, begin)
+        self.last_run_ms = begin if self.last_run_ms is None else max(self.last_run_ms, begin)
 
     def _put(self, record: dict) -> None:
         self.records += 1
@@ -777,9 +1024,30 @@ class OtlpOutlet:
         report = self.sink.close()
         report["records"] = self.records
         report["errors"] = self.errors
+        report["runs"] = self.runs
+        report["first_run_ms"] = self.first_run_ms
+        report["last_run_ms"] = self.last_run_ms
         if self.errors and not report.get("error"):
             report["error"] = self.last_error
         return report
+
+
+def _date(ms: int) -> str:
+    from datetime import datetime, timezone
+
+    return datetime.fromtimestamp(ms / 1000, timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def sent_line(report: dict, where: str) -> str:
+    """What the watch sent, said when it ends: ``--otlp: N spans of M runs sent to URL (runs dated
+    FROM to TO)`` (N: spans the backend accepted; the runs' start times, UTC to the minute):
+    a backend's trace list opens on a recent time range, and runs replayed from old logs are
+    where their dates put them."""
+    line = f"--otlp: {report.get('ok', 0)} spans of {report.get('runs', 0)} runs sent to {where}"
+    first, last = report.get("first_run_ms"), report.get("last_run_ms")
+    if first is not None and last is not None:
+        line += f" (runs dated {_date(first)} to {_date(last)})"
+    return line
 
 
 def report_line(report: dict, where: str) -> str | None:
@@ -832,8 +1100,7 @@ class ProcessSink:
         env = dict(os.environ if env is None else env)
         proto = (env.get("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL") or env.get("OTEL_EXPORTER_OTLP_PROTOCOL")
                  or "http/protobuf").strip().lower()
-        if endpoint:
-            env["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"] = traces_endpoint(endpoint, proto)
+        endpoint_env(env, endpoint, proto)
         self.max_pending = max_pending
         self.stall_s = stall_s
         self.max_s = max_s
@@ -972,24 +1239,28 @@ class ProcessSink:
                 "error": self.error, "done": self.done}
 
 
-def make_outlet(endpoint: str | None, content: bool) -> OtlpOutlet:
-    """The ``--otlp`` outlet with its exporter process started.
+def make_outlet(endpoint: str | None, content: bool, redact: Any = None) -> OtlpOutlet:
+    """The ``--otlp`` outlet with its exporter process started (``redact``: see :class:`OtlpOutlet`).
 
     Raises:
         OtlpUnavailable: the ``[otel]`` extra is missing, or the protocol is not supported.
     """
     check_available()
-    return OtlpOutlet(ProcessSink(endpoint), content=content, endpoint=endpoint)
+    return OtlpOutlet(ProcessSink(endpoint), content=content, endpoint=endpoint, redact=redact)
 
 
 def start_for(opts: Any, watch: Any) -> OtlpOutlet | None:
     """``--otlp`` for a watch (any mode): start the outlet and attach it to ``watch.outlets``.
 
-    ``opts`` has ``otlp``, ``otlp_endpoint`` (the CLI's options). None without ``--otlp``.
+    ``opts`` has ``otlp``, ``otlp_endpoint`` and ``redact`` (the CLI's options; False:
+    ``--no-redact``). None without ``--otlp``.
     """
     if not getattr(opts, "otlp", False):
         return None
-    outlet = make_outlet(getattr(opts, "otlp_endpoint", None), content_from_env())
+    from .redact import redactor_for
+
+    outlet = make_outlet(getattr(opts, "otlp_endpoint", None), content_from_env(),
+                         redactor_for(getattr(opts, "redact", True)))
 
     def ends_at_result(run: Any) -> bool:
         feed = watch.feed_of(run)
@@ -1001,11 +1272,15 @@ def start_for(opts: Any, watch: Any) -> OtlpOutlet | None:
 
 
 def finish_for(opts: Any, outlet: OtlpOutlet | None, error: Callable[[str], None] | None = None) -> None:
-    """End the export (bounded) and say on stderr how many spans could not be sent, and why."""
+    """End the export (bounded) and say on stderr what was sent (:func:`sent_line`), then how many
+    spans could not be sent, and why (:func:`report_line`, only when some were not)."""
     if outlet is None:
         return
-    line = report_line(outlet.close(), describe_endpoint(getattr(opts, "otlp_endpoint", None), protocol()))
+    report = outlet.close()
+    where = describe_endpoint(getattr(opts, "otlp_endpoint", None), protocol())
+    if error is None:
+        from .output import error_line as error
+    error(sent_line(report, where))
+    line = report_line(report, where)
     if line:
-        if error is None:
-            from .output import error_line as error
         error(line)

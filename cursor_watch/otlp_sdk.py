@@ -288,12 +288,13 @@ def otlp_json_lines(records: Iterable[dict], batch: int = 512) -> Iterable[bytes
     provider.shutdown()
 
 
-def write_otlp_json(runs: list, write: Callable[[bytes], Any], content: bool = False) -> None:
+def write_otlp_json(runs: list, write: Callable[[bytes], Any], content: bool = False, redact: Any = None) -> None:
     """``--export PATH.otlp.json``: every run's spans (the same records as ``--otlp``, built from
-    the final model) in the OTLP JSON encoding (see :func:`otlp_json_lines`)."""
+    the final model) in the OTLP JSON encoding (see :func:`otlp_json_lines`); ``redact``: a
+    :class:`~cursor_watch.redact.Redactor` for the texts (None: ``--no-redact``)."""
     def records() -> Iterable[dict]:
         for run in runs:
-            yield from run_records(run, content=content)
+            yield from run_records(run, content=content, redact=redact)
 
     for line in otlp_json_lines(records()):
         write(line)

@@ -14,6 +14,12 @@ from collections.abc import Callable
 from typing import IO
 
 
+def served_in_browser() -> bool:
+    """True when textual-serve runs this process for a browser tab (``--serve``): its web
+    driver talks over stdin/stdout and is named in ``TEXTUAL_DRIVER``."""
+    return "web_driver" in os.environ.get("TEXTUAL_DRIVER", "")
+
+
 class OutputClosed(Exception):
     """stdout was closed by the reader (``cursor-watch --plain | head``)."""
 

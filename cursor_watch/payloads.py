@@ -20,8 +20,12 @@ from .tools import DETAIL_TEXT_LIMIT, Section, detail_sections
 Reread = Callable[[int, int], bytes]
 
 
-def load_payloads(call: ToolCall, reread: Reread, agent: str | None) -> tuple[CallPayloads, str]:
+def load_payloads(call: ToolCall, reread: Reread, agent: str | None, redact: Any = None) -> tuple[CallPayloads, str]:
     """Re-read the call's first and last lines by byte offset and read them as ``agent``'s.
+
+    ``redact``: a :class:`~cursor_watch.redact.Redactor` (or a ``str -> str`` function) for an
+    outlet that shares what it shows (an export, ``--serve``, ``--otlp-content``): every string
+    of the payloads is redacted, whole, before any view cuts it (:func:`cursor_watch.redact.redact_payloads`).
 
     Returns:
         ``(payloads, note)``: :class:`~cursor_watch.formats.common.CallPayloads` (the arguments
@@ -47,25 +51,31 @@ def load_payloads(call: ToolCall, reread: Reread, agent: str | None) -> tuple[Ca
                               call.args if lines["started"] is None else None)
     except Exception:  # noqa: BLE001 - a shape the adapter did not expect: what the model kept
         found = CallPayloads(call.args)
+    if redact is not None:
+        from .redact import redact_payloads
+
+        found = redact_payloads(found, redact)
     return found, note
 
 
-def load_call_events(call: ToolCall, reread: Reread, agent: str | None = None) -> tuple[dict | None, object, str]:
-    """``(arguments, result, note)`` of a call as the agent wrote them (see :func:`load_payloads`)."""
-    found, note = load_payloads(call, reread, agent)
+def load_call_events(call: ToolCall, reread: Reread, agent: str | None = None,
+                     redact: Any = None) -> tuple[dict | None, object, str]:
+    """``(arguments, result, note)`` of a call as the agent wrote them (see :func:`load_payloads`;
+    ``redact``: theirs redacted)."""
+    found, note = load_payloads(call, reread, agent, redact)
     return found.args, found.result, note
 
 
 def call_detail(call: ToolCall, reread: Reread, limit: int = DETAIL_TEXT_LIMIT,
-                raw: bool = True, agent: str | None = None) -> tuple[list[Section], str]:
-    """The detail sections of ``call`` (payloads re-read, each cut at ``limit`` characters;
-    ``raw``: see :func:`cursor_watch.tools.detail_sections`).
+                raw: bool = True, agent: str | None = None, redact: Any = None) -> tuple[list[Section], str]:
+    """The detail sections of ``call`` (payloads re-read, redacted with ``redact`` if given,
+    each cut at ``limit`` characters; ``raw``: see :func:`cursor_watch.tools.detail_sections`).
 
     Returns:
         ``(sections, note)``: see :func:`cursor_watch.tools.detail_sections` and
         :func:`load_payloads`. Never raises.
     """
-    found, note = load_payloads(call, reread, agent)
+    found, note = load_payloads(call, reread, agent, redact)
     return detail_sections(call.kind, found, call.status, call.outcome, limit, raw, shown=call.detail), note
 
 

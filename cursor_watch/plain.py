@@ -63,7 +63,8 @@ def tool_status_label(call: ToolCall) -> Text:
 
 
 def header_pieces(session: Session) -> list[Piece]:
-    """One line: session id, model, cwd, permission mode, API key source."""
+    """One line: session id, model, cwd, permission mode, API key source, MCP servers (with
+    the status of each one not connected)."""
     command = agent_command(session.agent) + (f" {session.agent_version}" if session.agent_version else "")
     p: list[Piece] = [(visible_line(command) + " ", "bold"), (visible_line(model_label(session.model, session.events)), "bold cyan")]
     if session.cwd:
@@ -76,6 +77,9 @@ def header_pieces(session: Session) -> list[Piece]:
         extras.append(f"permission {session.permission_mode}")
     if session.api_key_source:
         extras.append(f"key {session.api_key_source}")
+    if session.mcp_servers:  # every one, with its status when it is not connected
+        extras.append("MCP " + ", ".join(name if status == "connected" else f"{name} ({status or 'no status'})"
+                                         for name, status in session.mcp_servers))
     if extras:
         p.append(("  (" + visible_line(", ".join(extras)) + ")", "dim"))
     return p
@@ -185,6 +189,22 @@ def _indent(text: str, prefix: str = "  ") -> str:
     return "\n".join(prefix + line for line in text.split("\n"))
 
 
+INVALID_SHOWN = 3  # lines that are not stream-json printed one by one before the first event (the rest counted)
+NOTE_DETAIL_LINES = 10  # lines of a note's detail (a hook's output) --plain prints
+
+
+def note_detail_text(detail: str, lines: int = NOTE_DETAIL_LINES) -> str:
+    """A note's detail (a hook's output) for a transcript: escapes made visible, its first
+    ``lines`` lines, then ``… N more lines (--summary --json has them all)`` when it has more
+    (the JSON summary's ``notes[].detail`` keeps the whole text)."""
+    text = visible(detail.strip("\n"))
+    parts = text.split("\n")
+    if len(parts) <= lines:
+        return text
+    rest = len(parts) - lines
+    return "\n".join(parts[:lines]) + f"\n… {plural(rest, 'more line')} (--summary --json has them all)"
+
+
 def _stderr_pieces(line: str) -> list[Piece]:
     return [("stderr: ", None), (visible_line(line), "yellow")]  # on base style "bold yellow"
 
@@ -214,6 +234,9 @@ class PlainPrinter:
         self.writer = writer if writer is not None else LineWriter(console)
         self._header_done = False
         self._printed_upto = 0  # segments [0, n) printed (they close in order)
+        self._held = 0  # lines not stream-json counted, not printed (before the first event: INVALID_SHOWN)
+        self._held_from = self._held_to = 0  # their first and last line numbers
+        self._event_seen = False  # a change other than a diagnostic has come (the stream has begun)
         self.before_print: Callable[[], None] | None = None  # called before each line (see RunsPrinter)
         # the change kinds that print (a batch is mostly deltas, which don't)
         self._handlers: dict[str, Callable[[Any], None]] = {
@@ -231,6 +254,11 @@ class PlainPrinter:
             self._handlers[m.CHANGE_THINKING_CLOSED] = self._on_thinking_closed
 
     def _print(self, pieces: list[Piece], base: str | None = None) -> None:
+        if self._held:  # lines that are not stream-json, counted: said before what comes next
+            held, self._held = self._held, 0
+            where = f"line {self._held_from}" if held == 1 else f"lines {self._held_from}-{self._held_to}"
+            self._print([(f"! … {plural(held, 'more line')} not stream-json ({where}), not shown: "
+                          "--summary --json lists them", None)], "bold red")
         if self.before_print is not None:
             self.before_print()
         self.writer.line(pieces, base)
@@ -245,6 +273,8 @@ class PlainPrinter:
         handlers = self._handlers
         try:
             for kind, key in changes:
+                if not self._event_seen and kind != m.CHANGE_DIAGNOSTIC:
+                    self._event_seen = True  # (lines that are not stream-json after it are each shown)
                 handler = handlers.get(kind)
                 if handler is not None:
                     handler(key)
@@ -272,15 +302,24 @@ class PlainPrinter:
     def _on_note(self, key: int) -> None:
         note = self.session.notes[key]
         self._print([(f"· {visible_line(note.text)}", None)], "yellow" if note.kind != "connection" else "dim")
+        if note.detail:  # a hook's output, under its line
+            self._print([(_indent(note_detail_text(note.detail), "    "), None)], "dim")
 
     def _on_diagnostic(self, key: int) -> None:
         d = self.session.diagnostics[key]
+        if not self._event_seen and key >= INVALID_SHOWN:  # a file that is not stream-json: said once
+            if not self._held:
+                self._held_from = d.line
+            self._held += 1
+            self._held_to = d.line
+            return
         self._print([(f"! line {d.line}: {visible_line(d.message)}", None)], "bold red")
 
     def _on_unknown(self, key: int) -> None:
+        if self.session.unread:  # a file no agent wrote: its note said so once, its end note counts them
+            return
         u = self.session.unknown[key]
-        self._print([(f"? line {u.line}: unknown event {visible_line(u.type)}/{visible_line(u.subtype)}", None)],
-                    "magenta")
+        self._print([(f"? line {u.line}: unknown event {visible_line(u.label)}", None)], "magenta")
 
     def _on_end(self, key: Any) -> None:
         s = self.session
@@ -434,10 +473,12 @@ def print_summary(session: Session, console: Console, stderr_tail: list[str] | N
         console.print(Text(f"cost {cost_label(None, cost.estimate)} (prices: {visible_line(cost.source)})", style="dim"))
     elif cost.reported is None and usage_of(s):
         console.print(Text(f"cost: {cost.note}", style="dim"))
-    for d in s.diagnostics[:50]:
+    shown = 50 if s.events else INVALID_SHOWN  # a file that is not stream-json: its end note says so once
+    for d in s.diagnostics[:shown]:
         console.print(Text(f"! line {d.line}: {visible_line(d.message)}", style="red"))
-    if len(s.diagnostics) > 50:
-        console.print(Text(f"! … {plural(len(s.diagnostics) - 50, 'more diagnostic')} (see --summary --json)", style="red"))
+    if len(s.diagnostics) > shown:
+        console.print(Text(f"! … {plural(len(s.diagnostics) - shown, 'more diagnostic')} (see --summary --json)",
+                           style="red"))
     for line in (stderr_tail or [])[-20:]:
         console.print(Text(f"stderr: {visible_line(line)}", style="yellow"))
     final = s.result.text if s.result is not None and s.result.text else s.assistant_text

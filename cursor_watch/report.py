@@ -21,9 +21,10 @@ from typing import Any
 
 import msgspec
 import orjson
+from rich.cells import cell_len, set_cell_size
 
 from .costs import TOKEN_KINDS, run_cost, usage_of
-from .names import call_summary, shared_ends, short_name
+from .names import call_summary, middle, shared_ends, short_name
 from .runner import Monitor
 from .sources import STREAM_SUFFIXES
 from .tools import STATUS_FAILURE, STATUS_REJECTED
@@ -47,6 +48,7 @@ class CallStat:
     status: str
     duration_ms: int | None
     summary: str
+    kind: str = ""  # its canonical kind (``read``, ``shell``...): how its summary is cut (a path keeps its name)
 
 
 @dataclass
@@ -113,7 +115,7 @@ def run_stats(run: Any) -> RunStats:
     cost = run_cost(s)
     duration = s.duration_ms()
     status = s.status if s.status != "running" else "incomplete"
-    calls = [CallStat(c.tool, c.status, c.duration_ms, c.summary) for c in s.tool_calls.values()]
+    calls = [CallStat(c.tool, c.status, c.duration_ms, c.summary, c.kind) for c in s.tool_calls.values()]
     return RunStats(run.source, run.index, s.first_ts_ms, s.model or UNKNOWN, _agent(s), s.cwd or UNKNOWN, status,
                     duration, tokens, cost.reported, cost.estimate, cost.note if usage else "", calls)
 
@@ -464,8 +466,9 @@ def build_report(paths: list[str], by: str = "day", since_ms: float | None = Non
                 t.rejected += c.status == STATUS_REJECTED
                 if c.duration_ms is not None:
                     t.durations.append(c.duration_ms)
-                    slowest.append((c.duration_ms, {"tool": c.tool, "summary": c.summary, "duration_ms": c.duration_ms,
-                                                    "status": c.status, "source": r.source, "run": r.index}))
+                    slowest.append((c.duration_ms, {"tool": c.tool, "kind": c.kind, "summary": c.summary,
+                                                    "duration_ms": c.duration_ms, "status": c.status,
+                                                    "source": r.source, "run": r.index}))
                     if len(slowest) > 4 * SLOWEST:
                         slowest.sort(key=lambda x: -x[0])
                         del slowest[SLOWEST:]
@@ -499,76 +502,244 @@ def _tokens(n: int) -> str:
     return f"{n / 1e6:.2f}M"
 
 
-def render_report(report: Report, console: Any) -> None:
-    """The report as Rich tables: the groups with a total row, the tools, the slowest calls."""
+# -- the table as text: every figure whole, at any width ------------------------------------------
+
+NO_LIMIT = 100_000  # cells of a line when the report is not written to a terminal (a file, a pipe)
+KEY_MIN = 10  # cells the first column (a group, a tool) keeps when columns are stacked (a date)
+EMPTY = "·"  # a figure with nothing to count
+
+
+@dataclass
+class _Column:
+    """One column of a report table: its header and one cell per row (right-aligned figures)."""
+
+    header: str
+    cells: list[str]
+
+    def natural(self) -> int:
+        """Cells the column takes with its header on one line."""
+        return max([cell_len(self.header), *(cell_len(c) for c in self.cells)])
+
+    def compact(self) -> int:
+        """Cells the column takes with its header wrapped at its spaces (a figure never wraps)."""
+        return max([*(cell_len(w) for w in self.header.split()), *(cell_len(c) for c in self.cells)])
+
+    def empty(self) -> bool:
+        return all(c == EMPTY for c in self.cells)
+
+
+def table_width(widths: list[int]) -> int:
+    """Cells a report table takes (``box.SIMPLE_HEAD``, ``pad_edge=False``): its columns, one
+    cell of edge each side and three between columns."""
+    return sum(widths) + 3 * (len(widths) - 1) + 2
+
+
+def plan_columns(width: int | None, key: int, widths: list[int], order: list[int] | None = None
+                 ) -> tuple[int, list[list[int]]]:
+    """How a table of a key column (``key`` cells wide, a name: it may fold) and figure columns
+    (``widths``, never cut) fits ``width`` cells: ``(key column's width, the figure columns of
+    each table)``. One table (the columns as given) when they all fit beside the key, or beside
+    a key cut to no less than :data:`KEY_MIN` cells; else the columns are stacked: tables one
+    under the other, each with the key column and the next columns of ``order`` (by priority;
+    default: as given) that fit. ``width`` None: no limit (one table, the key whole)."""
+    given = list(range(len(widths)))
+    order = given if order is None else order
+    if width is None:
+        return key, [given]
+    total = table_width([key, *widths])
+    if total <= width:
+        return key, [given]
+    room = width - (total - key)  # what the key column can have beside every figure
+    if room >= min(key, KEY_MIN):
+        return room, [given]
+    key_w = min(key, max(KEY_MIN, (width - 2) // 4))
+    stacks: list[list[int]] = []
+    current: list[int] = []
+    for i in order:
+        if current and table_width([key_w, *(widths[j] for j in current), widths[i]]) > width:
+            stacks.append(current)
+            current = []
+        current.append(i)
+    stacks.append(current)
+    return key_w, stacks
+
+
+def _print_table(console: Any, key: _Column, columns: list[_Column], width: int | None, styles: list[str],
+                 order: list[int] | None = None, total_row: bool = False) -> None:
+    """A table of ``key`` and figure ``columns`` fitted to ``width`` (:func:`plan_columns`):
+    figures whole (a header wraps at its spaces first), the key folded when it must give way;
+    with stacked tables, each after the one before. ``total_row``: the
+    last row is a total (after a rule)."""
     from rich import box
     from rich.table import Table
+
+    natural = [c.natural() for c in columns]
+    widths = natural
+    if width is not None and table_width([key.natural(), *natural]) > width:
+        widths = [c.compact() for c in columns]
+    key_w, stacks = plan_columns(width, key.natural(), widths, order)
+    for stack in stacks:  # (a table's blank edge rows part them)
+        over = table_width([key_w, *(widths[i] for i in stack)]) - (width or NO_LIMIT)
+        kw = max(1, key_w - over) if over > 0 else key_w  # one column wider than the screen: the key gives way
+        table = Table(box=box.SIMPLE_HEAD, header_style="bold", pad_edge=False)
+        table.add_column(key.header, width=kw, overflow="fold")
+        for i in stack:
+            table.add_column(columns[i].header, justify="right", width=widths[i], overflow="fold")
+        for r, name in enumerate(key.cells):
+            if total_row and r == len(key.cells) - 1:
+                table.add_section()
+            table.add_row(name, *(columns[i].cells[r] for i in stack), style=styles[r])
+        console.print(table)
+
+
+def _without_empty(key: _Column, columns: list[_Column], width: int | None) -> tuple[list[_Column], list[str]]:
+    """``(columns, headers left out)``: a table wider than ``width`` first leaves out its columns
+    with nothing in them (their headers, for the line that says so); all of them otherwise."""
+    if width is None or table_width([key.natural(), *(c.natural() for c in columns)]) <= width:
+        return columns, []
+    return [c for c in columns if not c.empty()], [c.header for c in columns if c.empty()]
+
+
+def _slow_table(report: Report, console: Any, width: int | None) -> None:
+    """The slowest calls: time, tool, call, status, run, one line each when they fit; else the
+    run goes under the call (two lines a call). Times and statuses are never cut; a tool's
+    name, the call's summary and the run's name are cut in the middle to their room (not when
+    ``width`` is None: no limit)."""
+    from rich import box
+    from rich.table import Table
+    from rich.text import Text
+
+    from .plain import format_ms
+    from .safe import visible_line
+
+    runs = [os.path.basename(c["source"]) for c in report.slowest]
+    shared = shared_ends(runs)
+    times = [format_ms(c["duration_ms"]) for c in report.slowest]
+    tools = [visible_line(c["tool"]) for c in report.slowest]
+    kinds = [c["kind"] for c in report.slowest]  # a summary is cut by the call's canonical kind, as in the transcript
+    statuses = [c["status"] for c in report.slowest]
+    names = [visible_line(f"{name} #{c['run']}") for c, name in zip(report.slowest, runs)]
+    summaries = [visible_line(c["summary"]) for c in report.slowest]
+    time_w = max(cell_len(x) for x in [*times, "time"])
+    status_w = max(cell_len(x) for x in [*statuses, "status"])
+    tool_n = max(cell_len(x) for x in [*tools, "tool"])
+    call_n = max(cell_len(call_summary(k, x, 0)) for k, x in zip(kinds, summaries)) if summaries else 0
+    call_n = max(call_n, cell_len("call"))
+    run_n = max(cell_len(x) for x in [*names, "run"])
+    if width is not None:
+        call_n, run_n = min(call_n, SLOW_COLUMN), min(run_n, SLOW_COLUMN)
+    stacked = width is not None and table_width([time_w, tool_n, call_n, status_w, run_n]) > width
+    table = Table(box=box.SIMPLE_HEAD, header_style="bold", pad_edge=False)
+    table.add_column("time", justify="right", width=time_w, no_wrap=True)
+    if not stacked:
+        tool_w, call_w = tool_n, call_n
+        table.add_column("tool", width=tool_w, no_wrap=True)
+        table.add_column("call", width=call_w, no_wrap=True)
+        table.add_column("status", width=status_w, no_wrap=True)
+        table.add_column("run", width=run_n, no_wrap=True)
+    else:
+        room = max(2, (width or NO_LIMIT) - table_width([time_w, status_w, 0, 0]))  # tool and call share it
+        tool_w = min(tool_n, max(min(8, tool_n), room // 3))
+        call_w = max(1, room - tool_w)
+        table.add_column("tool", width=tool_w, no_wrap=True)
+        table.add_column("status", width=status_w, no_wrap=True)
+        table.add_column("call · run", width=call_w, no_wrap=True)
+    for t, tool, kind, summary, status, name, run in zip(times, tools, kinds, summaries, statuses, runs, names):
+        tool_cell = middle(tool, tool_w)
+        call = call_summary(kind, summary, call_w)  # a path: cut in its directories
+        call = call if cell_len(call) <= call_w else set_cell_size(call, call_w - 1) + "…"  # the rest at its end
+        run_cell = short_name(run, run_n if not stacked else call_w, shared.get(name, (0, 0)))
+        if not stacked:
+            table.add_row(t, tool_cell, call, status, run_cell)
+        else:
+            cell = Text(call)
+            cell.append("\n" + run_cell, style="dim")
+            table.add_row(t, tool_cell, status, cell)
+    console.print(table)
+
+
+def render_report(report: Report, console: Any, width: int | None = None) -> None:
+    """The report as Rich tables: the groups with a total row, the tools, the slowest calls, then
+    notes.
+
+    ``width``: the terminal's width in cells, or None when the report goes to a file or a pipe
+    (no limit: every column and name whole, one line a row). At a terminal's width every figure
+    stays whole: a table too wide first leaves out its columns with nothing in them (said
+    under it), then wraps its headers at their spaces and lets its first column (a day, model,
+    cwd, tool) fold, then stacks its columns into several tables, each with the first column
+    again; the slowest calls put their run under their call.
+    """
     from rich.text import Text
 
     from .fmt import plural, usd
     from .plain import format_ms
     from .safe import visible_line
 
-    title = (f"cursor-watch report · {plural(report.total.runs, 'run')} in {plural(report.files, 'file')}"
-             f" · by {report.by}")
-    table = Table(title=title, title_justify="left", title_style="bold", header_style="bold", box=box.SIMPLE_HEAD,
-                  pad_edge=False)
-    table.add_column(report.by, overflow="fold")
-    for name in ("runs", "✔ ✖ …", "time", "median", "in", "out", "cache r", "cache w", "reported", "est. cost",
-                 "calls", "failed"):
-        table.add_column(name, justify="right", no_wrap=True)
+    if width is None:
+        console.width = NO_LIMIT  # (Rich still needs a number)
 
-    def row(label: str, t: Totals, style: str = "") -> None:
-        o = t.outcomes
-        failed = f"{t.failed_calls:,} ({t.failed_calls / t.tool_calls:.0%})" if t.tool_calls else "·"
-        table.add_row(
-            visible_line(label), f"{t.runs:,}", f"{o.get('success', 0)} {o.get('error', 0)} {o.get('incomplete', 0)}",
-            format_ms(sum(t.durations)) if t.durations else "·",
-            format_ms(statistics.median(t.durations)) if t.durations else "·",
-            _tokens(t.tokens["input_tokens"]), _tokens(t.tokens["output_tokens"]),
-            _tokens(t.tokens["cache_read_tokens"]), _tokens(t.tokens["cache_write_tokens"]),
-            usd(t.cost_reported) if t.reported_runs else "·",
-            f"≈ {usd(t.cost_estimate)}" + (f" ({t.estimated_runs}/{t.runs})" if t.estimated_runs != t.runs else "")
-            if t.estimated_runs else "·",
-            f"{t.tool_calls:,}", failed, style=style)
+    def say(text: str, style: str = "") -> None:
+        console.print(Text(text, style=style), soft_wrap=width is None)
 
-    for key in sorted(report.groups):
-        row(key, report.groups[key])
-    table.add_section()
-    row("total", report.total, "bold")
-    console.print(table)
+    say(f"cursor-watch report · {plural(report.total.runs, 'run')} in {plural(report.files, 'file')} · by {report.by}",
+        "bold")
+    keys = sorted(report.groups)
+    rows = [(k, report.groups[k]) for k in keys] + [("total", report.total)]
+
+    def failed(t: Totals) -> str:
+        return f"{t.failed_calls:,} ({t.failed_calls / t.tool_calls:.0%})" if t.tool_calls else EMPTY
+
+    def est(t: Totals) -> str:
+        if not t.estimated_runs:
+            return EMPTY
+        return f"≈ {usd(t.cost_estimate)}" + (f" ({t.estimated_runs}/{t.runs})" if t.estimated_runs != t.runs else "")
+
+    columns = [
+        _Column("runs", [f"{t.runs:,}" for _, t in rows]),
+        _Column("✔ ✖ …", [f"{t.outcomes.get('success', 0)} {t.outcomes.get('error', 0)} {t.outcomes.get('incomplete', 0)}"
+                          for _, t in rows]),
+        _Column("time", [format_ms(sum(t.durations)) if t.durations else EMPTY for _, t in rows]),
+        _Column("median", [format_ms(statistics.median(t.durations)) if t.durations else EMPTY for _, t in rows]),
+        _Column("in", [_tokens(t.tokens["input_tokens"]) for _, t in rows]),
+        _Column("out", [_tokens(t.tokens["output_tokens"]) for _, t in rows]),
+        _Column("cache r", [_tokens(t.tokens["cache_read_tokens"]) for _, t in rows]),
+        _Column("cache w", [_tokens(t.tokens["cache_write_tokens"]) for _, t in rows]),
+        _Column("reported", [usd(t.cost_reported) if t.reported_runs else EMPTY for _, t in rows]),
+        _Column("est. cost", [est(t) for _, t in rows]),
+        _Column("calls", [f"{t.tool_calls:,}" for _, t in rows]),
+        _Column("failed", [failed(t) for _, t in rows]),
+    ]
+    key = _Column(report.by, [visible_line(k) for k, _ in rows])
+    styles = [""] * len(keys) + ["bold"]
+    columns, left_out = _without_empty(key, columns, width)
+    # stacked, the run counts and times come first, then costs and calls, then tokens
+    priority = ["runs", "✔ ✖ …", "time", "median", "reported", "est. cost", "calls", "failed", "in", "out", "cache r",
+                "cache w"]
+    order = sorted(range(len(columns)), key=lambda i: priority.index(columns[i].header))
+    _print_table(console, key, columns, width, styles, order, total_row=True)
+    if left_out:
+        say(f"(left out at this width, nothing in them: {', '.join(left_out)})", "dim")
     if report.tools:
-        tools = Table(title="tools", title_justify="left", title_style="bold", header_style="bold", box=box.SIMPLE_HEAD,
-                      pad_edge=False)
-        for name in ("tool", "calls", "failed", "failure rate", "rejected", "median", "max", "total time"):
-            tools.add_column(name, justify="left" if name == "tool" else "right")
-        for item in report.to_json()["tools"]:
-            rate = item["failure_rate"]
-            tools.add_row(visible_line(item["tool"]), f"{item['calls']:,}", f"{item['failed']:,}",
-                          f"{rate:.0%}" if rate is not None else "·", f"{item['rejected']:,}",
-                          format_ms(item["median_ms"]) or "·", format_ms(item["max_ms"]) or "·",
-                          format_ms(item["total_ms"]) or "·",
-                          style="red" if rate else "")
+        items = report.to_json()["tools"]
+        tools = [_Column(h, cells) for h, cells in (
+            ("calls", [f"{i['calls']:,}" for i in items]),
+            ("failed", [f"{i['failed']:,}" for i in items]),
+            ("failure rate", [f"{i['failure_rate']:.0%}" if i["failure_rate"] is not None else EMPTY for i in items]),
+            ("rejected", [f"{i['rejected']:,}" for i in items]),
+            ("median", [format_ms(i["median_ms"]) or EMPTY for i in items]),
+            ("max", [format_ms(i["max_ms"]) or EMPTY for i in items]),
+            ("total time", [format_ms(i["total_ms"]) or EMPTY for i in items]))]
         console.print()
-        console.print(tools)
+        say("tools", "bold")
+        key = _Column("tool", [visible_line(i["tool"]) for i in items])
+        tools, left_out = _without_empty(key, tools, width)
+        _print_table(console, key, tools, width, ["red" if i["failure_rate"] else "" for i in items])
+        if left_out:
+            say(f"(left out at this width, nothing in them: {', '.join(left_out)})", "dim")
     if report.slowest:
-        slow = Table(title="slowest tool calls", title_justify="left", title_style="bold", header_style="bold",
-                     box=box.SIMPLE_HEAD, pad_edge=False)
-        slow.add_column("time", justify="right", no_wrap=True)
-        slow.add_column("tool", no_wrap=True)
-        slow.add_column("call", overflow="ellipsis", no_wrap=True, max_width=SLOW_COLUMN)
-        slow.add_column("status", no_wrap=True)
-        slow.add_column("run", no_wrap=True, max_width=SLOW_COLUMN)
-        # paths and log names are cut in the middle, keeping the file name and the run's #N
-        # (issue 18: names of one project share long starts; the end tells them apart)
-        runs = [os.path.basename(c["source"]) for c in report.slowest]
-        shared = shared_ends(runs)
-        for c, name in zip(report.slowest, runs):
-            slow.add_row(format_ms(c["duration_ms"]), visible_line(c["tool"]),
-                         call_summary(c["tool"], visible_line(c["summary"]), SLOW_COLUMN), c["status"],
-                         short_name(visible_line(f"{name} #{c['run']}"), SLOW_COLUMN, shared.get(name, (0, 0))))
         console.print()
-        console.print(slow)
+        say("slowest tool calls", "bold")
+        _slow_table(report, console, width)
     notes = []
     if report.total.estimated_runs:
         notes.append("est. cost: estimated from token usage and the price table (--prices); what a plan bills can "
@@ -578,4 +749,4 @@ def render_report(report: Report, console: Any) -> None:
     for err in report.unreadable:
         notes.append(f"skipped: {err}")
     for note in notes:
-        console.print(Text(visible_line(note), style="dim"))
+        say(visible_line(note), "dim")

@@ -492,6 +492,7 @@ class Watch:
         self._stop_event: asyncio.Event | None = None  # the same, for the event loop (see _stop)
         self._result_timer: asyncio.TimerHandle | None = None
         self._on_changes: RunChanges | None = None
+        self._view_error: BaseException | None = None  # what the view raised (its output closed): it gets no more
         self._tasks: list[asyncio.Task] = []
         self._slots: asyncio.Semaphore | None = None
         self._close = True
@@ -623,6 +624,11 @@ class Watch:
     # -- running ---------------------------------------------------------------------------
 
     def _deliver(self, feed: Feed, changes: Changes) -> None:
+        """Give a feed's changes to the view (``on_changes``), then to the outlets.
+
+        When the view raises (``--plain | head``: its output is closed), the watch stops, every
+        source included, and the view gets nothing more: :meth:`run` raises that error once,
+        after the sources have ended (a run's end still reaches the outlets)."""
         if self._on_changes is None:
             return
         batches = feed.monitor.split(changes)
@@ -630,7 +636,12 @@ class Watch:
         if process and len(batches) > 1:
             self._cancel_result_timer()  # a new run began: the command goes on
         for run, batch in batches:
-            self._on_changes(run, batch)
+            if self._view_error is None:
+                try:
+                    self._on_changes(run, batch)
+                except Exception as err:  # noqa: BLE001 - raised by run() once every source has ended
+                    self._view_error = err
+                    self._set_stop()
             for outlet in self.outlets:
                 outlet.observe(run, batch)
             if process and any(kind == CHANGE_RESULT for kind, _ in batch):
@@ -784,6 +795,8 @@ class Watch:
                                    return_when=asyncio.FIRST_COMPLETED)
                 if dir_task is not None and dir_task.done():
                     dir_task.result()  # an error in the directory watch is a bug: raise it
+                if any(t.done() and not t.cancelled() and t.exception() is not None for t in self._tasks):
+                    self._set_stop()  # a source's task failed: stop the others too (raised below)
         finally:
             stop_task.cancel()
             if dir_task is not None:
@@ -791,18 +804,19 @@ class Watch:
             for task in self._tasks:
                 if not task.done():
                     task.cancel()
-            for task in self._tasks:
-                with contextlib.suppress(asyncio.CancelledError):
-                    await task
+            # every task's end is awaited, and its error retrieved (raised below, the first one)
+            ends = await asyncio.gather(*self._tasks, return_exceptions=True)
             for feed in self.feeds:
                 await self._end_feed(feed)
             self._cancel_result_timer()
             for sig in sigs:
                 with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
                     loop.remove_signal_handler(sig)
-        for task in self._tasks:
-            if not task.cancelled() and task.exception() is not None:
-                raise task.exception()  # type: ignore[misc]
+        if self._view_error is not None:
+            raise self._view_error
+        for end in ends:
+            if isinstance(end, BaseException) and not isinstance(end, asyncio.CancelledError):
+                raise end
         return self._outcome()
 
     def _outcome(self) -> int:

@@ -304,6 +304,8 @@ def end_note(run: Run, reason: str | None = None) -> str:
 
     - ``no events: the input was empty`` (nothing at all, or blank lines only: ``N blank lines``),
     - ``no events: N lines, none of them stream-json; the first: "…"`` (escapes removed),
+    - ``no agent events: 17 JSON objects (lines 1-17) in a format cursor-watch does not read``
+      (:attr:`~cursor_watch.model.Session.unread`: what the file looks like is its first note),
     - ``stream ended without a result after N events; last event tool_call/completed on line 14
       at 2026-10-03 14:03:07 UTC (+21.5 s)`` (``no times recorded`` when no event carried
       ``timestamp_ms``),
@@ -323,11 +325,15 @@ def end_note(run: Run, reason: str | None = None) -> str:
             text = f"no events: {plural(s.lines, 'blank line')}"
         else:
             text = "no events: the input was empty"
+    elif s.unread and s.unknown_events == s.events:  # said once, not as its last "event"
+        text = f"no agent events: {s.unread_words()}"
+        if s.invalid_lines:
+            text += f", and {plural(s.invalid_lines, 'line')} not JSON"
     else:
         text = f"{NO_RESULT_WORDS} after {plural(s.events, 'event')}"
         last = run.last_event
         if last is not None:
-            kind = last[0] + (f"/{last[1]}" if last[1] else "")
+            kind = (last[0] or "(no type)") + (f"/{last[1]}" if last[1] else "")
             text += f"; last event {visible_line(kind)} on line {last[2]}"
             ts = last[3] if last[3] is not None else s.last_ts_ms
             if ts is not None:

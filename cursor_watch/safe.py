@@ -6,11 +6,18 @@ writes, title changes, hyperlinks, bells) must never reach the user's terminal
 raw: every view passes stream text through :func:`visible` first. Neither Rich
 nor Textual strips ESC, CSI (0x9b) or OSC from text they render (checked on
 rich 15 / textual 8.2).
+
+The same two functions are where the browser view (``--serve``) redacts: a process that
+textual-serve runs for a browser tab sets a view redactor (:func:`set_view_redaction`), and
+every text the TUI shows through :func:`visible` or :func:`visible_line` has its secrets
+replaced first (issue 25). The TUI on the user's own terminal sets none.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from typing import Any
 
 # C0 controls except TAB and LF, DEL, C1 controls; plus bidi overrides that can
 # disguise text (Trojan Source) are shown too.
@@ -21,6 +28,22 @@ _UNSAFE_LINE = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 _DOC_EXTRA = "\ud800-\udfff\ufdd0-\ufdef\ufffe\uffff"
 _UNSAFE_DOC = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069{_DOC_EXTRA}]")
 _UNSAFE_DOC_LINE = re.compile(f"[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069{_DOC_EXTRA}]")
+
+
+_view_redact: Callable[[str], str] | None = None
+
+
+def set_view_redaction(redactor: Any) -> None:
+    """Redact every text :func:`visible` and :func:`visible_line` return from now on, in this
+    process (``redactor``: a :class:`~cursor_watch.redact.Redactor`, or any ``str -> str``;
+    None turns it off). Set once, before the app starts, by a process serving a browser tab."""
+    global _view_redact
+    _view_redact = redactor
+
+
+def view_redaction() -> Any:
+    """The view redactor :func:`set_view_redaction` set (None: the views show everything)."""
+    return _view_redact
 
 
 def _escape(match: re.Match[str]) -> str:
@@ -68,8 +91,11 @@ def visible(text: str) -> str:
 
     ``"\\x1b[31mred"`` becomes the 8 visible characters ``\\e[31mred``. Carriage returns are
     first applied as a terminal would (:func:`fold_cr`): text of many lines is shown as it
-    would look on a terminal, never with a literal ``\\r``.
+    would look on a terminal, never with a literal ``\\r``. With a view redactor set
+    (:func:`set_view_redaction`), secrets are replaced first.
     """
+    if _view_redact is not None:
+        text = _view_redact(text)
     if text.isprintable() or not _UNSAFE.search(text):
         return text
     if "\r" in text:
@@ -81,6 +107,8 @@ def visible(text: str) -> str:
 
 def visible_line(text: str) -> str:
     """Like :func:`visible`, and newlines/tabs too: for one-line fields (a ``call_id``)."""
+    if _view_redact is not None:
+        text = _view_redact(text)
     if text.isprintable():
         return text
     return _UNSAFE_LINE.sub(_escape, text)

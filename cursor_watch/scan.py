@@ -139,7 +139,12 @@ def _child(argv: list[str]) -> int:
     def read(offset: int, size: int) -> bytes:
         return os.pread(fd, size, base + offset)
 
-    query = Query(spec["text"], regex=spec["regex"])
+    redact = None
+    if spec.get("redact"):  # the search of a view that redacts (--serve): count what it shows
+        from .redact import default_redactor
+
+        redact = default_redactor()
+    query = Query(spec["text"], regex=spec["regex"], redact=redact)
     markers = tuple(m.encode("latin-1") for m in spec.get("markers") or ()) or PAYLOAD_MARKERS
     out = sys.stdout.buffer
     try:
@@ -171,7 +176,8 @@ class ScanWorker:
     def __init__(self, path: str | None, fd: int | None, base: int, start: int, end: int | None, query: Any,
                  markers: tuple[bytes, ...] = PAYLOAD_MARKERS, agent: str | None = None) -> None:
         spec = {"path": path, "fd": fd, "base": base, "start": start, "end": end, "text": query.text,
-                "regex": query.regex, "markers": [m.decode("latin-1") for m in markers], "agent": agent}
+                "regex": query.regex, "markers": [m.decode("latin-1") for m in markers], "agent": agent,
+                "redact": getattr(query, "redact", None) is not None}
         env = dict(os.environ)
         root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
         env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")

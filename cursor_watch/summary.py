@@ -45,15 +45,19 @@ class _Joined:
 _text = operator.attrgetter("text")
 
 
-def _summary_fields(session: Session, stderr_tail: list[str] | None) -> list[tuple[str, Any]]:
-    """The summary's keys in order; the long values are lazy (``_Items``, ``_Joined``)."""
+def _summary_fields(session: Session, stderr_tail: list[str] | None, redact: Any = None) -> list[tuple[str, Any]]:
+    """The summary's keys in order; the long values are lazy (``_Items``, ``_Joined``).
+
+    ``redact`` (a :class:`~cursor_watch.redact.Redactor`, ``--export FILE.json``): every string
+    value redacted; each segment, thinking block, note... on its own (a text joined from pieces
+    is redacted piece by piece: a segment is a whole message)."""
     s = session
     result = None
     if s.result is not None:
         result = s.result.to_json()
         result.update(cost_json(run_cost(s)))
     limits = summary_limits()
-    return [
+    fields = [
         ("session", {
             "agent": s.agent,
             "agent_version": s.agent_version,
@@ -63,6 +67,8 @@ def _summary_fields(session: Session, stderr_tail: list[str] | None) -> list[tup
             "api_key_source": s.api_key_source,
             "permission_mode": s.permission_mode,
             "prompt": s.prompt,
+            # the run start's MCP servers ([{name, status}]; null when the stream names none)
+            "mcp_servers": [{"name": n, "status": st} for n, st in s.mcp_servers] if s.mcp_servers is not None else None,
         }),
         ("status", s.status if s.status != "running" else "incomplete"),
         ("result", result),
@@ -71,7 +77,7 @@ def _summary_fields(session: Session, stderr_tail: list[str] | None) -> list[tup
         ("segments", _Items(s.segments.project(Segment.TEXT_STATE, _text))),
         ("thinking_text", _Joined(s.thinking.project(ThinkingBlock.TEXT_STATE, _text))),
         ("tool_calls", _Items(c.to_json() for c in s.tool_calls.values())),
-        ("notes", _Items({"line": n.line, "kind": n.kind, "subtype": n.subtype, "text": n.text} for n in s.notes)),
+        ("notes", _Items(_note_json(n) for n in s.notes)),
         ("counts", s.counts()),
         ("diagnostics", _Items({"line": d.line, "message": d.message} for d in s.diagnostics)),
         ("unknown_events", _Items({"line": u.line, "type": u.type, "subtype": u.subtype} for u in s.unknown)),
@@ -80,6 +86,27 @@ def _summary_fields(session: Session, stderr_tail: list[str] | None) -> list[tup
         ("stalls", stall_periods(s)),
         ("budget", [b.to_json() for b in breaches(s, limits)]),
     ]
+    if redact is None:
+        return fields
+    out: list[tuple[str, Any]] = []
+    for key, value in fields:
+        if isinstance(value, _Joined):
+            value = _Joined(map(redact.text, value.pieces))
+        elif isinstance(value, _Items):
+            value = _Items(map(redact.value, value.items))
+        else:
+            value = redact.value(value)
+        out.append((key, value))
+    return out
+
+
+def _note_json(n: Any) -> dict:
+    """A note in the summary: line, kind, subtype, text, and its ``detail`` (a hook's whole
+    output) when it has one."""
+    out = {"line": n.line, "kind": n.kind, "subtype": n.subtype, "text": n.text}
+    if n.detail:
+        out["detail"] = n.detail
+    return out
 
 
 def summary_json(session: Session, stderr_tail: list[str] | None = None) -> dict:
@@ -137,7 +164,7 @@ def _text_batches(pieces: Iterable[str]) -> Iterator[str]:
 
 
 def write_summary_json(session: Session, write: Callable[[bytes], Any], stderr_tail: list[str] | None = None,
-                       *, compact: bool = False, extra: dict | None = None) -> None:
+                       *, compact: bool = False, extra: dict | None = None, redact: Any = None) -> None:
     """Write exactly ``dumps_json(summary_json(session, stderr_tail))``, piece by piece.
 
     The long lists and texts of a long session (read back from the spill file) are
@@ -150,8 +177,9 @@ def write_summary_json(session: Session, write: Callable[[bytes], Any], stderr_t
         write: called with each piece (bytes); an ``OSError`` it raises propagates.
         compact: one line (a line of NDJSON) instead of the indented object.
         extra: keys written first (``{"source": ..., "run": ...}`` for several runs).
+        redact: a :class:`~cursor_watch.redact.Redactor` (``--export FILE.json``), or None.
     """
-    fields = list((extra or {}).items()) + _summary_fields(session, stderr_tail)
+    fields = list((extra or {}).items()) + _summary_fields(session, stderr_tail, redact)
     dumps = orjson.dumps
     indent = orjson.OPT_INDENT_2
     for n, (key, value) in enumerate(fields):
@@ -184,19 +212,21 @@ def write_summary_json(session: Session, write: Callable[[bytes], Any], stderr_t
     write(b"}\n")
 
 
-def write_summaries(runs: list[Run], write: Callable[[bytes], Any]) -> None:
+def write_summaries(runs: list[Run], write: Callable[[bytes], Any], redact: Any = None) -> None:
     """``--summary --json`` for the runs of a watch (ordered by source path, then run).
 
     One run: the indented object, exactly as for a single stream. Several: one compact
     object per run and per line (NDJSON), each with ``"source"`` (the path, or ``-``)
-    and ``"run"`` (1-based within its source) added first.
+    and ``"run"`` (1-based within its source) added first. ``redact``: see
+    :func:`write_summary_json` (``--export FILE.json``; ``--summary --json`` and
+    ``--json-out`` are the user's own and are not redacted).
     """
     if len(runs) == 1:
-        write_summary_json(runs[0].session, write, runs[0].stderr)
+        write_summary_json(runs[0].session, write, runs[0].stderr, redact=redact)
         return
     for run in runs:
         write_summary_json(run.session, write, run.stderr, compact=True,
-                           extra={"source": run.source, "run": run.index})
+                           extra={"source": run.source, "run": run.index}, redact=redact)
 
 
 def write_json_out(path: str | None, runs: list[Run]) -> None:

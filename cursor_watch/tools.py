@@ -153,7 +153,8 @@ def summarize(tool: str, args: Any, outcome_payload: Any = None) -> str:
             shell call names its ``command`` there; a read result its ``path``).
 
     Returns:
-        A single line (whitespace folded, at most 200 characters); never raises.
+        A single line (whitespace folded, at most 200 characters), never the tool's name again
+        (views show it beside the summary): "" when there is nothing else to say; never raises.
     """
     a = args if isinstance(args, dict) else {}
     r = outcome_payload if isinstance(outcome_payload, dict) else {}
@@ -201,9 +202,9 @@ def summarize(tool: str, args: Any, outcome_payload: Any = None) -> str:
                 if key not in _MCP_NAMING and isinstance(value, (str, int, float, bool)) and value != "":
                     return one_line(f"{key}={value}")
             return one_line(pick("toolName", "name"))
-        if tool == "getMcpTools":
-            server, name = pick("server"), pick("toolName")
-            return one_line(f"{server} {name}".strip())
+        if tool == "getMcpTools":  # a server's tool by name, or a search of the tools (``pattern``)
+            server, name, pattern = pick("server"), pick("toolName"), pick("pattern")
+            return one_line(" ".join(x for x in (server, name, f"pattern={pattern}" if pattern else "") if x))
         if tool == "askQuestion":
             title = pick("title")
             qs = a.get("questions")
@@ -215,8 +216,8 @@ def summarize(tool: str, args: Any, outcome_payload: Any = None) -> str:
         if tool == "createPlan":
             return one_line(pick("name", "overview"))
     except Exception:  # noqa: BLE001 - summaries must never break a view
-        return tool
-    return _first_arg(tool, a)
+        return ""
+    return _first_arg(a)
 
 
 # an MCP call's own name (Cursor's args, Codex's item), not its arguments
@@ -240,14 +241,18 @@ def summary_path(tool: str, summary: str) -> tuple[str, str] | None:
     return None
 
 
-def _first_arg(tool: str, args: dict) -> str:
+def _first_arg(args: dict) -> str:
+    """``key=value`` of a call's first argument (``key=…`` when it is not a scalar), "" when it
+    has none: the summary of a tool no rule knows. It never repeats the tool's name: every view
+    shows the name beside the summary (``ToolSearch  query=select:…``, Claude Code's ToolSearch
+    in the mccorvie capture; ``update_topic  strategic_intent=…``, Gemini CLI's tool-use capture)."""
     for key, value in args.items():
         if key in ("toolCallId",):
             continue
         if isinstance(value, (str, int, float, bool)):
-            return one_line(f"{tool} {key}={value}")
-        return one_line(f"{tool} {key}=…")
-    return tool
+            return one_line(f"{key}={value}")
+        return one_line(f"{key}=…")
+    return ""
 
 
 # -- detail sections ---------------------------------------------------------------
@@ -539,7 +544,8 @@ def _view_sections(tool: str, v: dict, limit: int) -> list[Section]:
         if v.get("content") is not None:
             out += _text_or_json("content", v["content"], limit)
     elif tool == "getMcpTools":
-        out.append(Section("getMcpTools", "fields", [("server", _s(v.get("server"))), ("tool", _s(v.get("tool")))]))
+        out.append(Section("getMcpTools", "fields", [(k, _s(v.get(k))) for k in ("server", "tool", "pattern") if v.get(k)]
+                           or [("server", ""), ("tool", "")]))
         if v.get("content"):
             out += _text_or_json("tool description", v["content"], limit)
     elif tool == "createPlan":

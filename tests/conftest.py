@@ -1,10 +1,19 @@
-"""Shared test helpers: paths to real captures and samples, and a model runner."""
+"""Shared test helpers: paths to real captures and samples, a model runner, waits for a
+condition, and what a test needs from the machine (a tool, a backend): skipped with the reason
+on a developer's machine, a failure in CI (``CI=true``)."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
+import shutil
+import subprocess
+import sys
 import tempfile
+import threading
 import time
+from collections.abc import Callable
+from typing import TypeVar
 from pathlib import Path
 
 import orjson
@@ -21,6 +30,169 @@ SAMPLES = ROOT / "sample_streams"
 # A trimmed, hand-edited fixture: its result text ("done") was written by hand and
 # does not match the assistant events (see shared/streams/real/README.md).
 EDITED_FIXTURES = {"reifying__cursor-hack__internal__events__testdata__full_session.jsonl"}
+
+# -- what a test needs from the machine ------------------------------------------------------------
+
+IN_CI = os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+"""``CI`` set (``CI=true``, as GitHub Actions and ``.ci/run``'s callers set it): a test that needs
+a tool or backend the machine lacks fails instead of skipping (``.ci/run`` installs them)."""
+
+
+def need(available: object, reason: str) -> None:
+    """Go on when ``available`` is true; else skip the test with ``reason`` (a developer's
+    machine without the tool) or, under ``CI=true``, fail it with ``reason`` (CI must run it)."""
+    if available:
+        return
+    if IN_CI:
+        pytest.fail(f"{reason}; CI=true: a test that needs it may not skip", pytrace=False)
+    pytest.skip(reason)
+
+
+def need_tool(name: str, install: str) -> str:
+    """The path of command ``name`` (:func:`need`: skip, or fail under ``CI=true``, without it);
+    ``install`` says how to get it (``apt-get install tmux``)."""
+    path = shutil.which(name)
+    need(path, f"{name} is not installed ({install})")
+    return path
+
+
+def _chromium() -> str | None:
+    from webhelpers import CHROMIUM
+
+    return CHROMIUM
+
+
+def _phoenix() -> str | None:
+    local = os.path.join(os.path.dirname(sys.executable), "phoenix")
+    return local if os.access(local, os.X_OK) else shutil.which("phoenix")
+
+
+# marker -> (what is missing, or None when everything is there). A test with one of these markers
+# runs only with its backend: conftest checks before it starts (pytest_runtest_setup), and under
+# CI=true any skip of such a test, whatever raised it, is reported as a failure.
+BACKENDS: dict[str, Callable[[], str | None]] = {
+    "e2e": lambda: None if shutil.which("tmux") else "tmux is not installed (Debian: apt-get install tmux)",
+    "browser": lambda: ("Chromium not found (Debian: apt-get install chromium)" if _chromium() is None
+                        else None if importlib.util.find_spec("playwright") is not None
+                        else "Playwright for Python is not installed (pip install '.[test]')"),
+    "phoenix": lambda: None if _phoenix() else "arize-phoenix is not installed (pip install '.[test]' installs it)",
+    "prometheus": lambda: None if shutil.which("prometheus") else
+    "prometheus is not installed (Debian: apt-get install prometheus)",
+}
+
+
+def pytest_configure(config) -> None:
+    for marker, text in (("e2e", "end-to-end: the real command in tmux (needs tmux)"),
+                         ("browser", "drives Debian's Chromium through Playwright (needs both)"),
+                         ("phoenix", "sends to a real Arize Phoenix it starts (needs arize-phoenix)"),
+                         ("prometheus", "scraped by a real Prometheus it starts (needs prometheus)")):
+        config.addinivalue_line("markers", f"{marker}: {text}; skips without it, fails under CI=true")
+
+
+def pytest_runtest_setup(item) -> None:
+    for mark in item.iter_markers():
+        if mark.name in BACKENDS:
+            missing = BACKENDS[mark.name]()
+            need(missing is None, missing or "")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    if IN_CI and report.skipped and not hasattr(report, "wasxfail"):
+        backends = sorted({m.name for m in item.iter_markers() if m.name in BACKENDS})
+        if backends:
+            reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+            report.outcome = "failed"
+            report.longrepr = f"skipped under CI=true, but it needs {', '.join(backends)}: {reason}"
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_make_collect_report(collector):
+    """Under CI=true a test module skipped as a whole (a module-level importorskip: an extra the
+    [test] install should have brought) is a collection error, not a quiet skip."""
+    outcome = yield
+    report = outcome.get_result()
+    if IN_CI and report.skipped and isinstance(collector, pytest.Module):
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+        report.outcome = "failed"
+        report.longrepr = f"{collector.nodeid} skipped as a whole under CI=true: {reason}"
+
+
+# -- waiting for a condition ------------------------------------------------------------------------
+
+T = TypeVar("T")
+WAIT_S = 30.0
+"""The bound of every wait for a condition: generous, so a loaded machine only makes a test slower."""
+
+
+def wait_for(predicate: Callable[[], T], what: str, timeout: float = WAIT_S, interval: float = 0.02) -> T:
+    """Poll ``predicate`` until it returns a true value (returned) or ``timeout`` seconds pass.
+
+    Raises:
+        AssertionError: ``timed out after N s waiting for WHAT``; ``what`` may be a callable
+            returning the text (to show the state at the timeout).
+    """
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            text = what() if callable(what) else what
+            raise AssertionError(f"timed out after {timeout:g} s waiting for {text}")
+        time.sleep(interval)
+
+
+async def wait_for_async(predicate: Callable[[], T], what, timeout: float = WAIT_S, interval: float = 0.02) -> T:
+    """:func:`wait_for` inside an event loop: polls with ``asyncio.sleep`` so the watch under test runs."""
+    import asyncio
+
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            text = what() if callable(what) else what
+            raise AssertionError(f"timed out after {timeout:g} s waiting for {text}")
+        await asyncio.sleep(interval)
+
+
+def gone(pid: int) -> bool:
+    """Process ``pid`` no longer runs (a zombie left to an init that doesn't reap counts as gone)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            stat = f.read()
+    except OSError:
+        return True
+    return stat.rsplit(")", 1)[1].split()[0] in ("Z", "X")
+
+
+def read_position(pid: int, path) -> int | None:
+    """The offset process ``pid`` has read ``path`` up to (its open descriptor's position, from
+    /proc/PID/fdinfo), or None when it doesn't have the file open."""
+    try:
+        for fd in os.listdir(f"/proc/{pid}/fd"):
+            if os.readlink(f"/proc/{pid}/fd/{fd}") == str(path):
+                with open(f"/proc/{pid}/fdinfo/{fd}") as f:
+                    return int(next(line for line in f if line.startswith("pos:")).split()[1])
+    except (OSError, StopIteration):
+        pass
+    return None
+
+
+def wait_read_to_end(pid: int, path, timeout: float = WAIT_S) -> None:
+    """Wait until process ``pid`` has read ``path`` up to its current size (a followed file's
+    bytes are all in the watch now)."""
+    size = os.path.getsize(path)
+    wait_for(lambda: read_position(pid, path) == size,
+             lambda: f"the watch to read {path} to its end ({size} bytes; at {read_position(pid, path)})", timeout)
 
 
 def real_captures() -> list[Path]:
@@ -68,14 +240,57 @@ def run_file(path: Path, chunk: int | None = None) -> Monitor:
     return run_bytes(path.read_bytes(), chunk)
 
 
-def wait_opened(pid: int, path, timeout: float = 30.0) -> None:
+def expected_exit(data: bytes) -> int:
+    """The README's exit status for a stream read whole (no child, no signal): 0 when it holds
+    runs and every one ended with a successful ``result``, else 1."""
+    runs = run_bytes(data).runs
+    return 0 if runs and all(run.session.status == "success" for run in runs) else 1
+
+
+def wait_opened(pid: int, path, timeout: float = WAIT_S) -> None:
     """Wait until process ``pid`` has ``path`` open (a followed file: the watch is reading it)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            if any(os.readlink(f"/proc/{pid}/fd/{fd}") == str(path) for fd in os.listdir(f"/proc/{pid}/fd")):
-                return
-        except OSError:
-            pass
-        time.sleep(0.05)
-    raise AssertionError(f"the watch never opened {path}")
+    wait_for(lambda: read_position(pid, path) is not None, f"the watch to open {path}", timeout, 0.05)
+
+
+class Watcher:
+    """A command (``cursor-watch`` mostly) running in the background, its stdout and stderr
+    collected live by two threads: :meth:`wait_for` waits until a text is on its stdout."""
+
+    def __init__(self, argv: list[str], env: dict | None = None, stdin=subprocess.DEVNULL) -> None:
+        self.proc = subprocess.Popen(argv, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+                                     cwd=ROOT)
+        self.out = bytearray()
+        self.err = bytearray()
+        self._threads = [threading.Thread(target=self._pump, args=(self.proc.stdout, self.out), daemon=True),
+                         threading.Thread(target=self._pump, args=(self.proc.stderr, self.err), daemon=True)]
+        for t in self._threads:
+            t.start()
+
+    @staticmethod
+    def _pump(stream, buf: bytearray) -> None:
+        while chunk := stream.read1(65536):
+            buf.extend(chunk)
+
+    def text(self) -> str:
+        return bytes(self.out).decode("utf-8", "replace")
+
+    def wait_for(self, needle: str, timeout: float = WAIT_S, count: int = 1) -> None:
+        """Wait until ``needle`` is on stdout ``count`` times (AssertionError with both outputs when not)."""
+        wait_for(lambda: self.text().count(needle) >= count,
+                 lambda: f"{needle!r} in the output; got:\n{self.text()[-3000:]}\nstderr: {bytes(self.err)[-2000:]!r}",
+                 timeout)
+
+    def signal(self, sig: int) -> None:
+        self.proc.send_signal(sig)
+
+    def finish(self, timeout: float = WAIT_S) -> int:
+        """Wait for the exit (its status) and for both outputs to be read to their end."""
+        code = self.proc.wait(timeout=timeout)
+        for t in self._threads:
+            t.join(timeout=10)
+        return code
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()

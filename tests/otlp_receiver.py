@@ -5,12 +5,14 @@ classes (installed with the ``[otel]`` extra's exporter) and keeps every span wi
         ... cursor-watch --otlp-endpoint r.url ...
         spans = r.wait(lambda spans: len(spans) >= 3)
 
-``delay_s`` makes each answer wait that long (a slow but working backend).
+``delay_s`` makes each answer wait that long (a slow but working backend); ``keep=False`` only
+counts them (``received``). ``python tests/otlp_receiver.py [PORT]`` runs one for benchmarks.
 """
 
 from __future__ import annotations
 
 import http.server
+import re
 import threading
 import time
 from dataclasses import dataclass, field
@@ -48,14 +50,16 @@ def _attrs(kvs: Any) -> dict[str, Any]:
 class Receiver:
     """An OTLP/HTTP receiver on a free loopback port (``url`` is its base URL)."""
 
-    def __init__(self, delay_s: float = 0.0) -> None:
+    def __init__(self, delay_s: float = 0.0, keep: bool = True, port: int = 0) -> None:
         from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
             ExportTraceServiceRequest,
             ExportTraceServiceResponse,
         )
 
         self.spans: list[Span] = []
+        self.bodies: list[bytes] = []  # each request as received (protobuf: strings are plain UTF-8 in it)
         self.requests = 0
+        self.received = 0  # spans received (kept in spans unless keep=False)
         lock = threading.Lock()
         outer = self
         reply = ExportTraceServiceResponse().SerializeToString()
@@ -77,7 +81,10 @@ class Receiver:
                                             s.start_time_unix_nano, s.end_time_unix_nano, s.status.code,
                                             s.status.message, _attrs(s.attributes), resource, now))
                 with lock:
-                    outer.spans.extend(got)
+                    if keep:
+                        outer.spans.extend(got)
+                        outer.bodies.append(body)
+                    outer.received += len(got)
                     outer.requests += 1
                 try:
                     self.send_response(200)
@@ -91,7 +98,7 @@ class Receiver:
             def log_message(self, *args: Any) -> None:
                 pass
 
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", port), Handler)
         self.server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
         self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
@@ -119,3 +126,28 @@ class Receiver:
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
+
+
+SENT = re.compile(rb"cursor-watch: --otlp: (\d+) spans of (\d+) runs sent to (\S+)"
+                  rb"(?: \(runs dated (\d{4}-\d\d-\d\d \d\d:\d\d UTC) to (\d{4}-\d\d-\d\d \d\d:\d\d UTC)\))?\n")
+
+
+def sent_only(stderr: bytes) -> re.Match:
+    """The watch's stderr is exactly its ``--otlp: N spans of M runs sent to URL (runs dated ...)``
+    line (every span sent, nothing else said); returns the match (groups: spans, runs, URL, from, to)."""
+    m = SENT.fullmatch(stderr)
+    assert m, stderr
+    return m
+
+
+if __name__ == "__main__":  # a receiver for benchmarks: python tests/otlp_receiver.py [PORT]; counts, keeps nothing
+    import signal
+    import sys
+
+    r = Receiver(keep=False, port=int(sys.argv[1]) if len(sys.argv) > 1 else 0)
+    print(r.url, flush=True)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    try:
+        signal.pause()
+    finally:
+        print(f"{r.received} spans in {r.requests} requests", flush=True)

@@ -30,7 +30,7 @@ AGENTS_DIR = ROOT.parent / "shared" / "streams" / "agents"
 EXPECTED = ROOT / "tests" / "expected" / "agents"
 UPDATE = bool(os.environ.get("CURSOR_WATCH_UPDATE_EXPECTED"))
 ENV = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR", "COLUMNS", "TERM")}
-ENV |= {"CURSOR_WATCH_NO_TUI": "1", "COLUMNS": "120", "TERM": "dumb"}
+ENV |= {"CURSOR_WATCH_NO_TUI": "1", "COLUMNS": "120", "TERM": "dumb", "TZ": "UTC"}  # (a rate limit's reset: local time)
 MODES = {"json": ["--summary", "--json"], "summary": ["--summary"], "plain": ["--plain"], "report": ["--report", "--json"]}
 LABELS = {"claude": "claude-code", "codex": "codex", "gemini": "gemini-cli", "cursor": "cursor"}
 
@@ -241,8 +241,7 @@ def test_hook_events_before_init_are_status_lines_of_the_claude_run():
     [run] = mon.runs
     s = run.session
     assert (s.agent, s.agent_version, s.status, s.assistant_text) == ("claude-code", "2.1.9", "success", "hi")
-    assert [n.text for n in s.notes] == ["hook SessionStart SessionStart:startup started",
-                                         "hook SessionStart SessionStart:startup success"]
+    assert [n.text for n in s.notes] == ["hook SessionStart:startup: success"]  # (issue 25: one note per hook)
     assert [d.line for d in s.diagnostics] == [1]
 
 
@@ -260,8 +259,8 @@ def test_reader_holds_items_until_decided():
     assert reader.adapt(items) == [] and reader.adapter is None
     items = decode_all([b'{"type":"stream_event","event":{"type":"message_stop"}}\n'])
     out = reader.adapt(items)
-    # the hook event's note, the message_stop (which shows nothing) counted with it
-    assert reader.adapter.name == "claude" and [(type(e).__name__, e.natives) for e in out] == [("StatusNote", 2)]
+    # the hook's start (it says nothing until the hook answers), the message_stop counted with it
+    assert reader.adapter.name == "claude" and [(type(e).__name__, e.natives) for e in out] == [("Silent", 2)]
 
 
 def test_claude_partial_tool_without_its_assistant_line_is_still_a_call():
@@ -839,16 +838,15 @@ def test_claude_hook_events_between_a_result_and_the_next_init_begin_the_next_ru
         mon.finish()
         one, two = mon.runs
         assert [n.line for n in one.session.notes] == []
-        assert [(n.line, n.text) for n in two.session.notes] == [
-            (4, "hook SessionStart SessionStart:resume started"), (5, "hook SessionStart SessionStart:resume success"),
-            (9, "hook SessionStart SessionStart:resume started")]
+        assert [(n.line, n.text) for n in two.session.notes] == [  # one note per hook (issue 25)
+            (5, "hook SessionStart:resume: success"), (9, "hook SessionStart:resume: started, no response")]
         assert (one.first_line, one.last_line, two.first_line) == (1, 3, 4)
         assert one.end_offset == two.first_offset == data.index(lines[3])
         assert one.session.counts()["events"] == one.session.lines == 3
         assert two.session.counts()["events"] == two.session.lines == 6
     [j1, j2] = summaries(cw(["--summary", "--json"], stdin=data).stdout)
     assert (j1["counts"]["lines"], j1["counts"]["events"], j2["counts"]["lines"], j2["counts"]["events"]) == (3, 3, 6, 6)
-    assert [n["line"] for n in j2["notes"]] == [4, 5, 9] and j1["notes"] == []
+    assert [n["line"] for n in j2["notes"]] == [5, 9] and j1["notes"] == []
 
 
 def test_codex_todo_list_shows_its_final_state():

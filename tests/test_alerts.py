@@ -15,7 +15,7 @@ import time
 import orjson
 import pytest
 
-from conftest import ROOT, wait_opened
+from conftest import ROOT, Watcher, wait_for, wait_opened, wait_read_to_end
 from cursor_watch.alerts import AlertOutlet, AlertRules, Deliverer, Alert
 from cursor_watch.guard import Limits
 from cursor_watch.runner import Monitor
@@ -265,15 +265,18 @@ def test_a_2s_stall_raises_exactly_one_stalled_alert_by_command_and_by_apprise(r
     else:
         log = tmp_path / "agent.jsonl"
         log.write_bytes(b"")
-        watch = subprocess.Popen(CMD + alert_args + ["-f", str(log)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                 env=env(tmp_path), cwd=ROOT)
-        wait_opened(watch.pid, log)
-        with open(log, "ab") as f:
-            subprocess.run(agent, stdout=f, timeout=60, check=True)
-        time.sleep(1.0)
-        watch.send_signal(signal.SIGTERM)
-        stdout, stderr = (x.decode() for x in watch.communicate(timeout=30))
-        assert watch.returncode == 143, stderr
+        watch = Watcher(CMD + alert_args + ["-f", str(log)], env=env(tmp_path))
+        try:
+            wait_opened(watch.proc.pid, log)
+            with open(log, "ab") as f:
+                subprocess.run(agent, stdout=f, timeout=60, check=True)
+            wait_read_to_end(watch.proc.pid, log)
+            watch.wait_for("operating system.")  # the final text, closed by the result: every line is in
+        finally:
+            watch.signal(signal.SIGTERM)
+            code = watch.finish()
+        stdout, stderr = watch.text(), bytes(watch.err).decode()
+        assert code == 143, stderr
     sent = cmd_alerts(out)
     assert [a["kind"] for a in sent] == ["stalled"]
     assert sent[0]["message"].endswith("stalled 2s: shell uname -a") and sent[0]["stall"]["tool"] == "shell"
@@ -356,9 +359,7 @@ def test_following_a_file_whose_agent_is_already_silent_raises_the_stall_and_sto
     watch = subprocess.Popen(CMD + ["--plain", "--stall", "2s", "--alert-cmd", f"cat >> {out}", "-f", str(log)],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env(tmp_path), cwd=ROOT)
     try:
-        deadline = time.monotonic() + 30
-        while not cmd_alerts(out) and time.monotonic() < deadline:
-            time.sleep(0.1)
+        wait_for(lambda: cmd_alerts(out), "the stalled alert from --alert-cmd")
         took = time.monotonic() - start
         assert watch.poll() is None
     finally:
@@ -379,21 +380,21 @@ def test_stopping_a_followed_file_or_a_pipe_mid_run_raises_no_failed_alert(tmp_p
                                 tool_call={"shellToolCall": {"args": {"command": "npm test"}}})
     log.write_bytes(head)
     args = ["--plain", "--alert-on", "failed,ended", "--alert-cmd", f"cat >> {out}"]
-    follow = subprocess.Popen(CMD + args + ["-f", str(log)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              env=env(tmp_path), cwd=ROOT)
-    pipe = subprocess.Popen(CMD + args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            env=env(tmp_path), cwd=ROOT)
-    pipe.stdin.write(head)
-    pipe.stdin.flush()
-    wait_opened(follow.pid, log)
-    time.sleep(2.0)  # both have read it (checked below: their transcripts show the call)
-    for watch in (follow, pipe):
-        watch.send_signal(signum)
-    results = [watch.communicate(timeout=30) for watch in (follow, pipe)]
-    assert [follow.returncode, pipe.returncode] == [128 + signum] * 2, results
+    follow = Watcher(CMD + args + ["-f", str(log)], env=env(tmp_path))
+    pipe = Watcher(CMD + args, env=env(tmp_path), stdin=subprocess.PIPE)
+    try:
+        pipe.proc.stdin.write(head)
+        pipe.proc.stdin.flush()
+        for watch in (follow, pipe):
+            watch.wait_for("▶ [1] shell  npm test")  # each has read the whole head: the call is on screen
+    finally:
+        for watch in (follow, pipe):
+            watch.signal(signum)
+        codes = [watch.finish() for watch in (follow, pipe)]
+    assert codes == [128 + signum] * 2, [bytes(w.err) for w in (follow, pipe)]
     assert cmd_alerts(out) == []  # before: a `failed` alert "ended without a result" for each
-    for stdout, _ in results:
-        assert b"npm test" in stdout and b"ended without a result" in stdout  # the views still say where it was cut
+    for watch in (follow, pipe):
+        assert "ended without a result" in watch.text()  # the views still say where it was cut
 
 
 @needs_real

@@ -3,7 +3,7 @@ a budget with --enforce."""
 
 from __future__ import annotations
 
-from apphelpers import make_app, text_of, wait_until
+from apphelpers import make_app, text_of, wait_ticks, wait_until
 from cursor_watch.guard import Limits
 from cursor_watch.screens.run import RunScreen
 from cursor_watch.sources import QueueSource
@@ -33,7 +33,7 @@ async def test_the_runs_list_and_the_header_show_a_stall_and_it_is_notified_once
         await wait_until(pilot, lambda: {r.plain()[3] for r in table.rows} == {"stalled 3s"})
         row = next(r for r in table.rows if r.source == "agent-a")
         assert row.plain()[10] == "stalled 3s: shell npm test" and row.mark == "stalled"
-        await pilot.pause(0.3)
+        await wait_until(pilot, lambda: len(app.attention_log) >= 2)
         assert sorted(app.attention_log) == ["agent-a: stalled 3s: shell npm test", "agent-b: stalled 3s: shell npm test"]
         # an event that ends the call ends agent-a's stall: its state goes back
         await a.push(ev(type="tool_call", subtype="completed", call_id="a-1", session_id="a",
@@ -60,7 +60,7 @@ async def test_a_replayed_run_is_never_stalled(tmp_path):
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: app.ended and isinstance(app.screen, RunScreen))
         clock.t += 100
-        await pilot.pause(0.3)
+        await wait_ticks(pilot, app)  # the stall check has run, 100 s later
         assert "stalled" not in text_of(app.screen.query_one(SessionHeader)) and not app.attention_log
 
 
@@ -75,11 +75,11 @@ async def test_without_stall_option_a_stall_shows_after_5_minutes_and_is_not_not
         await wait_until(pilot, lambda: isinstance(app.screen, RunScreen)
                          and "npm test" in text_of(app.screen.query_one(SessionHeader)))
         clock.t += 299
-        await pilot.pause(0.3)
+        await wait_ticks(pilot, app)  # the stall check has run, 299 s later
         assert "stalled" not in text_of(app.screen.query_one(SessionHeader))
         clock.t += 2
         await wait_until(pilot, lambda: "stalled 5m: shell npm test" in text_of(app.screen.query_one(SessionHeader)))
-        await pilot.pause(0.3)
+        await wait_ticks(pilot, app)  # the tick that saw the stall has ended: a notification would be out
         assert app.attention_log == [] and app.terminal_notifications == []
 
 

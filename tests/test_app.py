@@ -5,7 +5,7 @@ from __future__ import annotations
 import orjson
 import pytest
 
-from apphelpers import make_app, screen_text, text_of, wait_until
+from apphelpers import make_app, screen_text, text_of, wait_ticks, wait_until
 from conftest import SAMPLES
 from cursor_watch.screens.detail import ToolDetailScreen
 from cursor_watch.screens.help import HelpScreen
@@ -182,7 +182,7 @@ async def test_detail_web_fetch_markdown_and_write(tmp_path):
         assert "All systems [operational](https://example.com)" in screen_text(app.screen)
         assert all(not m._open_links for m in app.screen.query("Markdown"))
         await pilot.press("escape")
-        await pilot.pause(0.1)
+        await wait_until(pilot, lambda: not isinstance(app.screen, ToolDetailScreen))
         app.open_detail("w")
         await wait_until(pilot, lambda: isinstance(app.screen, ToolDetailScreen))
         assert "hello" in screen_text(app.screen) and "linesCreated 2" in screen_text(app.screen)
@@ -212,19 +212,15 @@ async def test_follow_and_thinking_toggles():
         transcript = app.run_view().query_one(Transcript)
         assert transcript.following
         await pilot.press("f")
-        await pilot.pause(0.1)
-        assert not transcript.following and "paused" in header(app)
+        await wait_until(pilot, lambda: not transcript.following and "paused" in header(app))
         await pilot.press("end")
-        await pilot.pause(0.1)
-        assert transcript.following and "paused" not in header(app)
+        await wait_until(pilot, lambda: transcript.following and "paused" not in header(app))
         assert "✻" in transcript.rendered_text()
         height = transcript.virtual_size.height
         await pilot.press("t")
-        await pilot.pause(0.1)
-        assert "✻" not in transcript.rendered_text() and transcript.virtual_size.height < height
+        await wait_until(pilot, lambda: "✻" not in transcript.rendered_text() and transcript.virtual_size.height < height)
         await pilot.press("t")
-        await pilot.pause(0.1)
-        assert "✻" in transcript.rendered_text() and transcript.virtual_size.height == height
+        await wait_until(pilot, lambda: "✻" in transcript.rendered_text() and transcript.virtual_size.height == height)
 
 
 async def test_scrolling_up_pauses_follow_with_new_count():
@@ -237,14 +233,12 @@ async def test_scrolling_up_pauses_follow_with_new_count():
         transcript = app.run_view().query_one(Transcript)
         await wait_until(pilot, lambda: transcript.max_scroll_y > 0 and transcript.scroll_y == transcript.max_scroll_y)
         transcript.scroll_home(animate=False, immediate=True)
-        await pilot.pause(0.1)
-        assert not transcript.following
+        await wait_until(pilot, lambda: not transcript.following)
         await src.push(completed("c", "ls", 3, 2, {"success": {"exitCode": 0}}) + started("d", "pwd", 4))
         await wait_until(pilot, lambda: "1 new" in header(app) or "2 new" in header(app))
         assert transcript.scroll_y == 0
         await pilot.press("end")
-        await pilot.pause(0.2)
-        assert transcript.following and transcript.scroll_y == transcript.max_scroll_y
+        await wait_until(pilot, lambda: transcript.following and transcript.scroll_y == transcript.max_scroll_y)
         await src.end()
 
 
@@ -256,8 +250,7 @@ async def test_diagnostics_pane_and_stderr_count():
         assert not pane.display
         assert "⚠ 1 diagnostic" in header(app) and "incomplete" in header(app)
         await pilot.press("d")
-        await pilot.pause(0.1)
-        assert pane.display
+        await wait_until(pilot, lambda: pane.display)
         assert any("line 18: not JSON (text line): Error: ConnectError" in line for line in pane.lines)
 
 
@@ -273,7 +266,7 @@ async def test_help_screen_and_quit():
         await pilot.press("escape")
         await wait_until(pilot, lambda: not isinstance(app.screen, HelpScreen))
         await pilot.press("q")
-        await pilot.pause(0.2)
+        await wait_until(pilot, lambda: app.return_code is not None)  # it quits
     assert app.return_code == 0
 
 
@@ -287,7 +280,7 @@ async def test_escape_sequences_are_shown_escaped():
         await src.end()
         await wait_until(pilot, lambda: app.ended)
         await pilot.press("d")
-        await pilot.pause(0.1)
+        await wait_until(pilot, lambda: app.run_view().query_one(DiagnosticsPane).display)
         svg = app.export_screenshot()
         assert "\\e]52;c;ZXZpbA==" in header(app)
         text = screen_text(app.screen) + header(app) + "".join(app.run_view().query_one(DiagnosticsPane).lines)
@@ -313,10 +306,15 @@ async def test_big_file_opens_on_a_preview_of_its_tail(tmp_path):
 
     app = make_app(GatedFile(str(big)))
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause(0.3)
-        transcript = app.run_view().query_one(Transcript)
+        def preview() -> Transcript | None:
+            """The transcript once the preview has put the tail's text in it."""
+            view = app.run_view()
+            transcript = None if view is None else view.query_one(Transcript)
+            return transcript if transcript is not None and transcript.entry_count("segment") > 0 else None
+
+        await wait_until(pilot, lambda: preview() is not None, what="the preview of the tail")
+        transcript = preview()  # on screen while the replay is held
         assert "the end of a" in transcript.top_note()
-        assert transcript.entry_count("segment") > 0  # the tail's text is on screen already
         assert app.session.events == 0
         gate.set()
         await wait_until(pilot, lambda: app.ended, 60)
@@ -334,16 +332,13 @@ async def test_z_maximises_the_focused_pane_to_the_whole_width_and_back():
         transcript = screen.query_one(Transcript)
         assert transcript.size.width > tools.size.width  # the transcript has the larger share
         await pilot.press("z")  # the tool table has the focus
-        await pilot.pause(0.2)
-        assert screen.maximized is tools and tools.size.width >= 138
+        await wait_until(pilot, lambda: screen.maximized is tools and tools.size.width >= 138)
         await pilot.press("z")
-        await pilot.pause(0.2)
-        assert screen.maximized is None
+        await wait_until(pilot, lambda: screen.maximized is None and tools.size.width < 138)
         transcript.focus()
-        await pilot.pause(0.1)
+        await wait_until(pilot, lambda: transcript.has_focus)
         await pilot.press("z")
-        await pilot.pause(0.2)
-        assert screen.maximized is transcript and transcript.size.width >= 138
+        await wait_until(pilot, lambda: screen.maximized is transcript and transcript.size.width >= 138)
 
 
 async def test_a_diagnostic_is_listed_once_when_it_comes_before_the_view_is_built():
@@ -356,7 +351,8 @@ async def test_a_diagnostic_is_listed_once_when_it_comes_before_the_view_is_buil
     await src.end()
     app = make_app(src)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: app.ended)
-        await pilot.pause(0.2)
-        lines = app.run_view().query_one(DiagnosticsPane).lines
+        pane = app.run_view().query_one(DiagnosticsPane)
+        await wait_until(pilot, lambda: app.ended and pane.lines)
+        await wait_ticks(pilot, app)  # the view has taken every change in: a second listing would be there
+        lines = pane.lines
         assert len(lines) == 1 and lines[0].startswith("line 2: not JSON")

@@ -93,17 +93,29 @@ def test_bench_quick_prints_a_table(tmp_path):
 
 def test_bench_tui_quick_prints_its_table(tmp_path):
     report = tmp_path / "report.md"
+    # a key press whose effect is not on screen in time fails the run: a loaded machine gets 60 s
+    # (the benchmark's own 5 s is a measure of speed, not asked here), so a timeout is the app's
     p = subprocess.run([sys.executable, str(BENCH / "bench_tui.py"), "--quick", "--cache", str(tmp_path),
-                        "--out", str(report)], capture_output=True, cwd=ROOT, timeout=300)
+                        "--out", str(report), "--key-timeout", "60"], capture_output=True, cwd=ROOT, timeout=900)
     out = p.stdout.decode()
     err = p.stderr.decode()
-    # exit 1 also means "a key press showed nothing within 5 s": on a loaded CI machine that is
-    # the machine, not the app, so it is allowed here when the key-press table says so (a driver
-    # that fails or a replay that ends in the wrong state still fails this test)
-    key_rows = [line.split("|")[1:-1] for line in out.splitlines() if line.startswith("| ") and line.count("|") == 12]
-    timeouts = sum(int(row[-1]) for row in key_rows if row[-1].strip().isdigit())
-    timed_out = timeouts > 0 and "driver failed" not in err
-    assert p.returncode == 0 or (p.returncode == 1 and timed_out), err[-3000:] + out
+    assert p.returncode == 0, err[-3000:] + out
+
+    def column(header: str, name: str) -> list[str]:
+        """The cells of column ``name`` in the table whose header line starts with ``header``."""
+        lines = out.splitlines()
+        start = next(i for i, line in enumerate(lines) if line.startswith(header))
+        index = [cell.strip() for cell in lines[start].split("|")].index(name)
+        rows = []
+        for line in lines[start + 2:]:
+            if not line.startswith("| "):
+                break
+            rows.append(line.split("|")[index].strip())
+        return rows
+
+    for header in ("| scenario | keys |", "| rate ev/s |"):  # no key press timed out, after a replay or live
+        timeouts = column(header, "timeouts")
+        assert timeouts and set(timeouts) == {"0"}, out
     for header in ("| stream | size | events | tool calls | summary s | TUI final s | TUI/summary |",
                    "| scenario | keys | n | latency median |", "| rate ev/s | achieved ev/s | max lag s |"):
         assert header in out, out

@@ -2,7 +2,7 @@
 
 Headless Chromium from Debian's ``chromium`` package, driven by Playwright for Python through
 that executable: no browser is ever downloaded. Without Playwright or Chromium every test here
-skips and says which is missing (``.ci/run`` installs ``chromium`` where it can).
+skips and says which is missing; under ``CI=true`` it fails (``.ci/run`` installs ``chromium``).
 
 Nothing leaves the machine: the export's page may only load itself (any other request fails the
 test); the served page may only talk to 127.0.0.1 (textual-serve's page asks for a web font from
@@ -25,12 +25,13 @@ from cursor_watch.export.html import render_markdown
 from test_export import watch_runs
 from webhelpers import CHROMIUM, CHROMIUM_ARGS, serving
 
-sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright for Python is not installed "
-                                                              "(pip install '.[test]')")
+try:
+    from playwright import sync_api
+except ImportError:  # the browser marker says so: each test skips, or fails under CI=true
+    sync_api = None
 html5lib = pytest.importorskip("html5lib")
 
-pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Chromium not found (Debian: apt-get install chromium); "
-                                                         "the browser tests need it")
+pytestmark = pytest.mark.browser  # needs Chromium and Playwright (conftest.BACKENDS)
 
 
 @pytest.fixture(scope="module")
@@ -219,5 +220,35 @@ def test_serve_page_load_requests_nothing_but_the_local_server(browser):
             assert page.evaluate("document.fonts.check(\"16px 'Roboto Mono'\")")
             assert page.evaluate("[...document.fonts].some(f => f.family.includes('Roboto Mono') && f.status == 'loaded')")
             assert view.errors == []
+        finally:
+            view.close()
+
+
+@pytest.mark.parametrize("redact", [True, False], ids=["redacted", "no-redact"])
+def test_serve_shows_no_secret_unless_no_redact(browser, tmp_path, redact):
+    """Issue 25 item 18: the served page (the run screen, then a tool call's detail: a printed
+    .env file) never receives a secret of the hostile stream, not even in a piece; with
+    --no-redact the same page shows them."""
+    pytest.importorskip("textual_serve", reason="textual-serve is not installed (pip install '.[web]')")
+    from fake_secrets import AWS_KEY_ID, GITHUB_CLASSIC, leaks, secret_stream
+
+    path = tmp_path / "secrets.jsonl"
+    path.write_bytes(secret_stream())
+    with serving(str(path), *([] if redact else ["--no-redact"])) as port:
+        view = Page(browser, re.compile(rf"(http|ws)://127\.0\.0\.1:{port}/"), viewport={"width": 1600, "height": 1000})
+        try:
+            page = view.page
+            page.add_init_script(RECORD_SOCKET)
+            page.goto(f"http://127.0.0.1:{port}/")
+            _wait_for(page, lambda text: "Deploy the shop" in text and "git push origin main" in text)
+            page.locator(".xterm-helper-textarea").focus()
+            page.keyboard.press("Home")  # the first tool call ...
+            page.keyboard.press("Enter")  # ... its detail: cat .env
+            text = _wait_for(page, lambda text: "DATABASE_URL" in text)
+            if redact:
+                assert leaks(text) == []
+                assert "[redacted: GitHub Token]" in text and "[redacted: AWS Access Key]" in text
+            else:
+                assert {GITHUB_CLASSIC, AWS_KEY_ID} <= set(leaks(text)) and "[redacted" not in text
         finally:
             view.close()

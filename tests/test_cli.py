@@ -11,7 +11,7 @@ import time
 import orjson
 import pytest
 
-from conftest import ROOT, SAMPLES, real_params
+from conftest import ROOT, SAMPLES, Watcher, gone, real_params, wait_for
 
 CMD = [sys.executable, "-m", "cursor_watch"]
 ENV = {**os.environ, "NO_COLOR": "1", "PYTHONPATH": str(ROOT)}
@@ -148,7 +148,7 @@ def test_summary_json_keys():
     assert set(j) >= {"session", "status", "result", "assistant_text", "thinking_text", "tool_calls", "counts",
                       "diagnostics", "exit_status", "stalls", "budget"}
     assert set(j["session"]) == {"agent", "agent_version", "session_id", "model", "cwd", "api_key_source",
-                                 "permission_mode", "prompt"}
+                                 "permission_mode", "prompt", "mcp_servers"}
     assert j["session"]["agent"] == "cursor"
     assert set(j["result"]) == {"subtype", "is_error", "duration_ms", "duration_api_ms", "request_id", "text", "usage",
                                 "cost_usd", "cost_usd_estimate", "price_source", "cost_note", "model_usage"}
@@ -205,15 +205,28 @@ def test_escape_sequences_never_reach_the_output(tmp_path):
 
 def test_sigterm_stops_the_child_and_exits_143(tmp_path):
     pidfile = tmp_path / "pid"
-    proc = subprocess.Popen(CMD + ["--plain", "--", "sh", "-c", f"echo $$ > '{pidfile}'; echo '{{}}'; exec sleep 60"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV, cwd=ROOT)
-    deadline = time.monotonic() + 20
-    while not (pidfile.exists() and pidfile.read_text().strip()) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    child = int(pidfile.read_text())
-    time.sleep(0.3)
-    proc.send_signal(signal.SIGTERM)
-    assert proc.wait(timeout=20) == 143
-    time.sleep(0.2)
-    with pytest.raises(ProcessLookupError):
-        os.kill(child, 0)
+    init = SAMPLES / "plain-tools.jsonl"  # its first line: Cursor's init
+    watch = Watcher(CMD + ["--plain", "--", "sh", "-c", f"echo $$ > '{pidfile}'; head -n 1 '{init}'; exec sleep 60"],
+                    env=ENV)
+    try:
+        watch.wait_for("cursor-agent Composer 2.5")  # the child's line is shown: the watch runs, its handlers are set
+        child = int(pidfile.read_text())
+    finally:
+        watch.signal(signal.SIGTERM)
+        code = watch.finish()
+    assert code == 143, bytes(watch.err)
+    wait_for(lambda: gone(child), f"the child ({child}) to be gone")
+
+
+def test_help_names_every_agent_it_reads_and_how_to_choose():
+    """Issue 25: --help described a monitor for cursor-agent only."""
+    p = subprocess.run(CMD + ["--help"], capture_output=True, timeout=60, env={**ENV, "COLUMNS": "200"}, cwd=ROOT)
+    assert p.returncode == 0
+    out = " ".join(p.stdout.decode().split())
+    description = out[out.index("[FILE|DIR ...]"):out.index("positional arguments")]
+    for agent, command in (("Cursor", "cursor-agent"), ("Claude Code", "claude -p"), ("Codex", "codex exec --json"),
+                           ("Gemini CLI", "gemini -p")):
+        assert agent in description and command in description, agent
+    assert "--format" in description
+    for name in ("cursor", "claude", "codex", "gemini"):
+        assert f"{name} (" in out[out.index("--format {"):]  # its help names each choice's agent

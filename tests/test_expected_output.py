@@ -34,7 +34,7 @@ MODES = {"plain": ["--plain"], "plain-thinking": ["--plain", "--thinking"], "jso
 _RICH_ENV = ("NO_COLOR", "FORCE_COLOR", "COLUMNS", "LINES", "TERM", "COLORTERM", "TTY_COMPATIBLE",
              "TTY_INTERACTIVE", "JUPYTER_COLUMNS", "JUPYTER_LINES")
 ENV = {k: v for k, v in os.environ.items() if k not in _RICH_ENV}
-ENV |= {"CURSOR_WATCH_NO_TUI": "1", "COLUMNS": "120", "TERM": "dumb"}
+ENV |= {"CURSOR_WATCH_NO_TUI": "1", "COLUMNS": "120", "TERM": "dumb", "TZ": "UTC"}  # (a rate limit's reset: local time)
 ENV_COLOR = ENV | {"FORCE_COLOR": "1", "TERM": "xterm-256color"}
 ENV_NO_COLOR_TTY = ENV_COLOR | {"NO_COLOR": "1"}
 # expectation suffix -> (arguments, environment)

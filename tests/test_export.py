@@ -13,7 +13,6 @@ import hashlib
 import os
 import re
 import shlex
-import shutil
 import stat
 import subprocess
 import sys
@@ -491,7 +490,6 @@ def test_bench_export_quick_runs_and_checks_its_exports():
 
 
 @pytest.mark.e2e
-@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 def test_the_tui_writes_the_export_when_it_quits_payloads_read_from_the_pipes_spool(tmp_path):
     from test_e2e_tmux import PY, Tmux
 

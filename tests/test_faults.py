@@ -10,17 +10,17 @@ status), nothing injected (no raw escape or control character on stdout).
 from __future__ import annotations
 
 import os
+import shlex
 import signal
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
 import orjson
 import pytest
 
-from conftest import ROOT, SAMPLES
+from conftest import ROOT, SAMPLES, WAIT_S, Watcher, gone, wait_for, wait_read_to_end
 
 CMD = [sys.executable, "-m", "cursor_watch"]
 ENV = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE")}
@@ -63,26 +63,8 @@ def assert_inert(out: bytes, where: str = "stdout") -> None:
         assert not bad, f"raw {ch!r} in {where}: {text[max(0, i - 60):i + 20]!r}"
 
 
-def gone(pid: int) -> bool:
-    """The process no longer runs (a zombie left to an init that doesn't reap counts as gone)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return True
-    return stat.rsplit(")", 1)[1].split()[0] in ("Z", "X")
-
-
-def wait_until(predicate, timeout: float = 15.0, what: str = "condition") -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return
-        time.sleep(0.02)
-    raise AssertionError(f"timed out waiting for {what}")
+def wait_until(predicate, timeout: float = WAIT_S, what: str = "condition") -> None:
+    wait_for(predicate, what, timeout)
 
 
 def read_int(path: Path) -> int:
@@ -90,52 +72,12 @@ def read_int(path: Path) -> int:
     return int(path.read_text().split()[0])
 
 
-class Watcher:
-    """``cursor-watch`` running in the background, its stdout and stderr collected live."""
-
-    def __init__(self, args: list[str], stdin=subprocess.DEVNULL) -> None:
-        self.proc = subprocess.Popen(CMD + args, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                     env=ENV, cwd=ROOT)
-        self.out = bytearray()
-        self.err = bytearray()
-        self._threads = [threading.Thread(target=self._pump, args=(self.proc.stdout, self.out), daemon=True),
-                         threading.Thread(target=self._pump, args=(self.proc.stderr, self.err), daemon=True)]
-        for t in self._threads:
-            t.start()
-
-    @staticmethod
-    def _pump(stream, buf: bytearray) -> None:
-        while chunk := stream.read1(65536):
-            buf.extend(chunk)
-
-    def text(self) -> str:
-        return bytes(self.out).decode("utf-8", "replace")
-
-    def wait_for(self, needle: str, timeout: float = 15.0, count: int = 1) -> None:
-        wait_until(lambda: self.text().count(needle) >= count, timeout,
-                   f"{needle!r} in the output; got:\n{self.text()[-3000:]}\nstderr: {bytes(self.err)[-2000:]!r}")
-
-    def signal(self, sig: int) -> None:
-        self.proc.send_signal(sig)
-
-    def finish(self, timeout: float = 30.0) -> int:
-        code = self.proc.wait(timeout=timeout)
-        for t in self._threads:
-            t.join(timeout=10)
-        return code
-
-    def kill(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
-
-
 @pytest.fixture
 def watchers():
     started: list[Watcher] = []
 
     def start(args, **kw) -> Watcher:
-        w = Watcher(args, **kw)
+        w = Watcher(CMD + args, env=ENV, **kw)
         started.append(w)
         return w
 
@@ -228,7 +170,7 @@ def test_followed_file_changes(tmp_path, watchers, change):
     if change == "truncate":
         with open(f, "ab") as fh:  # a line cut by the truncation: kept as a diagnostic
             fh.write(b'{"type":"tool_call","subtype":"sta')
-        time.sleep(0.5)
+        wait_read_to_end(w.proc.pid, f)  # the cut line is in the watch before the file is emptied
         with open(f, "r+b") as fh:  # copytruncate: same file, emptied, then written again
             fh.truncate(0)
         w.wait_for("was truncated")
@@ -251,7 +193,6 @@ def test_followed_file_changes(tmp_path, watchers, change):
     else:
         f.unlink()
         w.wait_for("was deleted")
-        time.sleep(0.3)
         f.write_bytes(shell_started("c4", "echo recreated"))
         w.wait_for("▶ [1] shell  echo recreated")  # a new file: a new run (issue 18)
     w.signal(signal.SIGINT)
@@ -303,7 +244,7 @@ while :; do sleep 1; done
     assert w.finish() == 143
     elapsed = time.monotonic() - t0
     assert 1.0 < elapsed < 15, elapsed  # it waited for the grace period, then killed
-    wait_until(lambda: gone(pid) and gone(grandchild), 5, "the child and its group to be gone")
+    wait_until(lambda: gone(pid) and gone(grandchild), WAIT_S, "the child and its group to be gone")
     assert_no_traceback(bytes(w.err))
 
 
@@ -370,56 +311,17 @@ def test_signal_to_cursor_watch_stops_the_child_and_keeps_every_byte(tmp_path, w
     w.signal(sig)
     assert w.finish() == status
     assert_no_traceback(bytes(w.err))
-    wait_until(lambda: gone(pid), 5, "the child to be gone")
+    wait_until(lambda: gone(pid), WAIT_S, "the child to be gone")
     assert save.read_bytes() == printed
     out = w.text()
     assert out.rstrip().splitlines()[-1].startswith("■ incomplete")
     assert "! line 9: not JSON" in out
 
 
-# The two tests below drive ProcessSource the way the command shuts down (runner.Watch.run:
-# the pump is cancelled, then source.stop()), with a consumer that fell behind.
-
-BURST = """import os, sys, time
-for i in range({n}):
-    os.write(1, b"garbage %06d " % i + b"x" * 200 + b"\\n")
-    time.sleep(0.002)
-open(sys.argv[1], "w").close()
-time.sleep(60)
-"""
-
-
-def burst_bytes(n: int) -> bytes:
-    return b"".join(b"garbage %06d " % i + b"x" * 200 + b"\n" for i in range(n))
-
-
-async def _start_burst(tmp_path, n):
-    import asyncio
-
-    from cursor_watch.sources import ProcessSource, SaveFile
-
-    child = tmp_path / "burst.py"
-    child.write_text(BURST.format(n=n))
-    src = ProcessSource([sys.executable, str(child), str(tmp_path / "marker")], save=SaveFile(str(tmp_path / "saved")))
-    await src.start()
-    deadline = time.monotonic() + 20
-    while not (tmp_path / "marker").exists() and time.monotonic() < deadline:
-        await asyncio.sleep(0.02)
-    await asyncio.sleep(0.2)
-    return src
-
-
-def _kill_group(src) -> None:
-    if src.proc is not None and src.proc.returncode is None:
-        try:
-            os.killpg(src.proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-
-
 def test_sigint_during_a_big_replay_is_handled_promptly(tmp_path, watchers):
     f = tmp_path / "garbage.jsonl"
-    f.write_bytes(b"".join(b"garbage line %06d\n" % i for i in range(100_000)))
+    # after an event: each line is printed (before one, a file that is not stream-json is said once: issue 25)
+    f.write_bytes(INIT + b"".join(b"garbage line %06d\n" % i for i in range(100_000)))
     w = watchers(["--plain", str(f)])
     w.wait_for("! line 100:")
     w.signal(signal.SIGINT)
@@ -539,14 +441,56 @@ def test_hostile_stderr_of_a_spawned_command_is_shown_inert(tmp_path):
     assert orjson.loads(p.stdout)["stderr"][-1] == "\ufffd\x1b]0;t\x07 no newline"
 
 
+PIPE_BYTES = 64 << 10
+
+
 @pytest.mark.parametrize("args", [["--plain"], ["--summary"], ["--summary", "--json"]])
 def test_stdout_closed_early_is_quiet(tmp_path, args):
-    f = tmp_path / "garbage.jsonl"
-    f.write_bytes(b"".join(b"garbage line %06d\n" % i for i in range(50_000)))
-    proc = subprocess.Popen(CMD + [*args, str(f)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV, cwd=ROOT)
-    proc.stdout.read(100)
+    """The reader (``| head -c 100``) closes the pipe while cursor-watch still has output to write:
+    no traceback, exit 141. The output must not fit in the pipe (64 KiB, set here): an output
+    that fits is written whole before the reader closes, and the run's own status is right then
+    (50,000 garbage lines made a 3 KB --summary, and make a few lines of --plain once a file that
+    is not stream-json is said once). 100 runs print 190 KB as --plain, 230 KB as --summary and
+    610 KB as --summary --json; checked here first."""
+    f = tmp_path / "input.jsonl"
+    f.write_bytes(TOOLS.read_bytes() * 100)
+    whole = subprocess.run(CMD + [*args, str(f)], capture_output=True, env=ENV, cwd=ROOT, timeout=120)
+    assert len(whole.stdout) > 2 * PIPE_BYTES, len(whole.stdout)  # the premise: it can't all be in the pipe
+    proc = subprocess.Popen(CMD + [*args, str(f)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV, cwd=ROOT,
+                            pipesize=PIPE_BYTES)
+    assert os.read(proc.stdout.fileno(), 100)  # it has begun to write
     proc.stdout.close()
-    err = proc.stderr.read()
-    proc.wait(timeout=30)
+    _, err = proc.communicate(timeout=60)
     assert_no_traceback(err)
     assert proc.returncode == 141  # 128 + SIGPIPE, as the README's exit-status table says
+
+
+@pytest.mark.parametrize("args", [["--plain"], ["--summary"], ["--summary", "--json"], ["--plain", "--follow"]])
+def test_stdout_closed_early_with_many_sources_is_quiet(tmp_path, args):
+    """Issue 25: `--plain DIR | head -2` exited 141 but printed one 'Task exception was never
+    retrieved ... OutputClosed' traceback per further source (11 for 12 files)."""
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    for n in range(12):  # 100 runs each: more output than a pipe holds, so every source meets the closed pipe
+        (logs / f"run-{n:02d}.jsonl").write_bytes(TOOLS.read_bytes() * 100)
+    p = subprocess.run(f"{shlex.join(CMD + args)} {shlex.quote(str(logs))} | head -2", shell=True, capture_output=True,
+                       env=ENV, cwd=ROOT, timeout=60, executable="/bin/bash")
+    assert len(p.stdout.splitlines()) == 2
+    assert p.stderr == b""  # nothing at all: the documented exit status is the only effect
+    status = subprocess.run(f"{shlex.join(CMD + args)} {shlex.quote(str(logs))} | head -2 >/dev/null; "
+                            "echo ${PIPESTATUS[0]}", shell=True, capture_output=True, env=ENV, cwd=ROOT, timeout=60,
+                            executable="/bin/bash")
+    assert status.stdout.strip() == b"141" and status.stderr == b""
+
+
+def test_an_output_that_fits_the_pipe_is_written_whole_and_the_status_is_the_runs(tmp_path):
+    """The other side of the test above: a summary that fits in the pipe is written before the
+    reader closes it, so nothing was lost and the exit status is the run's (1: no result)."""
+    f = tmp_path / "garbage.jsonl"
+    f.write_bytes(b"".join(b"garbage line %06d\n" % i for i in range(50_000)))
+    proc = subprocess.Popen(CMD + ["--summary", str(f)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV,
+                            cwd=ROOT, pipesize=PIPE_BYTES)
+    proc.wait(timeout=60)  # it exits with its summary in the pipe, unread
+    out, err = proc.communicate(timeout=60)
+    assert_no_traceback(err)
+    assert proc.returncode == 1 and 0 < len(out) < PIPE_BYTES and out.endswith(b"\n")

@@ -166,7 +166,7 @@ async def detail_text(app, pilot, call_id: str, raw: bool = False) -> str:
 
     if isinstance(app.screen, ToolDetailScreen):
         app.pop_screen()
-        await pilot.pause(0.1)
+        await wait_until(pilot, lambda: not isinstance(app.screen, ToolDetailScreen))
     app.open_detail(call_id)
     await wait_until(pilot, lambda: isinstance(app.screen, ToolDetailScreen))
     screen = app.screen
@@ -231,8 +231,7 @@ async def test_mcp_tool_listing_is_shown_decoded_with_the_raw_form_one_key_away(
         folds = list(app.screen.query(Collapsible))
         assert folds and all(c.collapsed for c in folds)
         await pilot.press("r")  # the raw form: the string as the stream has it
-        await pilot.pause(0.1)
-        assert not any(c.collapsed for c in folds)
+        await wait_until(pilot, lambda: not any(c.collapsed for c in folds))
         raw = await detail_text(app, pilot, call.call_id, raw=True)
         assert '"content": "{\\n  \\"tool\\": \\"TodoWrite\\"' in raw
 

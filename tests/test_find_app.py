@@ -93,13 +93,21 @@ async def test_n_and_shift_n_go_in_stream_order_and_wrap():
         assert screen._cur == seen[-1]
 
 
+def filter_applied(app, text: str | None = None) -> bool:
+    """The run view's tool-call filter (``x``, or ``text`` typed in the filter bar) is in effect:
+    the bar's text taken, the table's rows chosen to the end."""
+    screen = app.run_view()
+    table = screen.query_one(ToolTable)
+    return ((text is None or screen._filter_text == text) and table.filtered is not None and table.filtered.done)
+
+
 async def test_a_transcript_match_scrolls_the_transcript_and_is_highlighted():
     app = make_app(FileSource(str(PLAIN)))
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: app.ended)
         await open_search(app, pilot, "regression test")
-        await pilot.pause(0.2)
         transcript = app.run_view().query_one(Transcript)
+        await wait_until(pilot, lambda: any(e.hits for e in transcript._entries))  # the jump has lit its entry
         lit = [e for e in transcript._entries if e.hits]
         assert lit and lit[-1].kind == "segment"
         assert not transcript.following  # a jump holds the view still
@@ -127,8 +135,7 @@ async def test_regex_and_an_invalid_regex():
         await wait_until(pilot, lambda: screen.search is not None and screen.search.done)
         assert status(app) == f"1/{expected_total(PLAIN, 'apply_discount(')}"
         await pilot.press("escape")
-        await pilot.pause(0.1)
-        assert screen.search is None and not screen.query_one("#search-bar", QueryBar).shown
+        await wait_until(pilot, lambda: screen.search is None and not screen.query_one("#search-bar", QueryBar).shown)
 
 
 async def test_a_match_in_shell_stdout_selects_the_call_and_opens_its_detail_at_the_match():
@@ -146,9 +153,12 @@ async def test_a_match_in_shell_stdout_selects_the_call_and_opens_its_detail_at_
         assert "search: 1 match for FAILURES" in screen_text(detail)
         widget, line = detail._target
         body = detail.query_one("#detail-body")
-        await pilot.pause(0.2)
-        y = widget.virtual_region.y + line
-        assert body.scroll_y <= y < body.scroll_y + body.size.height  # the match is on screen
+
+        def match_on_screen() -> bool:
+            y = widget.virtual_region.y + line
+            return body.scroll_y <= y < body.scroll_y + body.size.height
+
+        await wait_until(pilot, match_on_screen)  # it scrolls to the match
         assert "FAILURES" in widget.content.plain
 
 
@@ -159,13 +169,13 @@ async def test_x_shows_only_problems_and_the_header_counts_them():
         table = app.run_view().query_one(ToolTable)
         total = table.row_count
         await pilot.press("x")
-        await pilot.pause(0.2)
+        await wait_until(pilot, lambda: filter_applied(app))
         statuses = [table.row_plain(i)[1] for i in range(table.row_count)]
         assert statuses and all(s.split()[-1] in ("failure", "rejected", "incomplete") for s in statuses)
         line = str(app.run_view().query_one("#filter-line").content)
         assert "problems only" in line and f"{table.row_count} of {total} calls" in line
         await pilot.press("x")
-        await pilot.pause(0.1)
+        await wait_until(pilot, lambda: table.filtered is None)
         assert table.row_count == total and not app.run_view().query_one("#filter-line").display
 
 
@@ -178,7 +188,7 @@ async def test_filter_bar_status_tool_and_words():
 
         async def filt(text: str) -> list[list[str]]:
             bar.set_value(text)
-            await pilot.pause(0.2)
+            await wait_until(pilot, lambda: filter_applied(app, text))
             return [table.row_plain(i) for i in range(table.row_count)]
 
         await pilot.press("F")
@@ -194,8 +204,7 @@ async def test_filter_bar_status_tool_and_words():
         rows = await filt("status:nonsense")
         assert "unknown status" in str(bar.query_one(".query-bar--status").content)
         await pilot.press("escape")
-        await pilot.pause(0.1)
-        assert table.filtered is None and not bar.shown
+        await wait_until(pilot, lambda: table.filtered is None and not bar.shown)
 
 
 async def test_markers_of_filtered_out_calls_are_dim():
@@ -203,7 +212,7 @@ async def test_markers_of_filtered_out_calls_are_dim():
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: app.ended)
         await pilot.press("x")
-        await pilot.pause(0.2)
+        await wait_until(pilot, lambda: filter_applied(app))
         transcript = app.run_view().query_one(Transcript)
         session = app.session
         for entry in transcript._entries:
@@ -247,7 +256,7 @@ async def test_search_and_filter_combine():
         await wait_until(pilot, lambda: isinstance(app.screen, ToolDetailScreen))
         await pilot.press("escape")
         await pilot.press("x")  # problems only: the successful calls' matches are hidden
-        await pilot.pause(0.2)
+        await wait_until(pilot, lambda: filter_applied(app))
         screen = app.run_view()
         hidden = sum(h.count for h in screen.search.hits if h.kind == "tool")
         shown = everything - hidden
@@ -269,16 +278,16 @@ async def test_runs_list_slash_filters_runs(tmp_path):
         await wait_until(pilot, lambda: app.ended and app.screen.query_one(RunsTable).row_count == 3)
         await pilot.press("slash")
         await type_text(pilot, "parallel")
-        await pilot.pause(0.2)
-        table = app.screen.query_one(RunsTable)
+        runs, table = app.screen, app.screen.query_one(RunsTable)
+        await wait_until(pilot, lambda: runs._query is not None and runs._query.text == "parallel")  # applied
         assert [r.source for r in table.rows] == ["parallel-failed-rejected.jsonl"]
         bar = app.screen.query_one("#runs-filter", QueryBar)
         assert "1 of 3 runs" in str(bar.query_one(".query-bar--status").content)
         bar.set_value("Composer")  # a model: capital, case-sensitive
-        await pilot.pause(0.2)
+        await wait_until(pilot, lambda: runs._query is not None and runs._query.text == "Composer")
         assert len(table.rows) == 2
         await pilot.press("escape")
-        await pilot.pause(0.1)
+        await wait_until(pilot, lambda: runs._query is None)
         assert len(table.rows) == 3
 
 
@@ -323,11 +332,10 @@ async def test_escape_in_the_panes_clears_a_kept_search_before_leaving_the_run(t
         await open_search(app, pilot, "the")
         await pilot.press("enter")
         if not isinstance(app.screen, RunScreen):  # a match in a payload opened its detail
-            await pilot.press("escape")
-        await pilot.pause(0.1)
+            await wait_until(pilot, lambda: isinstance(app.screen, RunScreen))
         assert app.run_view().search is not None
         await pilot.press("escape")  # clears the search, stays in the run
-        await pilot.pause(0.1)
-        assert isinstance(app.screen, RunScreen) and app.run_view().search is None
+        await wait_until(pilot, lambda: app.run_view().search is None)
+        assert isinstance(app.screen, RunScreen)
         await pilot.press("escape")  # then back to the list
         await wait_until(pilot, lambda: isinstance(app.screen, RunsScreen))

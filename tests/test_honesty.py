@@ -3,7 +3,6 @@ without a result says why; a followed file that starts over is a new run, not a 
 
 from __future__ import annotations
 
-import asyncio
 import os
 import subprocess
 import sys
@@ -12,7 +11,7 @@ import time
 import orjson
 import pytest
 
-from apphelpers import make_app, screen_text, text_of, wait_until
+from apphelpers import make_app, screen_text, text_of, wait_ticks, wait_until
 from conftest import REAL_DIR, ROOT, run_bytes
 from cursor_watch.runner import Monitor, pump
 from cursor_watch.runs import RunActivity, run_elapsed_ms, strip_escapes
@@ -149,9 +148,8 @@ async def test_diagnostics_pane_lists_rejected_lines_of_a_text_only_stream(tmp_p
     async with app.run_test(size=(120, 30)) as pilot:
         await wait_until(pilot, lambda: app.ended)
         await pilot.press("d")
-        await pilot.pause(0.3)
         pane = app.screen.query_one(DiagnosticsPane)
-        assert pane.display and pane.line_count >= 2
+        await wait_until(pilot, lambda: pane.display and pane.line_count >= 2)
         assert "line 1: not JSON (text line): Error: not logged in" in "\n".join(pane.lines)
         assert "no events: 2 lines, none of them stream-json" in screen_text(app.screen)
 
@@ -167,13 +165,13 @@ async def test_a_replayed_file_that_stops_after_init_never_ticks(tmp_path):
     async with app.run_test(size=(160, 30)) as pilot:
         await wait_until(pilot, lambda: app.ended and "incomplete" in text_of(app.screen.query_one(SessionHeader)))
         app.screen.refresh_now(True)
-        await pilot.pause(0.1)
+        await wait_ticks(pilot, app)
         first = text_of(app.screen.query_one(SessionHeader))
         assert "incomplete" in first and "no times recorded · 1 event ·" in first
         for _ in range(3):
             clock.t += 60
             app.screen.refresh_now(True)
-            await pilot.pause(0.1)
+            await wait_ticks(pilot, app)  # the view's own ticks have run with the new time too
             assert text_of(app.screen.query_one(SessionHeader)) == first  # the same, a minute later
 
 
@@ -277,12 +275,16 @@ async def test_tool_table_says_a_replayed_duration_is_unknown(tmp_path):
     f.write_bytes(_untimed_sample())
     app = make_app([FileSource(str(f))])
     async with app.run_test(size=(160, 40)) as pilot:
-        await wait_until(pilot, lambda: app.ended)
-        await pilot.pause(0.3)
         table = app.screen.query_one(ToolTable)
-        text = "\n".join(line.text for line in table.render_lines(table.region.reset_offset))
-        rows = [line for line in text.splitlines() if "success" in line or "failure" in line]
-        assert len(rows) == 6 and all(row.rstrip().endswith("—") for row in rows), text
+
+        def drawn() -> str:
+            return "\n".join(line.text for line in table.render_lines(table.region.reset_offset))
+
+        def rows() -> list[str]:
+            return [line for line in drawn().splitlines() if "success" in line or "failure" in line]
+
+        await wait_until(pilot, lambda: app.ended and len(rows()) == 6, what="the table's 6 rows drawn")
+        assert all(row.rstrip().endswith("—") for row in rows()), drawn()
 
 
 def test_local_time_shows_the_year_for_other_years():
@@ -302,7 +304,7 @@ async def test_runs_list_started_is_recorded_or_the_files_time_marked(tmp_path):
     app = make_app([FileSource(str(timed)), FileSource(str(untimed))])
     async with app.run_test(size=(200, 30)) as pilot:
         await wait_until(pilot, lambda: app.ended and len(app.screen.query_one(RunsTable).rows) == 2)
-        await pilot.pause(0.3)
+        await wait_ticks(pilot, app)  # the rows are rebuilt from the ended runs
         rows = {r.source: r.plain() for r in app.screen.query_one(RunsTable).rows}
         assert rows["untimed.jsonl"][6] == "file 2024-03-05"  # the file's time, marked, with its year
         assert rows["untimed.jsonl"][7] == "—"  # no duration recorded
@@ -325,7 +327,7 @@ async def test_followed_old_capture_shows_no_live_age(tmp_path):
         await wait_until(pilot, lambda: any(r.source == "crew.jsonl" and r.time_ms is not None
                                             for r in app.screen.query_one(RunsTable).rows))
         clock.t += 30
-        await pilot.pause(1.2)
+        await wait_ticks(pilot, app)  # a tick 30 s later (a slow one: live rows are rebuilt) has run
         row = next(r for r in app.screen.query_one(RunsTable).rows if r.source == "crew.jsonl")
         assert row.time_ms is not None and row.time_ms < 60_000  # its recorded span, not months since
 
@@ -365,20 +367,22 @@ async def test_followed_file_truncated_and_rewritten_is_announced_as_a_restart(t
     lines = real(CAGASE).read_bytes().splitlines(keepends=True)
     f = tmp_path / "run.jsonl"
     f.write_bytes(b"")
-    app = make_app(FileSource(str(f), follow=True))
+    source = FileSource(str(f), follow=True)
+    app = make_app(source)
     async with app.run_test(size=(160, 40)) as pilot:
-        await pilot.pause(0.5)
+        await wait_until(pilot, lambda: app.watch.feeds[0].caught_up)  # the empty file read: what follows is live
         with open(f, "ab") as fh:
             fh.write(b"".join(lines[:15]))
         await wait_until(pilot, lambda: app.session.events == 15)
+        runs = app.watch.feeds[0].runs
         with open(f, "r+b") as fh:
             fh.truncate(0)
-        await asyncio.sleep(0.6)
+        await wait_until(pilot, lambda: len(runs) == 2)  # the truncation seen: a new run (before the file grows again)
         with open(f, "ab") as fh:
             fh.write(b"".join(lines))
-        runs = app.watch.feeds[0].runs
-        await wait_until(pilot, lambda: len(runs) == 2 and runs[1].session.result is not None, timeout=15)
-        await pilot.pause(0.5)
+        await wait_until(pilot, lambda: runs[1].session.result is not None)
+        # the new run's end is in the log: run 1's would have been before it
+        await wait_until(pilot, lambda: "run.jsonl · run 2: ended: success" in app.attention_log)
         log = app.attention_log
         assert "run.jsonl · run 1: ended: success" not in log
         assert any(m.startswith("run.jsonl · run 1: the file started over") for m in log), log

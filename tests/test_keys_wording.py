@@ -8,7 +8,7 @@ import stat
 
 import orjson
 
-from apphelpers import make_app, wait_until
+from apphelpers import make_app, wait_ticks, wait_until
 from conftest import SAMPLES
 from cursor_watch.output import write_private_new
 from cursor_watch.sources import FileSource
@@ -35,7 +35,7 @@ async def test_ctrl_c_ends_the_app_with_sigint_status():
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: app.ended)
         await pilot.press("ctrl+c")
-        await pilot.pause(0.3)
+        await wait_exit(pilot, app)  # the key was handled: it quit, not (Textual's own) told to press ctrl+q
     assert app.return_code == 130
     assert not any("ctrl+q" in n.message for n in app._notifications)
 
@@ -46,8 +46,13 @@ async def test_ctrl_c_in_the_search_bar_ends_the_app_too():
         await wait_until(pilot, lambda: app.ended)
         await pilot.press("slash", "p", "y")
         await pilot.press("ctrl+c")
-        await pilot.pause(0.3)
+        await wait_exit(pilot, app)
     assert app.return_code == 130
+
+
+async def wait_exit(pilot, app) -> None:
+    """Wait until the app has begun to exit (its return code is set)."""
+    await wait_until(pilot, lambda: app.return_code is not None or not app.is_running)
 
 
 def footer_keys(screen) -> dict[str, str]:
@@ -61,26 +66,22 @@ def footer_keys(screen) -> dict[str, str]:
 async def test_escape_runs_is_in_the_footer_only_when_there_are_runs_to_go_back_to(tmp_path):
     app = make_app(FileSource(str(SAMPLES / "plain-tools.jsonl")))
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: app.ended)
-        await pilot.pause(0.2)
-        keys = footer_keys(app.screen)
+        await wait_until(pilot, lambda: app.ended and {"e", "q"} <= footer_keys(app.screen).keys())
+        keys = footer_keys(app.screen)  # the run view's footer is drawn: Escape would be in it by now
         assert "Runs" not in keys.values() and "e" in keys and "q" in keys
         # escape still clears a search
         await pilot.press("slash", "p", "y", "enter")
-        await pilot.pause(0.2)
-        assert app.run_view().search is not None
+        await wait_until(pilot, lambda: app.run_view().search is not None)
         await pilot.press("escape")
-        await pilot.pause(0.2)
-        assert app.run_view().search is None and app.run_view() is app.screen
+        await wait_until(pilot, lambda: app.run_view().search is None)
+        assert app.run_view() is app.screen
     for name in ("plain-tools", "partial-output"):
         (tmp_path / f"{name}.jsonl").write_bytes((SAMPLES / f"{name}.jsonl").read_bytes())
     app = make_app([FileSource(str(tmp_path / "plain-tools.jsonl")), FileSource(str(tmp_path / "partial-output.jsonl"))])
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: app.ended)
         await pilot.press("enter")
-        await wait_until(pilot, lambda: app.run_view() is not None)
-        await pilot.pause(0.2)
-        assert footer_keys(app.screen).get("esc") == "Runs"
+        await wait_until(pilot, lambda: app.run_view() is not None and footer_keys(app.screen).get("esc") == "Runs")
 
 
 # -- item 10: e never overwrites -----------------------------------------------------------------------
@@ -144,14 +145,15 @@ async def test_the_light_theme_has_no_dark_bands():
     app = make_app(FileSource(str(SAMPLES / "plain-tools.jsonl")))  # inline code, thinking, a prompt, rows
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: app.ended)
-        await pilot.pause(0.2)
         view = app.run_view()
         transcript, table = view.query_one(Transcript), view.query_one(ToolTable)
         transcript.scroll_home(animate=False)
-        await pilot.pause(0.2)
-        assert _dark_cells(transcript)  # the dark theme draws inline code on black: the check can see it
+        # the dark theme draws inline code on black: the check can see it
+        await wait_until(pilot, lambda: transcript.scroll_y == 0 and _dark_cells(transcript))
         app.theme = "textual-light"  # as from the command palette, after everything was drawn
-        await pilot.pause(0.5)
+        await wait_until(pilot, lambda: _dark_cells(transcript) == [] and _dark_cells(table) == [],
+                         what="no dark cells in the light theme")
+        await wait_ticks(pilot, app)  # and it stays so
         assert _dark_cells(transcript) == [] and _dark_cells(table) == []
 
 
@@ -223,8 +225,7 @@ async def test_one_event_is_one_event(tmp_path):
     path.write_bytes(ev(type="system", subtype="init", model="Composer 2.5", cwd="/w", timestamp_ms=1_790_000_000_000))
     app = make_app(FileSource(str(path)))
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: app.ended)
-        await pilot.pause(0.2)
+        await wait_until(pilot, lambda: app.ended and "event" in text_of(app.run_view().query_one(SessionHeader)))
         header = text_of(app.run_view().query_one(SessionHeader))
         assert "1 event " in header or header.rstrip().endswith("1 event") or "1 event ·" in header, header
         assert "1 events" not in header
@@ -238,10 +239,20 @@ async def test_quit_and_help_are_on_screen_in_the_footer_at_80_columns():
 
     app = make_app(FileSource(str(SAMPLES / "plain-tools.jsonl")))
     async with app.run_test(size=(80, 24)) as pilot:
-        await wait_until(pilot, lambda: app.ended)
-        await pilot.pause(0.3)
-        shown = {k.key_display or k.key: k for k in app.screen.query(FooterKey)}
+        shown: dict = {}
+
+        def stacked_footer_drawn() -> bool:
+            """The footer of the stacked panes is laid out (it is composed again once the screen
+            knows it is stacked: ``s`` is in it from then on); its keys' regions, kept."""
+            keys = {k.key_display or k.key: k.region for k in app.screen.query(FooterKey)}
+            if not (app.ended and "s" in keys and any(region.width > 0 for region in keys.values())):
+                return False
+            shown.clear()
+            shown.update(keys)
+            return True
+
+        await wait_until(pilot, stacked_footer_drawn, what="the stacked footer, 's' in it, laid out")
         for key in ("q", "?", "s"):  # s swaps the stacked panes: the narrow terminal's own key
             assert key in shown, list(shown)
-            region = shown[key].region
+            region = shown[key]
             assert region.width > 0 and region.right <= 80 - len("^p palette"), (key, region)

@@ -98,9 +98,11 @@ def check_unchanged(args: list[str], endpoint: str, spans: int) -> bytes:
     assert done.returncode == base.returncode
     assert took < LIMIT_S, took
     lines = done.stderr.decode().splitlines()
-    assert len(lines) == 1, lines
-    m = re.match(r"cursor-watch: --otlp: (\d+) of (\d+) spans could not be sent to (\S+)", lines[0])
-    assert m, lines[0]
+    assert len(lines) == 2, lines  # what was sent (nothing), then what was not and why
+    sent = re.fullmatch(r"cursor-watch: --otlp: 0 spans of (\d+) runs sent to (\S+) \(runs dated .+ to .+\)", lines[0])
+    assert sent and sent.group(2) == endpoint + "/v1/traces", lines[0]
+    m = re.match(r"cursor-watch: --otlp: (\d+) of (\d+) spans could not be sent to (\S+)", lines[1])
+    assert m, lines[1]
     assert int(m.group(1)) == spans and int(m.group(2)) == spans
     assert m.group(3) == endpoint + "/v1/traces"
     return done.stderr
@@ -118,7 +120,7 @@ def spans_of(args: list[str]) -> int:
     mon = Monitor()
     mon.feed((ROOT / args[-1]).read_bytes())
     mon.finish()
-    return sum(len(r.session.tool_calls) + 1 for r in mon.runs)
+    return sum(len(r.session.tool_calls) + 1 + (otlp.usage_of(r.session) is not None) for r in mon.runs)
 
 
 @pytest.mark.parametrize("args", CASES, ids=["summary-json", "plain", "summary"])
@@ -160,7 +162,7 @@ def test_dead_endpoint_with_a_backlog_still_ends_within_the_limit(tmp_path):
     path = tmp_path / "many.jsonl"
     subprocess.run([sys.executable, str(ROOT / "bench" / "gen_stream.py"), str(path), "--size", "4MB",
                     "--tool-calls", "5000", "--payload-max", "4KB"], check=True, capture_output=True)
-    check_unchanged(["--summary", "--json", str(path)], f"http://127.0.0.1:{_free_port()}", 5001)
+    check_unchanged(["--summary", "--json", str(path)], f"http://127.0.0.1:{_free_port()}", spans_of([str(path)]))
 
 
 # -- the exit wait is bounded, whatever the exporter and the backend do ----------------------------

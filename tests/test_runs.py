@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import REAL_DIR, ROOT, SAMPLES, real_captures, run_bytes
+from conftest import REAL_DIR, ROOT, SAMPLES, real_captures, run_bytes, wait_for_async
 from cursor_watch import runner
 from cursor_watch.events import Event, decode_all
 from cursor_watch.plain import summary_json
@@ -220,22 +220,17 @@ async def test_a_followed_directory_picks_up_new_files_and_growth(tmp_path, monk
         seen.extend((os.path.basename(run.source), run.index) for _ in changes[:1])
 
     task = asyncio.create_task(watch.run(on_changes))
-    await asyncio.sleep(0.5)
+    # a.jsonl read to its end: the directory was listed (b.jsonl, written next, is a new file)
+    await wait_for_async(lambda: watch.feeds[0].monitor.session.status == "success", "a.jsonl read")
     b = tmp_path / "b.jsonl"
     b.write_bytes(b"".join(sample[:5]))
-    for _ in range(50):
-        await asyncio.sleep(0.1)
-        if len(watch.feeds) == 2 and watch.feeds[1].monitor.session.events == 5:
-            break
+    await wait_for_async(lambda: len(watch.feeds) == 2 and watch.feeds[1].monitor.session.events == 5,
+                         lambda: f"b.jsonl's 5 events (feeds: {[f.source.label for f in watch.feeds]})")
     assert [os.path.basename(f.source.label) for f in watch.feeds] == ["a.jsonl", "b.jsonl"]
     assert len(added) == 1 and watch.feeds[1].monitor.session.status == "running"
     with open(b, "ab") as f:  # it grows: its result arrives
         f.write(b"".join(sample[5:]))
-    for _ in range(50):
-        await asyncio.sleep(0.1)
-        if watch.feeds[1].monitor.session.status == "success":
-            break
-    assert watch.feeds[1].monitor.session.status == "success"
+    await wait_for_async(lambda: watch.feeds[1].monitor.session.status == "success", "b.jsonl's result")
     watch.request_stop()
     assert await task == 0
     assert ("b.jsonl", 1) in seen and ("a.jsonl", 1) in seen

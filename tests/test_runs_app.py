@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import orjson
 
-from apphelpers import FROZEN_MS, make_app, wait_until
+from apphelpers import FROZEN_MS, count_ticks, make_app, wait_ticks, wait_until
 from conftest import SAMPLES
 from cursor_watch.app import CursorWatchApp
 from cursor_watch.screens.detail import ToolDetailScreen
@@ -108,7 +108,7 @@ async def test_enter_escape_and_brackets(tmp_path):
         await pilot.press("right_square_bracket")
         await wait_until(pilot, lambda: app.shown_run is not None and app.shown_run.key == order[2][:2])
         await pilot.press("right_square_bracket")  # the last: stays
-        await pilot.pause(0.2)
+        await wait_ticks(pilot, app)
         assert app.shown_run.key == order[2][:2]
         await pilot.press("left_square_bracket", "left_square_bracket")
         await wait_until(pilot, lambda: app.shown_run is not None and app.shown_run.key == order[0][:2])
@@ -159,7 +159,8 @@ async def test_live_rows_update_in_place_with_states_and_attention():
         # the run ends: success, marked, notified once; the list keeps it (finished runs after live ones)
         await a.push(result("a"))
         await wait_until(pilot, lambda: any(r[3] == "success" for r in rows(app)))
-        await pilot.pause(0.3)
+        await wait_until(pilot, lambda: "agent-a: ended: success" in app.attention_log)
+        await wait_ticks(pilot, app)  # a second notice would be out by now
         messages = app.attention_log
         assert messages.count("agent-a: ended: success") == 1
         row_a = next(r for r in table(app).rows if r.source == "agent-a")
@@ -173,9 +174,8 @@ async def test_live_rows_update_in_place_with_states_and_attention():
         await pilot.press("enter")
         await wait_until(pilot, lambda: isinstance(app.screen, RunScreen))
         await pilot.press("escape")
-        await wait_until(pilot, lambda: isinstance(app.screen, RunsScreen))
-        await pilot.pause(0.2)
-        assert next(r for r in table(app).rows if r.key == row_a.key).mark == ""
+        await wait_until(pilot, lambda: isinstance(app.screen, RunsScreen)
+                         and next(r for r in table(app).rows if r.key == row_a.key).mark == "")
         assert "● 1 to look at" in text_of(app.screen.query_one(RunsSummary))
 
 
@@ -184,17 +184,17 @@ async def test_replayed_logs_raise_no_attention(tmp_path):
     app = make_app(files(tmp_path, data))
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: app.ended and len(rows(app)) == 3)
-        await pilot.pause(0.3)
+        await wait_ticks(pilot, app)  # the ticks that would raise attention have run on the ended runs
         assert not app.attention_log and not any(r.mark for r in table(app).rows)
 
 
 async def test_notify_rings_the_bell_and_sends_osc_9_and_777_once_per_event():
     src = QueueSource("stdin")
-    app = CursorWatchApp(src, install_signals=False, clock=lambda: FROZEN_MS, notify_terminal=True)
+    app = count_ticks(CursorWatchApp(src, install_signals=False, clock=lambda: FROZEN_MS, notify_terminal=True))
     async with app.run_test(size=SIZE) as pilot:
         await src.push(init("a", "Mod;el\x1b]0;x\x07") + prompt("a", "t") + result("a"))
         await wait_until(pilot, lambda: app.terminal_notifications)
-        await pilot.pause(0.3)
+        await wait_ticks(pilot, app)  # a repeated notification would be out by now
         seqs = app.terminal_notifications
         assert seqs == ["\a", "\x1b]9;stdin: ended: success\x07", "\x1b]777;notify;stdin;ended: success\x07"]
 

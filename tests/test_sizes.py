@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from apphelpers import make_app, text_of, wait_until
+from apphelpers import make_app, text_of, wait_ticks, wait_until
 from conftest import REAL_DIR
 from cursor_watch.names import middle, relative_if_shorter, shared_ends, short_name, short_path
 from cursor_watch.runner import Monitor
@@ -141,11 +141,9 @@ async def test_80x24_stacks_the_panes_and_s_swaps_them():
         assert transcript.size.width >= 40 and transcript.region.y < tools.region.y
         assert transcript.size.height > tools.size.height
         await pilot.press("s")
-        await pilot.pause(0.2)
-        assert transcript.size.height < tools.size.height
+        await wait_until(pilot, lambda: transcript.size.height < tools.size.height)
         await pilot.press("s")
-        await pilot.pause(0.2)
-        assert transcript.size.height > tools.size.height
+        await wait_until(pilot, lambda: transcript.size.height > tools.size.height)
 
 
 async def test_80x24_live_run_keeps_the_newest_call_on_screen():
@@ -161,10 +159,11 @@ async def test_80x24_live_run_keeps_the_newest_call_on_screen():
     async with app.run_test(size=(80, 24)) as pilot:
         for line in (SAMPLES / "plain-tools.jsonl").read_bytes().splitlines(keepends=True):
             await src.push(line)
-            await pilot.pause(0.02)
+            n = app.session.events if app.session is not None else 0
+            await wait_until(pilot, lambda: app.session is not None and app.session.events > n)  # shown, one by one
         await src.end()
         await wait_until(pilot, lambda: app.ended)
-        await pilot.pause(0.3)
+        await wait_ticks(pilot, app)  # the last lines are drawn
         table = app.run_view().query_one(ToolTable)
         transcript = app.run_view().query_one("#transcript")
         assert table.show_vertical_scrollbar and not table.show_horizontal_scrollbar
@@ -188,7 +187,7 @@ async def test_60x20_shows_outcome_transcript_and_newest_calls():
     app = make_app(FileSource(str(real(CREW))))
     async with app.run_test(size=(60, 20)) as pilot:
         await wait_until(pilot, lambda: app.ended)
-        await pilot.pause(0.5)
+        await wait_ticks(pilot, app)  # the replay's end is drawn
         header = text_of(app.screen.query_one(SessionHeader))
         assert header.splitlines()[1].lstrip().startswith("incomplete")
         assert "← rog…" in header and "-tools.jsonl" in header  # the name's ends, its end first (narrow)
@@ -214,7 +213,7 @@ async def test_runs_list_names_are_distinct_and_keep_their_ends(columns):
     app = make_app([FileSource(str(p)) for p in paths])
     async with app.run_test(size=(columns, 24)) as pilot:
         await wait_until(pilot, lambda: app.ended and len(app.screen.query_one(RunsTable).rows) == len(paths))
-        await pilot.pause(0.3)
+        await wait_ticks(pilot, app)  # the rows are rebuilt from the ended runs
         table = app.screen.query_one(RunsTable)
         w = widths(table.scrollable_content_region.width, table.need)  # (the columns fit the rows, issue 25)
         assert table.scrollable_content_region.height >= len(paths)  # every row on screen
@@ -283,7 +282,7 @@ async def test_80x24_tool_paths_keep_the_file_name_in_the_table_and_the_transcri
     app = make_app(FileSource(str(f)))
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_until(pilot, lambda: app.ended)
-        await pilot.pause(0.3)
+        await wait_ticks(pilot, app)  # the replay's end is drawn
         table = app.screen.query_one(ToolTable)
         rows = ["".join(seg.text for seg in table.render_line(y)) for y in range(3)]
         # relative to the run's cwd, cut in the middle: the file name (or the directory) stays

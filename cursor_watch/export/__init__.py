@@ -11,6 +11,10 @@ rule. The format follows the file's extension:
 
 Files are private (0600) and written whole (a temporary file renamed into place, see
 :func:`cursor_watch.output.write_private`).
+
+Every format is redacted unless ``redact`` is False (``--no-redact``): the secrets
+:mod:`cursor_watch.redact` finds in the prompt, text, thinking, notes, tool arguments and
+results, diagnostics and stderr are replaced by ``[redacted: KIND]``. An export is for sharing.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from collections.abc import Callable
 from typing import IO, Any
 
 from ..output import error_line, write_private, write_private_new
+from ..redact import redactor_for
 from ..runs import Run
 
 FORMATS = {".html": "html", ".htm": "html", ".md": "markdown", ".markdown": "markdown", ".json": "json"}
@@ -54,22 +59,33 @@ def needs_payloads(path: str | None) -> bool:
     return bool(path) and FORMATS.get(os.path.splitext(path)[1].lower()) in ("html", "markdown")
 
 
-def write_export(runs: list[Run], fmt: str, write: Callable[[bytes], Any], max_chars: int | None = None) -> None:
+def write_export(runs: list[Run], fmt: str, write: Callable[[bytes], Any], max_chars: int | None = None,
+                 redact: bool = True) -> None:
     """Write ``runs`` in format ``fmt`` (see :func:`export_format`) through ``write(bytes)``.
 
     ``max_chars`` applies to Markdown only (see :func:`cursor_watch.export.markdown.write_markdown`).
+    ``redact``: secrets replaced by ``[redacted: KIND]`` (False: ``--no-redact``, as the stream has it).
     Text is UTF-8; anything UTF-8 can't carry was already shown escaped.
     """
+    from .common import redacting  # (Rich, through plain: not on the --summary --json path)
+
+    redactor = redactor_for(redact)
+    with redacting(redactor):
+        _write_export(runs, fmt, write, max_chars, redactor)
+
+
+def _write_export(runs: list[Run], fmt: str, write: Callable[[bytes], Any], max_chars: int | None,
+                  redactor: Any) -> None:
     if fmt == "json":
         from ..plain import write_summaries
 
-        write_summaries(runs, write)
+        write_summaries(runs, write, redact=redactor)
         return
     if fmt == "otlp":
         from ..otlp import content_from_env
         from ..otlp_sdk import write_otlp_json
 
-        write_otlp_json(runs, write, content=content_from_env())
+        write_otlp_json(runs, write, content=content_from_env(), redact=redactor)
         return
     buffer = io.StringIO()
 
@@ -91,8 +107,9 @@ def write_export(runs: list[Run], fmt: str, write: Callable[[bytes], Any], max_c
     write(buffer.getvalue().encode("utf-8", "replace"))
 
 
-def export_runs(path: str, runs: list[Run], max_chars: int | None = None) -> None:
-    """Write ``runs`` to ``path`` in the format its extension names (0600, written whole).
+def export_runs(path: str, runs: list[Run], max_chars: int | None = None, redact: bool = True) -> None:
+    """Write ``runs`` to ``path`` in the format its extension names (0600, written whole;
+    ``redact``: see :func:`write_export`).
 
     Raises:
         ValueError: an unknown extension.
@@ -101,18 +118,18 @@ def export_runs(path: str, runs: list[Run], max_chars: int | None = None) -> Non
     fmt = export_format(path)
 
     def write(f: IO[bytes]) -> None:
-        write_export(runs, fmt, f.write, max_chars)
+        write_export(runs, fmt, f.write, max_chars, redact)
 
     write_private(path, write)
 
 
-def write_export_file(path: str | None, runs: list[Run], max_chars: int | None = None) -> None:
+def write_export_file(path: str | None, runs: list[Run], max_chars: int | None = None, redact: bool = True) -> None:
     """``--export PATH``, when the watch ends: like ``--json-out``, a failure is one line on
-    stderr and never changes the exit status."""
+    stderr and never changes the exit status (``redact``: see :func:`write_export`)."""
     if not path:
         return
     try:
-        export_runs(path, runs, max_chars)
+        export_runs(path, runs, max_chars, redact)
     except OSError as err:
         error_line(f"cannot write --export {path}: {err.strerror or err}")
     except ValueError as err:
@@ -130,8 +147,9 @@ def export_file_name(session_id: str | None) -> str:
     return f"cursor-watch-{name or 'unknown'}.html"
 
 
-def export_run_to(run: Run, directory: str = ".") -> str:
-    """Export one run as HTML to ``directory`` (the TUI's ``e`` key); returns the path written.
+def export_run_to(run: Run, directory: str = ".", redact: bool = True) -> str:
+    """Export one run as HTML to ``directory`` (the TUI's ``e`` key); returns the path written
+    (``redact``: see :func:`write_export`).
 
     Never replaces a file: pressing ``e`` again, or on another run with the same session id
     (a killed run and its ``--resume``), writes ``cursor-watch-<session id>-2.html``, ``-3``...
@@ -145,6 +163,6 @@ def export_run_to(run: Run, directory: str = ".") -> str:
     path = os.path.join(directory, export_file_name(run.session.session_id))
 
     def write(f: IO[bytes]) -> None:
-        write_export([run], "html", f.write)
+        write_export([run], "html", f.write, redact=redact)
 
     return write_private_new(path, write)

@@ -2,12 +2,21 @@
 
 Each format escapes these for its own output (``design.md``: escaping is per output). The
 values come from the model; nothing here reads the stream or knows a format rule.
+
+Redaction (issue 25) happens where each format escapes: every string from the stream passes
+through :func:`doc_text` (the secrets :mod:`cursor_watch.redact` finds replaced, then control
+characters shown), and a tool call's payloads are redacted as they are read back, before any
+cut (:func:`export_redactor` is given to :func:`cursor_watch.payloads.call_detail`). The
+redactor of the document being written is a context variable set by :func:`redacting`, so a
+document written in one thread never changes another.
 """
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Iterator
+from contextvars import ContextVar
 from typing import Any
 
 from ..canonical import agent_command
@@ -16,9 +25,48 @@ from ..model import Session, ToolCall
 from ..costs import usage_of
 from ..plain import cost_text, format_ms, run_duration_text, usage_text
 from ..runs import Run
+from ..safe import visible_doc
 from ..tools import without_reason
 
 EXPORT_PAYLOAD_CHARS = 100_000  # characters of one payload in an export (the TUI detail's cap)
+
+_REDACTOR: ContextVar[Any] = ContextVar("cursor_watch_export_redactor", default=None)
+
+
+@contextlib.contextmanager
+def redacting(redactor: Any) -> Iterator[None]:
+    """Within the block, :func:`doc_text` and :func:`redacted` redact with ``redactor`` (a
+    :class:`~cursor_watch.redact.Redactor`; None: nothing is redacted, ``--no-redact``)."""
+    token = _REDACTOR.set(redactor)
+    try:
+        yield
+    finally:
+        _REDACTOR.reset(token)
+
+
+def export_redactor() -> Any:
+    """The redactor of the document being written (None: ``--no-redact``, or outside one)."""
+    return _REDACTOR.get()
+
+
+def redacted(text: str) -> str:
+    """Stream text as an export shows it: its secrets redacted (see :func:`redacting`)."""
+    r = _REDACTOR.get()
+    return r.text(text) if r is not None else text
+
+
+def doc_text(text: str, line: bool = False) -> str:
+    """:func:`redacted`, then :func:`cursor_watch.safe.visible_doc` (control characters shown;
+    ``line``: newlines and tabs too): what every format does to a string before escaping it."""
+    r = _REDACTOR.get()
+    return visible_doc(r.text(text) if r is not None else text, line)
+
+
+def shown_fields(fields: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
+    """``(label, value)`` pairs with each value redacted under its label: a value shown as
+    ``password`` or ``api_key`` is a secret when it looks like one (:meth:`Redactor.field`)."""
+    r = _REDACTOR.get()
+    return r.pairs(fields) if r is not None else fields
 
 
 def format_when(ms: int | None) -> str:

@@ -8,11 +8,12 @@ opens a call when a link points at it.
 
 Everything from the stream is untrusted (text, tool output, call ids, model, cwd, session
 id, tool names, paths, notes, diagnostics): every string is passed through
-:func:`cursor_watch.safe.visible_doc` (control characters shown as ``\\e``, ``\\x07``...)
-and HTML-escaped, attributes included. The agent's Markdown is rendered by markdown-it-py
-(CommonMark) with raw HTML off (it comes out escaped); links keep only ``http``, ``https``,
-``mailto`` and scheme-less targets (never ``javascript:``, ``data:`` or ``vbscript:``), get
-``rel="noopener noreferrer"`` and are shown with their URL; images become such links.
+:func:`cursor_watch.export.common.doc_text` (secrets redacted unless ``--no-redact``, then
+control characters shown as ``\\e``, ``\\x07``...) and HTML-escaped, attributes included.
+The agent's Markdown is rendered by markdown-it-py (CommonMark) with raw HTML off (it comes
+out escaped); links keep only ``http``, ``https``, ``mailto`` and scheme-less targets (never
+``javascript:``, ``data:`` or ``vbscript:``), get ``rel="noopener noreferrer"`` and are shown
+with their URL; images become such links.
 
 Each tool call is a ``<details>`` element with ``data-call-id`` set to its ``call_id``
 (newlines and tabs kept as character references, other control characters shown) and the
@@ -41,7 +42,8 @@ from ..plain import STATUS_STYLE, call_duration_text, dumps_json, format_ms
 from ..runs import Run
 from ..safe import visible_doc
 from ..tools import RAW, Section, cut_payload, lexer_for
-from .common import EXPORT_PAYLOAD_CHARS, call_facts, final_text, run_facts, run_title, tool_counts_line, transcript
+from .common import (EXPORT_PAYLOAD_CHARS, call_facts, doc_text, export_redactor, final_text, redacted, run_facts,
+                     run_title, shown_fields, tool_counts_line, transcript)
 
 HIGHLIGHT_BUDGET_CHARS = 250_000  # code characters highlighted per document; the rest is plain
 MARKDOWN_BUDGET_CHARS = 1_000_000  # characters of Markdown parsed per document (see Renderer)
@@ -60,10 +62,12 @@ def _agents(runs: list[Run]) -> str:
 
 
 def esc(text: Any, line: bool = False) -> str:
-    """Stream text as HTML text: control characters shown (:func:`visible_doc`), ``& < > " '``
-    escaped. ``line`` shows newlines and tabs too (one-line fields)."""
+    """Stream text as HTML text: secrets redacted (:func:`~cursor_watch.export.common.redacted`),
+    control characters shown (:func:`visible_doc`), ``& < > " '`` escaped. ``line`` shows
+    newlines and tabs too (one-line fields)."""
     if text.__class__ is not str:
         text = str(text)
+    text = redacted(text)
     if text.isprintable() and not _HTML_SPECIAL.search(text):  # most short values: nothing to do
         return text
     return html.escape(visible_doc(text, line))
@@ -155,7 +159,7 @@ _BLANK_LINES = re.compile(r"\n{2,}")
 
 def render_markdown(text: str) -> str:
     """The agent's Markdown as safe HTML (see the module docstring), with no size limit."""
-    shown = visible_doc(text)
+    shown = doc_text(text)
     return _render_shown(shown, bool(_MD_SYNTAX.search(shown)))
 
 
@@ -209,7 +213,7 @@ class Renderer:
 
     def markdown(self, text: str) -> str:
         """The agent's Markdown (or a fetched page's) as HTML, within the budget."""
-        shown = visible_doc(text)
+        shown = doc_text(text)
         syntax = bool(_MD_SYNTAX.search(shown))  # text without any costs nothing
         if syntax and len(shown) > min(MARKDOWN_MESSAGE_CHARS, self.markdown_left):
             return ('<p class="note">Shown as text: an export renders the Markdown of messages of up to '
@@ -221,7 +225,7 @@ class Renderer:
 
     def code(self, code: str, path: str) -> str:
         """``code`` with line numbers, coloured by the lexer for ``path`` while the budget lasts."""
-        code = visible_doc(code).removesuffix("\n")
+        code = doc_text(code).removesuffix("\n")
         lexer = _lexer(lexer_for(path, code)) if path else None
         out = None
         note = ""
@@ -249,7 +253,7 @@ _DIFF_MARKS = ((re.compile(r"^((?:\+\+\+|---|diff |index ).*)$", re.M), r'<span 
 def render_diff(diff: str) -> str:
     """A unified diff, each line coloured by its first characters (regular expressions, no
     lexer: fast at any size)."""
-    out = html.escape(visible_doc(diff).rstrip("\n"))
+    out = html.escape(doc_text(diff).rstrip("\n"))
     for pattern, template in _DIFF_MARKS:
         out = pattern.sub(template, out)
     return f'<pre class="code diff"><code>{out}</code></pre>'
@@ -264,7 +268,7 @@ def _label(label: str) -> str:
 
 def fields_html(fields: Iterable[tuple[str, Any]], cls: str = "fields") -> str:
     """``(label, value)`` pairs as a ``<dl>``."""
-    rows = "".join(f"{_label(label)}<dd>{esc(value)}</dd>" for label, value in fields)
+    rows = "".join(f"{_label(label)}<dd>{esc(value)}</dd>" for label, value in shown_fields(list(fields)))
     return f'<dl class="{cls}">{rows}</dl>'
 
 
@@ -323,7 +327,8 @@ def call_anchor(run_no: int, call: ToolCall) -> str:
 def render_call(call: ToolCall, run: Run, run_no: int, render: Renderer, limit: int) -> str:
     """One tool call: a ``<details>`` with status, tool, summary and duration in its
     ``<summary>``, and the call's facts and detail sections inside."""
-    sections, note = call_detail(call, run.reread, limit, raw=False, agent=run.session.agent)
+    sections, note = call_detail(call, run.reread, limit, raw=False, agent=run.session.agent,
+                                 redact=export_redactor())
     parts = [fields_html(call_facts(call), "fields facts")]
     if note:
         parts.append(f'<p class="note">{esc(note)}</p>')
@@ -541,7 +546,8 @@ def _toc(runs: list[Run]) -> str:
         items.append(f'<li><a href="#run-{n}">{esc(run_title(run, True), line=True)}</a> '
                      f'{status_badge(s.status)} <span class="dim">· {esc(model_label(s.model, s.events), line=True)} · '
                      f'{esc(tool_counts_line(s), line=True)}</span>'
-                     + (f'<br><span class="dim">{esc(_first_line(s.prompt), line=True)}</span>' if s.prompt else "")
+                     + (f'<br><span class="dim">{esc(_first_line(redacted(s.prompt)), line=True)}</span>'
+                        if s.prompt else "")
                      + "</li>")
     return f'<nav class="toc"><h2>Runs</h2><ol>{"".join(items)}</ol></nav>\n'
 
@@ -554,7 +560,7 @@ def _entry_html(kind: str, item: Any, run: Run, run_no: int, render: Renderer, l
         if not text.strip():
             return ""
         return (f'<details class="thinking"><summary>Thinking <span class="dim">· {len(text):,} characters</span>'
-                f'</summary><pre class="think">{esc(cut_payload(text, limit))}</pre></details>\n')
+                f'</summary><pre class="think">{esc(cut_payload(redacted(text), limit))}</pre></details>\n')
     if kind == "tool":
         return render_call(item, run, run_no, render, limit)
     cls = "note connection" if item.kind == "connection" else "note"
@@ -582,8 +588,10 @@ def _diagnostics(run: Run) -> str:
     parts = []
     for d in s.diagnostics:
         parts.append(f"<li>line {d.line}: {esc(d.message, line=True)}</li>")
-    for u in s.unknown:
-        parts.append(f"<li>line {u.line}: unknown event {esc(u.type, line=True)}/{esc(u.subtype, line=True)}</li>")
+    if s.unread and s.unknown:  # a file no agent wrote: said once, not a line per object
+        parts.append(f"<li>{esc(s.unread_words(), line=True)}</li>")
+    for u in s.unknown if not s.unread else ():
+        parts.append(f"<li>line {u.line}: unknown event {esc(u.label, line=True)}</li>")
     items = f"<ul>{''.join(parts)}</ul>" if parts else ""
     if s.invalid_lines > len(s.diagnostics):
         items += f'<p class="dim">{plural(s.invalid_lines - len(s.diagnostics), "more invalid line")} not listed</p>'
@@ -628,8 +636,8 @@ def write_html(runs: list[Run], write: Callable[[str], Any], limit: int = EXPORT
               f'<span class="badge">{status_badge(s.status)}</span></h2>\n')
         write(fields_html(run_facts(run)) + "\n")
         if s.prompt is not None:
-            write(f'<div class="prompt"><h5>Prompt</h5><pre class="prompt">{esc(cut_payload(s.prompt, limit))}</pre>'
-                  "</div>\n")
+            prompt = esc(cut_payload(redacted(s.prompt), limit))
+            write(f'<div class="prompt"><h5>Prompt</h5><pre class="prompt">{prompt}</pre></div>\n')
         write('<h3>Transcript</h3>\n<div class="transcript">\n')
         for kind, item in transcript(s):
             write(_entry_html(kind, item, run, n, render, limit))

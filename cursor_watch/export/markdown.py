@@ -4,7 +4,8 @@ A header table, the transcript, each tool call in a ``<details>`` block with the
 per-tool sections as the TUI's detail (:func:`cursor_watch.tools.detail_sections`), a
 tool-call table and the diagnostics. Several runs: one document with a table of contents.
 
-Escaping (everything from the stream is untrusted):
+Escaping (everything from the stream is untrusted; each string's secrets are redacted first,
+unless ``--no-redact``: :func:`cursor_watch.export.common.doc_text`):
 
 * every payload (tool output, file contents, diffs, JSON, the prompt, thinking) is a fenced
   code block whose fence is longer than any backtick run inside it, so a payload holding
@@ -41,9 +42,9 @@ from ..model import ToolCall
 from ..payloads import call_detail
 from ..plain import STATUS_STYLE, call_duration_text, dumps_json, format_ms
 from ..runs import Run
-from ..safe import visible_doc
 from ..tools import AGENT_MARKDOWN, Section, cut_payload, lexer_for
-from .common import EXPORT_PAYLOAD_CHARS, call_facts, final_text, run_facts, run_title, tool_counts_line, transcript
+from .common import (EXPORT_PAYLOAD_CHARS, call_facts, doc_text, export_redactor, final_text, redacted, run_facts,
+                     run_title, shown_fields, tool_counts_line, transcript)
 from .html import MARKDOWN_BUDGET_CHARS, MARKDOWN_MESSAGE_CHARS, RUN_SYMBOL, safe_link
 
 GITHUB_COMMENT_CHARS = 65_536  # GitHub's limit on a comment or an issue body
@@ -62,7 +63,7 @@ def md_text(text: Any) -> str:
     before every character that could start emphasis, code, a link, HTML, an entity, a table
     cell, strikethrough or math, and before a first character that could start a block
     (``-``, ``+``, ``#``, ``1.``...)."""
-    t = visible_doc(text if isinstance(text, str) else str(text), line=True).translate(_ESCAPE)
+    t = doc_text(text if isinstance(text, str) else str(text), line=True).translate(_ESCAPE)
     if t[:1] == " ":  # four would start an indented code block
         t = "&#32;" + t[1:]
     elif t and t[0] in _BLOCK_START:
@@ -74,7 +75,7 @@ def md_text(text: Any) -> str:
 
 def md_html(text: Any) -> str:
     """Stream text inside a raw HTML line (``<summary>``): controls and newlines shown, escaped."""
-    return html.escape(visible_doc(text if isinstance(text, str) else str(text), line=True))
+    return html.escape(doc_text(text if isinstance(text, str) else str(text), line=True))
 
 
 def _ticks(text: str, shortest: int) -> str:
@@ -90,7 +91,7 @@ def code_span(text: Any, in_table: bool = False) -> str:
 
     ``in_table`` escapes ``|`` (GFM splits table cells before it reads code spans).
     """
-    t = visible_doc(text if isinstance(text, str) else str(text), line=True)
+    t = doc_text(text if isinstance(text, str) else str(text), line=True)
     if not t:
         return ""
     ticks = _ticks(t, 1)
@@ -102,7 +103,7 @@ def code_span(text: Any, in_table: bool = False) -> str:
 
 def fenced(body: Any, info: str = "") -> str:
     """A fenced code block whose fence is longer than any backtick run in ``body``."""
-    t = visible_doc(body if isinstance(body, str) else str(body))
+    t = doc_text(body if isinstance(body, str) else str(body))
     fence = _ticks(t, 3)
     if t and not t.endswith("\n"):
         t += "\n"
@@ -190,6 +191,7 @@ class _Builder:
 
     def payload(self, body: str, info: str = "", cut: bool = True) -> None:
         """A payload as its own fenced block (``cut`` False: already cut by the caller)."""
+        body = redacted(body)  # before any cut: a secret cut in two is still found
         self.payloads.append(len(body))
         shown = cut_payload(body, self.limit) if cut else body
         self.payload_chars += len(shown)
@@ -204,7 +206,7 @@ _ID_FIELDS = frozenset({"call_id", "session"})
 
 
 def _fields(b: _Builder, fields: list[tuple[str, Any]]) -> None:
-    for label, value in fields:
+    for label, value in shown_fields(fields):
         value = value if isinstance(value, str) else str(value)
         if "\n" in value.strip("\n") and (len(value) > 200 or label not in _ID_FIELDS):
             # text of several lines (a command, a rejection's reason): a block, never a literal \n
@@ -241,7 +243,7 @@ def _section(b: _Builder, section: Section) -> None:
                 b.payload("\n".join(f"{'' if n is None else n:>6}: {t}" for n, t in lines))
     elif kind == "markdown":
         text = body if isinstance(body, str) else str(body)
-        shown = visible_doc(text)
+        shown = doc_text(text)
         if (section.language == AGENT_MARKDOWN and len(shown) <= MARKDOWN_MESSAGE_CHARS
                 and markdown_is_contained(shown)):
             b.add(shown.strip("\n") + "\n\n")  # the agent's own Markdown (a plan) stays Markdown
@@ -259,7 +261,8 @@ def _status(status: str) -> str:
 def call_block(call: ToolCall, run: Run, run_no: int, limit: int) -> Block:
     """One tool call: an anchor, then ``<details>`` with its summary line, facts and sections."""
     b = _Builder(limit)
-    sections, note = call_detail(call, run.reread, limit, raw=False, agent=run.session.agent)
+    sections, note = call_detail(call, run.reread, limit, raw=False, agent=run.session.agent,
+                                 redact=export_redactor())
     duration = format_ms(call.duration_ms)
     summary = (f"{md_html(_status(call.status))} [{call.index}] <b>{md_html(call.tool)}</b> {md_html(call.summary)}"
                + (f" · {duration}" if duration else ""))
@@ -284,7 +287,7 @@ class _Messages:
     def block(self, text: str) -> Block:
         if not text.strip():
             return Block("")
-        shown = visible_doc(text)
+        shown = doc_text(text)
         if _needs_check(shown):
             if len(shown) > min(MARKDOWN_MESSAGE_CHARS, self.left):
                 return self._source(shown, "it is too long to check")
@@ -303,7 +306,7 @@ def _run_blocks(run: Run, run_no: int, several: bool, limit: int, messages: _Mes
     b = _Builder(limit)
     b.add(f'<a id="run-{run_no}"></a>\n\n## {md_text(run_title(run, several))} · {md_text(_status(s.status))}\n\n'
           "| | |\n|---|---|\n")
-    for label, value in run_facts(run):
+    for label, value in shown_fields(run_facts(run)):
         b.add(f"| **{md_text(label)}** | {code_span(value, in_table=True)} |\n")
     b.add("\n")
     if s.prompt is not None:
@@ -344,9 +347,12 @@ def _run_blocks(run: Run, run_no: int, several: bool, limit: int, messages: _Mes
     for d in s.diagnostics:
         listed += 1
         yield Block(f"- line {d.line}: {code_span(d.message)}\n")
-    for u in s.unknown:
+    if s.unread and s.unknown:  # a file no agent wrote: said once, not a line per object
         listed += 1
-        yield Block(f"- line {u.line}: unknown event {code_span(f'{u.type}/{u.subtype}')}\n")
+        yield Block(f"- {md_text(s.unread_words())}\n")
+    for u in s.unknown if not s.unread else ():
+        listed += 1
+        yield Block(f"- line {u.line}: unknown event {code_span(u.label)}\n")
     if s.invalid_lines > len(s.diagnostics):
         yield Block(f"- {plural(s.invalid_lines - len(s.diagnostics), 'more invalid line')} not listed\n")
     if run.stderr:

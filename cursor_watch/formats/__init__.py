@@ -32,9 +32,9 @@ from typing import Any
 
 import orjson
 
-from ..canonical import AGENTS, StatusNote, Unknown
+from ..canonical import AGENTS, UNREAD_AGENT, StatusNote, Unknown
 from ..events import Event, Invalid, decode_all
-from .common import Adapter, CallPayloads, keys_preview, when
+from .common import Adapter, CallPayloads, keys_preview, one_line, when
 
 FORMATS = ("cursor", "claude", "codex", "gemini")
 SNIFF_OBJECTS = 20  # JSON objects looked at before settling on a format
@@ -138,11 +138,12 @@ def adapter_class(agent: str | None) -> type[Adapter]:
 
 class UnreadFormat(Adapter):
     """A stream in a format cursor-watch does not read: one note says what it looks like (naming
-    it where it is recognisable: :data:`UNREAD`), and every object is an
-    :class:`~cursor_watch.canonical.Unknown` event (kept, counted, listed with its line)."""
+    it where it is recognisable: :data:`UNREAD`, else the first object's type or keys:
+    :func:`looks_like`), and every object is an :class:`~cursor_watch.canonical.Unknown` event
+    (kept and counted; ``--summary --json`` lists each, the text views say it once: issue 25)."""
 
     name = "unknown"
-    agent = "unknown"
+    agent = UNREAD_AGENT
 
     def __init__(self, looks_like: str | None) -> None:
         super().__init__()
@@ -154,10 +155,10 @@ class UnreadFormat(Adapter):
         if not self._said:
             self._said = True
             what = UNREAD.get(self.looks_like or "")
-            text = (f"not a stream cursor-watch reads: this looks like {what}; its lines are kept and listed as "
-                    "unknown events" if what else
-                    "not a stream cursor-watch reads (not Cursor's, Claude Code's, Codex's or Gemini CLI's); "
-                    "its lines are kept and listed as unknown events")
+            text = "not a stream cursor-watch reads: " + (
+                f"this looks like {what}" if what else
+                f"{looks_like(item.data)}, not Cursor's, Claude Code's, Codex's or Gemini CLI's events"
+            ) + "; each line is counted as an unknown event (--summary --json lists them)"
             out.append(StatusNote(item, *when(None, now), "format", self.looks_like or "unknown", text))
         t, st = item.type, item.subtype
         if not t and isinstance(item.data, dict) and isinstance(item.data.get("event"), str):
@@ -165,6 +166,23 @@ class UnreadFormat(Adapter):
         out.append(Unknown(item, *when(None, now), t if t.__class__ is str else "", st if st.__class__ is str else "",
                            keys_preview(item.data)))
         return out
+
+
+def looks_like(data: Any) -> str:
+    """What a JSON object no agent writes looks like, in words, for the note that says it once:
+    ``JSON objects without a "type" (keys id, name, score)``, ``JSON objects of "type" "row"
+    (keys type, id)``; ``JSON objects`` when it is not a dict (never the case for an event)."""
+    if not isinstance(data, dict):
+        return "JSON objects"
+    keys = keys_preview(data)
+    t = data.get("type")
+    if t.__class__ is str and t:
+        head = f'JSON objects of "type" "{one_line(t, 40)}"'
+    elif "type" in data:
+        head = 'JSON objects whose "type" is not a name'
+    else:
+        head = 'JSON objects without a "type"'
+    return head + (f" (keys {one_line(keys, 80)})" if keys else " (no keys)")
 
 
 class Reader:

@@ -46,7 +46,7 @@ from typing import Any
 import orjson
 from msgspec import UNSET
 
-from ..canonical import (TEXT_DELTA, TEXT_END, TEXT_PARTIAL, Prompt, RunEnd, RunStart, StatusNote, Text,
+from ..canonical import (TEXT_DELTA, TEXT_END, TEXT_PARTIAL, Prompt, RunEnd, RunStart, Silent, StatusNote, Text,
                          Thinking, ToolEnd, ToolStart, ToolUpdate, Usage, UsageUpdate, as_int)
 from ..events import Event, Invalid, invalid_item
 from ..tools import STATUS_FAILURE, STATUS_REJECTED, STATUS_SUCCESS, summarize, todo_status
@@ -280,6 +280,8 @@ class ClaudeAdapter(Adapter):
         # notification): results come in that order
         self._open_runs: deque[tuple[int, bool]] = deque()
         self._background = False  # the newest run started a background task, or was notified of one
+        self._last_ts: int | None = None  # the run's newest stream time (epoch ms): a rate limit's "in 12 min"
+        self._hooks: dict[str, tuple[str, Any]] = {}  # hook_id -> (its name, its start's line) until it answers
 
     # -- events ------------------------------------------------------------------------------
 
@@ -426,12 +428,17 @@ class ClaudeAdapter(Adapter):
         if t == "user":
             return self._user(item, data, now)
         if t == "system":
-            return [self._system(item, data, now)]
+            ev = self._system(item, data, now)
+            if ev.__class__ is RunStart:
+                mcp = self.mcp_note(ev)
+                return [ev, mcp] if mcp is not None else [ev]
+            return [ev]
         if t == "result":
             return self._result(item, data, now)
         if t == "rate_limit_event":
             info = data.get("rate_limit_info") if isinstance(data.get("rate_limit_info"), dict) else {}
-            return [self.note(item, now, "rate_limit", "rate_limit", "rate limit: " + _rate_limit_words(info),
+            at = now if now is not None else self._last_ts  # the event has no time of its own
+            return [self.note(item, now, "rate_limit", "rate_limit", "rate limit: " + _rate_limit_words(info, at),
                               fields=info or None)]
         if t == "tool_progress":
             return self._progress(item, data, now)
@@ -457,12 +464,7 @@ class ClaudeAdapter(Adapter):
         if st == "init":
             return self._init(item, data, now)
         if st in ("hook_started", "hook_response", "hook_progress"):
-            what = " ".join(x for x in (s(data.get("hook_event")), s(data.get("hook_name"))) if x) or "hook"
-            text = f"hook {what} " + ("started" if st == "hook_started" else
-                                      "progress" if st == "hook_progress" else s(data.get("outcome")) or "response")
-            if st == "hook_response" and data.get("exit_code") not in (None, 0):
-                text += f" (exit {data.get('exit_code')})"
-            return self.note(item, now, "hook", st, text, fields=_fields(data))
+            return self._hook(item, data, st, now)
         if st == "status":
             return _status_note(self, item, now, *(s(data.get(k)) if data.get(k) else "" for k in _STATUS_KEYS))
         if st == "thinking_tokens":
@@ -511,6 +513,38 @@ class ClaudeAdapter(Adapter):
                                    if fields else "")
         return self.note(item, now, "system", st, text, fields=fields or None)
 
+    def _hook(self, item: Event, data: dict, st: str, now: int | None) -> Any:
+        """A hook's lines folded into one note per run of the hook (``hook_id``): its start says
+        nothing (:class:`~cursor_watch.canonical.Silent`, kept until it answers); its response
+        is ``hook SessionStart:startup: success`` (``exit N`` when not 0), its output (stdout,
+        then stderr, else ``output``) the note's detail. A hook that never answers is said at
+        the end of input (:meth:`finish`). (Claude Code 2.1.270, the sunholo capture: four
+        SessionStart hooks started, then answered, each by its ``hook_id``.)"""
+        hid = s(data.get("hook_id"))
+        name = _hook_name(data)
+        if st == "hook_started":
+            self._hooks[hid or f"(line {item.line})"] = (name, item)  # (no id: paired by its name)
+            return Silent(item, 1, *when(None, now))
+        if st == "hook_progress":
+            return self.note(item, now, "hook", st, f"hook {name}: in progress", fields=_fields(data))
+        if hid:
+            self._hooks.pop(hid, None)
+        else:
+            key = next((k for k, (n, _start) in self._hooks.items() if k.startswith("(line ") and n == name), None)
+            if key is not None:
+                del self._hooks[key]
+        outcome = s(data.get("outcome")) or "answered"
+        code = data.get("exit_code")
+        text = f"hook {name}: {outcome}" + (f" (exit {s(code)})" if code not in (None, 0) else "")
+        return self.note(item, now, "hook", st, text, fields=_fields(data), detail=_hook_output(data))
+
+    def _unanswered_hooks(self, now: int | None) -> list:
+        """A note for each hook that started and never answered (the input ended first)."""
+        out = [StatusNote(start, *when(None, now), "hook", "hook_started", f"hook {name}: started, no response",
+                          natives=0) for name, start in self._hooks.values()]  # (its line was counted)
+        self._hooks.clear()
+        return out
+
     def _init(self, item: Event, data: dict, now: int | None) -> RunStart:
         previous_open = bool(self._open_runs) and self._background
         self._kinds.clear()
@@ -521,6 +555,7 @@ class ClaudeAdapter(Adapter):
         self._usage_known = [0] * 5
         self._background = False
         self._closed = None
+        self._last_ts = None  # (a session resumed later: the last run's time is no reference)
         if not previous_open:
             self._open_runs.clear()  # a run without its result before: it ended so
         self._open_runs.append((item.line, previous_open))
@@ -763,6 +798,8 @@ class ClaudeAdapter(Adapter):
             its dict); error: the line's ``error`` when a string, else ""; usage_value: the
             message's ``usage`` (any JSON value, None when absent).
         """
+        if ts is not None:
+            self._last_ts = ts
         streamed = mid in self._streamed
         out: list = []
         t, src = when(ts, now)
@@ -855,6 +892,8 @@ class ClaudeAdapter(Adapter):
             return [self.unknown(item, now)]
         parent = s(data.get("parent_tool_use_id"))
         ts = iso_ms(data.get("timestamp"))
+        if ts is not None:
+            self._last_ts = ts
         content = msg.get("content")
         if isinstance(content, str):
             content = [{"type": "text", "text": content}]
@@ -876,6 +915,8 @@ class ClaudeAdapter(Adapter):
         invalid, as on the generic path)."""
         parent = item.parent_tool_use_id or ""
         ts = iso_ms(item.timestamp)
+        if ts is not None:
+            self._last_ts = ts
         content = item.message.content
         out: list = []
         texts = []
@@ -1001,7 +1042,7 @@ class ClaudeAdapter(Adapter):
         pending = self._pending_tools(None, now)
         for ev in pending:
             ev.natives = 0
-        return self._release() + pending
+        return self._release() + pending + self._unanswered_hooks(now)
 
     # -- payloads, re-read by offset -------------------------------------------------------------
 
@@ -1109,21 +1150,69 @@ def _status_note(adapter: ClaudeAdapter, item: Any, now: int | None, status: str
     return adapter.note(item, now, "status", "status", "status: " + (", ".join(bits) or "none"), fields=fields or None)
 
 
-def _rate_limit_words(info: dict) -> str:
-    """``allowed_warning (five_hour, 91 % used, resets 2026-11-27 14:00 UTC)`` from a
-    ``rate_limit_info`` (``resetsAt`` epoch seconds, ``utilization`` 0-1)."""
+def _rate_limit_words(info: dict, at_ms: int | None = None) -> str:
+    """``allowed_warning (seven_day, 77 % used, resets 14:00 UTC, in 2 h 05 min)`` from a
+    ``rate_limit_info`` (``status``, ``rateLimitType``, ``utilization`` 0-1, ``resetsAt`` epoch
+    seconds; untether's 2.1.285 captures; a window's figures may sit only in ``unifiedWindows``:
+    dungle-scrubs' a001 capture has no ``utilization`` beside them). The reset is in local time
+    (its date too unless it is the day of ``at_ms``), and how long after ``at_ms`` (the event's
+    time, epoch ms) when that is known."""
     status = s(info.get("status")) or "event"
-    bits = [s(info["rateLimitType"])] if info.get("rateLimitType") else []
-    used = info.get("utilization")
-    if isinstance(used, (int, float)) and not isinstance(used, bool):
+    window = s(info.get("rateLimitType"))
+    bits = [window] if window else []
+    windows = info.get("unifiedWindows") if isinstance(info.get("unifiedWindows"), dict) else {}
+    own = windows.get(window) if isinstance(windows.get(window), dict) else {}
+    used = info.get("utilization", own.get("utilization"))
+    if _number(used):
         bits.append(f"{used * 100:.0f} % used")
-    resets = as_int(info.get("resetsAt"))
+    resets = as_int(info.get("resetsAt", own.get("resetsAt")))
     if resets is not None:
-        try:
-            bits.append("resets " + dt.datetime.fromtimestamp(resets, dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
-        except (OverflowError, OSError, ValueError):
-            bits.append(f"resetsAt {resets}")
+        bits.append(_reset_words(resets, at_ms))
     return status + (f" ({', '.join(bits)})" if bits else "")
+
+
+def _reset_words(resets_s: int, at_ms: int | None) -> str:
+    """``resets 2026-10-03 14:00 CEST`` (local time), ``resets 14:00 CEST, in 2 h 05 min`` when
+    ``at_ms`` (epoch ms) is known (the date only when another day); ``resetsAt N`` for a value no
+    date has."""
+    try:
+        when_ = dt.datetime.fromtimestamp(resets_s).astimezone()
+        at = dt.datetime.fromtimestamp(at_ms / 1000).astimezone() if at_ms is not None else None
+    except (OverflowError, OSError, ValueError):
+        return f"resetsAt {resets_s}"
+    text = "resets " + when_.strftime("%H:%M %Z" if at is not None and at.date() == when_.date() else "%Y-%m-%d %H:%M %Z")
+    if at_ms is not None:
+        text += ", " + _in_words(resets_s * 1000 - at_ms)
+    return text
+
+
+def _in_words(ms: float) -> str:
+    """``in 12 min``, ``in 2 h 05 min``, ``in 3 d 4 h``; ``12 min ago`` for a time past; ``now``."""
+    minutes = int(abs(ms) // 60_000)
+    if minutes == 0:
+        return "now"
+    days, rest = divmod(minutes, 24 * 60)
+    hours, mins = divmod(rest, 60)
+    span = f"{days} d {hours} h" if days else f"{hours} h {mins:02d} min" if hours else f"{mins} min"
+    return f"in {span}" if ms > 0 else f"{span} ago"
+
+
+def _hook_name(data: dict) -> str:
+    """``SessionStart:startup`` (``hook_name`` says the event already), else the event and the
+    name, else ``hook``."""
+    name, event = s(data.get("hook_name")), s(data.get("hook_event"))
+    if name and (not event or name.startswith(event)):
+        return name
+    return " ".join(x for x in (event, name) if x) or "hook"
+
+
+def _hook_output(data: dict) -> str:
+    """A hook response's output: its ``stdout`` and ``stderr`` (each under a label when both
+    have text), else its ``output``; "" when it printed nothing."""
+    out, err = s(data.get("stdout")).strip("\n"), s(data.get("stderr")).strip("\n")
+    if out and err:
+        return f"stdout:\n{out}\nstderr:\n{err}"
+    return out or (f"stderr:\n{err}" if err else "") or s(data.get("output")).strip("\n")
 
 
 def _fields(data: dict) -> dict | None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from ..canonical import TIME_NONE, TIME_RECEIVED, TIME_STREAM, Canonical, Silent, StatusNote, Unknown
+from ..canonical import TIME_NONE, TIME_RECEIVED, TIME_STREAM, Canonical, RunStart, Silent, StatusNote, Unknown
 from ..events import Event, Invalid
 from ..tools import one_line  # (the adapters' one-line notes: the tools' rule)
 
@@ -172,10 +172,24 @@ class Adapter:
         return Unknown(item, *when(ts, now), t if t.__class__ is str else "", st if st.__class__ is str else "",
                        keys_preview(item.data))
 
+    @staticmethod
+    def mcp_note(start: RunStart) -> StatusNote | None:
+        """A warning for the MCP servers a run starts with that are not connected (Claude Code's
+        ``init``: ``needs-auth``, ``pending``, ``failed``, ``disabled``; dungle-scrubs' a001 capture:
+        three ``needs-auth``): ``MCP servers not connected: claude.ai Gmail (needs-auth), ...``
+        at the run start's line (it counts no native event); None when all are connected."""
+        down = [(name, status) for name, status in start.mcp_servers or () if status != "connected"]
+        if not down:
+            return None
+        text = "MCP servers not connected: " + ", ".join(f"{name or '?'} ({status or 'no status'})"
+                                                         for name, status in down)
+        return StatusNote(start.src, start.ts, start.ts_source, "mcp", "mcp_servers", text, natives=0)
+
     def note(self, item: Any, now: int | None, kind: str, subtype: str, text: str, call_id: str = "",
-             ts: int | None = None, fields: dict | None = None) -> StatusNote:
-        """A :class:`~cursor_watch.canonical.StatusNote` at ``item``; ``ts`` its own time if any."""
-        return StatusNote(item, *when(ts, now), kind, subtype, text, call_id, fields=fields)
+             ts: int | None = None, fields: dict | None = None, detail: str = "") -> StatusNote:
+        """A :class:`~cursor_watch.canonical.StatusNote` at ``item``; ``ts`` its own time if any;
+        ``detail``: what the line can't say (a hook's output)."""
+        return StatusNote(item, *when(ts, now), kind, subtype, text, call_id, fields=fields, detail=detail)
 
     @staticmethod
     def payloads(kind: str, call_id: str, started: dict | None, ended: dict | None,

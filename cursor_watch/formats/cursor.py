@@ -525,6 +525,9 @@ class CursorAdapter(Adapter):
                                 cwd=data.get("cwd"), api_key_source=data.get("apiKeySource"),
                                 permission_mode=data.get("permissionMode"), tools=_names(data.get("tools")),
                                 mcp_servers=_servers(data.get("mcp_servers"))))
+            mcp = self.mcp_note(out[-1])
+            if mcp is not None:
+                out.append(mcp)
             return out
         fields = {k: v for k, v in data.items() if k not in ("type", "subtype", "session_id", "timestamp_ms")}
         text = item.subtype or "system"
@@ -832,6 +835,8 @@ def view_of(kind: str, a: dict, p: dict) -> dict:
     elif kind == "getMcpTools":
         v["server"] = _s(a.get("server"))
         v["tool"] = _s(a.get("toolName"))
+        if a.get("pattern"):  # a search of the tools (GetMcpToolsArgs.pattern)
+            v["pattern"] = _s(a.get("pattern"))
         if p.get("content"):
             v["content"] = p["content"]
     elif kind == "createPlan":

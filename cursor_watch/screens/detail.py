@@ -21,7 +21,7 @@ from textual.widgets import Collapsible, Markdown, Static
 
 from ..model import ToolCall
 from ..plain import STATUS_STYLE, call_duration_text, dumps_json, format_ms
-from ..safe import visible, visible_line
+from ..safe import view_redaction, visible, visible_line
 from ..match import Query, payload_strings
 from ..mdtext import text_parser
 from ..payloads import counted_payloads, load_payloads
@@ -111,7 +111,7 @@ def render_section(section: Section, query: Query | None = None, current: int = 
         code = visible(body)
         return _mark_syntax(Syntax(code, "diff", word_wrap=True, theme=theme), code, query, current)
     if section.kind == "json":
-        code = dumps_json(body).decode()
+        code = visible(dumps_json(body).decode())  # (JSON has no control character left: redaction, if on)
         return _mark_syntax(Syntax(code, "json", word_wrap=True, theme=theme), code, query)
     if section.kind == "checklist":
         t = Text()
@@ -232,7 +232,8 @@ class ToolDetailScreen(Screen):
         yield Static(title, classes="title")
         with VerticalScroll(id="detail-body"):
             yield Static(call_header(call))
-            payloads, note = load_payloads(call, self._reread, getattr(self.session, "agent", None))
+            # in a browser tab (--serve) the payloads are redacted whole, before any cut or search
+            payloads, note = load_payloads(call, self._reread, getattr(self.session, "agent", None), view_redaction())
             args, result = payloads.args, payloads.result
             if note:
                 yield Static(Text(note), classes="note")

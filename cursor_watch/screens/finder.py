@@ -23,6 +23,7 @@ from rich.text import Text
 from ..fmt import plural
 from ..filters import CallFilter, FilteredCalls, FilterError, PROBLEM_STATUSES, is_problem_note
 from ..search import Hit, Query, QueryError, Search, timeline_position
+from ..safe import view_redaction
 from ..widgets.query_bar import QueryBar
 from ..widgets.tool_table import ToolTable
 from ..widgets.transcript import Transcript
@@ -160,7 +161,7 @@ class Finder:
             bar.set_status("")
             return
         try:
-            query = Query(text, regex=self._regex)
+            query = Query(text, regex=self._regex, redact=view_redaction())
         except QueryError as err:
             self.search = None
             self.search_error = str(err)

@@ -33,6 +33,12 @@ IDLE_AFTER_S = 5.0  # no event for this long: the header says "idle for N s"
 STACK_BELOW = 100  # columns: narrower, the transcript and the tool calls stack (app.tcss)
 
 
+def _unread_line(first: m.UnknownEvent) -> str:
+    """The diagnostics pane's one line for a stream in a format cursor-watch does not read (in
+    place of a line per object): where it starts and the first object's keys."""
+    return f"line {first.line} on: not an agent's events ({first.preview}), counted; --summary --json lists them"
+
+
 class ToolsPane(Vertical):
     """The tool-call table and its column titles (maximised together with ``z``)."""
 
@@ -162,7 +168,10 @@ class RunScreen(Finder, Screen):
             discard(self.run)
         s = self.session
         diagnostics = [f"line {d.line}: {d.message}" for d in s.diagnostics]
-        diagnostics += [f"line {u.line}: unknown event {u.type}/{u.subtype} ({u.preview})" for u in s.unknown]
+        if s.unread:  # a file no agent wrote: said once, not a line per object
+            diagnostics += [_unread_line(s.unknown[0])] if s.unknown else []
+        else:
+            diagnostics += [f"line {u.line}: unknown event {u.label} ({u.preview})" for u in s.unknown]
         diagnostics += [f"source: {n.text}" for n in s.notes if n.kind == "source"]
         diagnostics += [f"stderr: {line}" for line in self.run.stderr]
         problem = getattr(self.app, "export_problem", None)  # --otlp: spans not sent (watch-wide)
@@ -264,7 +273,10 @@ class RunScreen(Finder, Screen):
                     lines.append(f"line {d.line}: {d.message}")
                 elif kind == m.CHANGE_UNKNOWN:
                     u = s.unknown[key]
-                    lines.append(f"line {u.line}: unknown event {u.type}/{u.subtype} ({u.preview})")
+                    if not s.unread:
+                        lines.append(f"line {u.line}: unknown event {u.label} ({u.preview})")
+                    elif key == 0:  # a file no agent wrote: said once
+                        lines.append(_unread_line(u))
                 elif kind == m.CHANGE_NOTE and s.notes[key].kind == "source":
                     lines.append(f"source: {s.notes[key].text}")
             table.update(s, calls, now_ms, follow=transcript.following)
@@ -344,7 +356,7 @@ class RunScreen(Finder, Screen):
         from ..export import export_run_to
 
         try:
-            path = export_run_to(self.run)
+            path = export_run_to(self.run, redact=getattr(self.app, "redact", True))
         except OSError as err:
             self.notify(f"Export failed: {err.strerror or err}", title="Export", severity="error")
             return

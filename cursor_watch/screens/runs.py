@@ -16,6 +16,7 @@ from textual.widgets import Footer, Static
 
 from ..fmt import plural
 from ..match import Query, QueryError
+from ..safe import view_redaction
 from ..widgets.query_bar import QueryBar
 from ..widgets.runs_table import RunRow, RunsTable, RunsTableHeader
 
@@ -83,7 +84,7 @@ class RunsScreen(Screen):
         event.stop()
         bar = event.bar
         try:
-            self._query = Query(event.value) if event.value else None
+            self._query = Query(event.value, redact=view_redaction()) if event.value else None
         except QueryError as err:
             bar.set_status(str(err), error=True)
             return

@@ -26,7 +26,7 @@ from textual.widgets import Static
 
 from ..names import RUN_SUFFIX, shared_ends, short_name
 from ..plain import format_ms
-from ..safe import visible_line
+from ..safe import view_redaction, visible_line
 
 # (title, width, justify); a width of 0 is flexible: it gets at least FLEX_MIN and a share
 # (FLEX_SHARES) of what the fixed columns leave
@@ -239,9 +239,14 @@ class RunRow:
 
 
 def make_text(text: str | None, limit: int = 300) -> str:
-    """One escaped line of at most ``limit`` characters (prompts, models, sources)."""
+    """One escaped line of at most ``limit`` characters (prompts, models, sources). In a view
+    that redacts (``--serve``) the whole text is redacted before it is cut: a token cut at the
+    limit would be half a token, which no rule knows."""
     if not text:
         return ""
+    redact = view_redaction()
+    if redact is not None:
+        text = redact(text)
     line = " ".join(text[: limit * 2].split())
     return visible_line(line[:limit])
 

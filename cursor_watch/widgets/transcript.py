@@ -46,8 +46,8 @@ from .. import model as m
 from ..fmt import plural, shown_detail
 from ..model import Session, ToolCall
 from ..names import PATH_MIN, call_summary
-from ..plain import STATUS_STYLE, format_ms
-from ..safe import visible, visible_line
+from ..plain import STATUS_STYLE, format_ms, note_detail_text
+from ..safe import view_redaction, visible, visible_line
 from ..tools import MARKER_DETAIL, one_line, said_in
 from ..match import Query
 from ..mdtext import shared_parser
@@ -58,6 +58,7 @@ MAX_RENDER_PER_TICK = 40  # a burst of more new entries than this in a tick show
 EXTEND = 50  # entries added above the window when scrolling up past its top
 SLOW_RENDER_S = 0.02  # an open entry slower than this to render is re-rendered less often
 PAD = 1  # columns left and right of the text
+NOTE_DETAIL_LINES_SHOWN = 3  # lines of a note's detail (a hook's output) under it
 PREFETCH_AFTER_S = 0.05  # a still view renders the entries around it after this long
 PREFETCH_SLICE_S = 0.01  # at most this long at a time
 
@@ -143,6 +144,14 @@ def marker_text(call: ToolCall, dimmed: bool = False, payload_matches: int = 0, 
     if dimmed:
         t.stylize("dim")
     return t
+
+
+def settled(text: str) -> str:
+    """A text still streaming, as a view that redacts (``--serve``) shows it: up to its last
+    whitespace. The word being written waits for its end: half a token is no token any rule
+    knows, so it would be shown as it is until its last delta came (issue 25)."""
+    cut = max(text.rfind(" "), text.rfind("\n"), text.rfind("\t"))
+    return text[: cut + 1]
 
 
 def thinking_text(text: str) -> Text:
@@ -539,8 +548,9 @@ class Transcript(ScrollView, can_focus=True):
                 if entry.shown == seg.text and entry.lines is not None:
                     return False
                 entry.shown = seg.text
+                text = seg.text if seg.closed or view_redaction() is None else settled(seg.text)
                 dark = self._dark()
-                lines = self._lines(markdown(seg.text, code_theme(dark)), blank_after=True,
+                lines = self._lines(markdown(text, code_theme(dark)), blank_after=True,
                                     theme=None if dark else LIGHT_MARKDOWN)
             elif kind == "thinking":
                 block = session.thinking[key]
@@ -548,7 +558,8 @@ class Transcript(ScrollView, can_focus=True):
                 if entry.shown == block.text and entry.lines is not None:
                     return False
                 entry.shown = block.text
-                lines = self._lines(thinking_text(block.text), indent=2, blank_after=True,
+                text = block.text if block.completed or view_redaction() is None else settled(block.text)
+                lines = self._lines(thinking_text(text), indent=2, blank_after=True,
                                     style=self.get_component_rich_style("transcript--thinking"))
             elif kind == "tool":
                 call = session.tool_calls.get(key)
@@ -561,7 +572,11 @@ class Transcript(ScrollView, can_focus=True):
                 note = session.notes[key]
                 name = {"connection": "transcript--note-connection", "source": "transcript--note-source"}.get(
                     note.kind, "transcript--note")
-                lines = self._lines(Text("· " + visible_line(note.text)), style=self.get_component_rich_style(name))
+                text = Text("· " + visible_line(note.text))
+                if note.detail:  # a hook's output: its first lines under it (--summary --json has all)
+                    detail = note_detail_text(note.detail, NOTE_DETAIL_LINES_SHOWN)
+                    text.append("".join("\n  " + part for part in detail.split("\n")), style="dim")
+                lines = self._lines(text, style=self.get_component_rich_style(name))
             elif kind == "prompt":
                 lines = self._prompt_lines(session.prompt or "")
             else:
