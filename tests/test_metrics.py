@@ -21,9 +21,9 @@ from pathlib import Path
 import orjson
 import pytest
 
-from conftest import REAL_DIR, ROOT, SAMPLES
+from conftest import IN_CI, REAL_DIR, ROOT, SAMPLES, need_tool
 
-if os.environ.get("CI"):
+if IN_CI:
     import prometheus_client  # noqa: F401 - CI installs the [test] extra: a missing library is a failure
 else:
     pytest.importorskip("prometheus_client", reason="the [metrics] extra (prometheus-client) is not installed")
@@ -401,12 +401,7 @@ def _try(check):
 def test_the_tui_serves_the_live_gauges_while_it_runs_and_stops_serving_when_it_quits(tmp_path):
     """The TUI ticks the gauges on its own loop: a spawned agent waiting for an answer is live
     and waiting in a scrape; quitting the TUI closes the server."""
-    import shutil
-
-    if shutil.which("tmux") is None:
-        if os.environ.get("CI"):
-            pytest.fail("tmux is not installed; CI is set: this test may not skip")
-        pytest.skip("tmux is not installed")
+    need_tool("tmux", "apt-get install tmux")
     from test_e2e_tmux import Tmux
 
     with socket.socket() as s:

@@ -11,6 +11,7 @@ doubles the counts and adds no series.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
@@ -27,22 +28,12 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REAL_DIR, ROOT
+from conftest import REAL_DIR, ROOT, need, need_tool
 
 pytestmark = pytest.mark.prometheus
 
 AGENTS_DIR = REAL_DIR.parent / "agents"
 START_S = 120.0  # Prometheus's start, and a watch's replay, on a loaded 2-core machine
-IN_CI = bool(os.environ.get("CI"))
-
-
-def _need(available: object, reason: str) -> None:
-    """Skip without ``available`` on a developer's machine; fail under CI (which installs it)."""
-    if available:
-        return
-    if IN_CI:
-        pytest.fail(f"{reason}; CI is set: this test may not skip", pytrace=False)
-    pytest.skip(reason)
 
 
 def _free_port() -> int:
@@ -219,7 +210,7 @@ def captures(tmp_path) -> Path:
     """A directory of every shared capture of every agent (real Cursor ones, Claude Code, Codex, Gemini CLI)."""
     files = [p for d in (REAL_DIR, *sorted(AGENTS_DIR.glob("*"))) if d.is_dir() for p in sorted(d.iterdir())
              if p.suffix in (".jsonl", ".ndjson")]
-    _need(files, f"the shared captures are not here ({REAL_DIR}, {AGENTS_DIR})")
+    need(files, f"the shared captures are not here ({REAL_DIR}, {AGENTS_DIR})")
     logs = tmp_path / "logs"
     logs.mkdir()
     for path in files:
@@ -228,11 +219,8 @@ def captures(tmp_path) -> Path:
 
 
 def test_prometheus_scrapes_the_runs_tool_calls_and_tokens_per_agent_and_a_rewatch_adds_no_series(captures, tmp_path):
-    _need(shutil.which("prometheus"), "prometheus is not installed (apt-get install prometheus)")
-    try:
-        import prometheus_client  # noqa: F401
-    except ImportError:
-        _need(False, "prometheus-client is not installed (pip install -e '.[test]')")
+    need_tool("prometheus", "Debian: apt-get install prometheus")
+    need(importlib.util.find_spec("prometheus_client"), "prometheus-client is not installed (pip install -e '.[test]')")
     runs, code = expected_of([captures])
     agents = {run["session"]["agent"] for run in runs}
     assert {"cursor", "claude-code", "codex", "gemini-cli"} <= agents  # every agent's captures are there
