@@ -135,6 +135,7 @@ class CursorWatchApp(App):
         self.several = len(self.watch.feeds) != 1 or bool(directories)
         self.notify_terminal = notify_terminal
         self.otlp: Any = None  # the --otlp outlet (run_tui sets it): spans not sent go to diagnostics
+        self.metrics: Any = None  # the --metrics outlet (run_tui sets it): its gauges are ticked here
         self.export_problem: str | None = None  # --otlp: the latest "spans not sent" line (every run's pane)
         self._otlp_said: tuple[int, str] = (0, "")  # (unsent, reason) of the last line in a pane
         self.terminal_notifications: list[str] = []  # escape sequences sent (tests read them)
@@ -363,6 +364,8 @@ class CursorWatchApp(App):
 
     def _raise_attention(self, now: float) -> None:
         self.alerts.check()
+        if self.metrics is not None:
+            self.metrics.tick()  # live, waiting, stalled: computed here, on the thread of the model
 
     def _check_export(self) -> None:
         """``--otlp``: spans that could not be sent, in the diagnostics pane: one line with the
@@ -739,6 +742,9 @@ def run_tui(opts: Any) -> int:
 
         outlet = start_for(opts, app.watch)
         app.otlp = outlet
+    metrics = getattr(opts, "metrics_state", None)
+    if metrics is not None:  # served until the app quits (the TUI stays open after the input ends)
+        app.metrics = metrics.attach(app.watch, linger=False)
     try:
         app.run()
         from .export import write_export_file  # before the sources close: a pipe's payloads are in its spool

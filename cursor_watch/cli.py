@@ -12,6 +12,9 @@ Exit status, the same in every mode:
   stopped the command;
 * 128+N when cursor-watch is stopped by signal N (SIGINT 130, SIGTERM 143, SIGHUP 129).
 
+With ``--metrics``, a replay of files (no ``-f``, off the TUI) serves its metrics on after it
+ended, until SIGINT, SIGTERM or SIGHUP; the exit status is then the watch's, as above.
+
 ``--report`` exits 0 when it printed its report (whatever the runs' outcomes), 2 when a path
 can't be read.
 """
@@ -112,6 +115,11 @@ def build_parser() -> argparse.ArgumentParser:
                       help="also send the prompt, assistant text, thinking, tool arguments and results (each "
                            "attribute at most 16384 characters, cut with a note); off by default, as is "
                            "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true")
+    prom = p.add_argument_group("Prometheus (pip install 'cursor-watch[metrics]')")
+    prom.add_argument("--metrics", metavar="[HOST:]PORT",
+                      help="serve Prometheus metrics of every run at http://HOST:PORT/metrics (HOST 127.0.0.1 unless "
+                           "given; PORT 0: any free port) while the watch runs; a replay of files serves on after it "
+                           "ended, until Ctrl+C")
     web = p.add_argument_group("browser view (pip install 'cursor-watch[web]')")
     web.add_argument("--serve", action="store_true",
                      help="serve the TUI in a browser (textual-serve); each browser tab starts its own app on FILE|DIR")
@@ -204,6 +212,8 @@ class Options:
     otlp_endpoint: str | None = None
     otlp_content: bool = False
     redact: bool = True  # --no-redact turns it off: exports, --serve, --otlp-content
+    metrics: tuple[str, int] | None = None  # --metrics (host, port)
+    metrics_state: Any = None  # metrics.Metrics, made by main once the options are checked
 
     @property
     def alerting(self) -> bool:
@@ -263,7 +273,18 @@ def parse_args(argv: list[str]) -> Options | None:
     if ns.save and (len(files) > 1 or (files and os.path.isdir(files[0]))):
         raise UsageError("--save takes one source: one FILE, stdin or a command")
     _check_export(ns)
+    metrics = None
+    if ns.metrics is not None:
+        from .metrics import parse_address
+
+        try:
+            metrics = parse_address(ns.metrics)
+        except ValueError as err:
+            raise UsageError(str(err)) from None
     if ns.serve:
+        if metrics is not None:
+            raise UsageError("--serve doesn't go with --metrics: each browser tab is its own app (run --metrics "
+                             "with -f in another terminal)")
         if ns.export:
             raise UsageError("--serve doesn't go with --export: each browser tab is its own app")
         if command or not files or "-" in files:
@@ -278,7 +299,7 @@ def parse_args(argv: list[str]) -> Options | None:
                    result_grace=ns.result_grace, json_out=ns.json_out, export=ns.export,
                    export_max_chars=ns.export_max_chars, notify=ns.notify, serve=ns.serve, host=ns.host, port=ns.port,
                    format=ns.format, otlp=ns.otlp or bool(ns.otlp_endpoint), otlp_endpoint=ns.otlp_endpoint,
-                   otlp_content=ns.otlp_content, redact=not ns.no_redact,
+                   otlp_content=ns.otlp_content, redact=not ns.no_redact, metrics=metrics,
                    prices=ns.prices, report=ns.report, by=ns.by, since_ms=report_range[0], until_ms=report_range[1],
                    stall_s=stall_s, limits=_limits(ns, stall_s, command), enforce=ns.enforce, alerts=list(ns.alert),
                    alert_on=_alert_kinds(ns.alert_on), alert_cmd=ns.alert_cmd, alert_replay=ns.alert_replay)
@@ -350,9 +371,10 @@ def _check_report(ns: argparse.Namespace, command: list[str]) -> tuple[float | N
         if ns.by != "day":
             raise UsageError("--by goes with --report")
         return None, None
-    if command or ns.plain or ns.summary or ns.serve or ns.follow or ns.save or ns.export or ns.json_out:
+    if (command or ns.plain or ns.summary or ns.serve or ns.follow or ns.save or ns.export or ns.json_out
+            or ns.metrics is not None):
         raise UsageError("--report reads FILEs and DIRs: it doesn't go with a command, --plain, --summary, -f, "
-                         "--save, --export, --json-out or --serve")
+                         "--save, --export, --json-out, --metrics or --serve")
     if not ns.files or "-" in ns.files:
         raise UsageError("--report needs FILEs or DIRs of logs (it doesn't read stdin)")
     from .report import parse_when  # msgspec and the report's decoders: only for --report
@@ -429,6 +451,31 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE
     if opts.otlp_content:  # one switch for the exporter process and --export FILE.otlp.json
         os.environ["OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"] = "true"
+    if opts.metrics is not None:
+        from .metrics import Metrics, MetricsListenError, MetricsUnavailable, is_loopback
+
+        try:
+            opts.metrics_state = Metrics(*opts.metrics, stall_s=opts.stall_s)
+        except (MetricsUnavailable, MetricsListenError) as err:
+            _error(str(err))
+            return EXIT_USAGE
+        host = opts.metrics_state.server.host
+        if not is_loopback(host):
+            _error(f"warning: metrics on {host} with no authentication: anyone who can reach it can read them "
+                   "(agents, models, tool names, token counts)")
+        _error(f"metrics on {opts.metrics_state.server.url}")
+    try:
+        code = run_watch(opts)
+        if opts.metrics_state is not None and opts.metrics_state.should_linger():
+            linger(opts.metrics_state)
+        return code
+    finally:
+        if opts.metrics_state is not None:
+            opts.metrics_state.close()
+
+
+def run_watch(opts: Options) -> int:
+    """The watch in the mode the options ask for (the TUI, ``--summary``, ``--plain``); its exit status."""
     try:
         if not opts.plain and not opts.summary and tui_possible():
             from .app import run_tui  # Textual is imported only on this path
@@ -448,6 +495,44 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 128 + signal.SIGINT
+
+
+def linger(metrics: Any) -> None:
+    """``--metrics`` after a replay ended: stdout is closed (a reader of the output gets its end),
+    one line on stderr, and the metrics are served until SIGINT, SIGTERM or SIGHUP."""
+    import threading
+
+    with contextlib.suppress(OSError, ValueError):
+        sys.stdout.flush()
+    _stdout_closed()
+    stop = threading.Event()
+    previous = {sig: signal.signal(sig, lambda _n, _f: stop.set())
+                for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+    try:
+        _error(f"the replay has ended; serving its metrics on {metrics.server.url} until Ctrl+C")
+        while not stop.wait(0.5):
+            pass
+        metrics.close()  # (a second Ctrl+C while it closes changes nothing)
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def start_metrics(opts: Options, watch: Watch, linger: bool = True) -> Any:
+    """``--metrics``: count ``watch``'s runs (:meth:`cursor_watch.metrics.Metrics.attach`); the outlet,
+    or None without the option. ``linger``: a replay that ends serves on (not the TUI's)."""
+    if opts.metrics_state is None:
+        return None
+    return opts.metrics_state.attach(watch, linger=linger)
+
+
+async def _metrics_ticks(outlet: Any) -> None:
+    """The live, waiting and stalled gauges, recomputed on the event loop (the model's thread)."""
+    from .metrics import TICK_S
+
+    while True:
+        outlet.tick()
+        await asyncio.sleep(TICK_S)
 
 
 def make_deliverer(opts: Options) -> Any:
@@ -683,7 +768,8 @@ def run_summary_replay(opts: Options) -> int | None:
     :func:`run_headless`, for less CPU: no loop, no reading thread, no ``asyncio`` import).
 
     Returns the exit status, or None when the sources need the event loop (a pipe, a command,
-    ``--follow``, ``--save``, ``--speed``, ``--otlp``, alerts, a path that is no regular file).
+    ``--follow``, ``--save``, ``--speed``, ``--otlp``, alerts, a path that is no regular file);
+    ``--metrics`` counts the runs here too.
 
     Raises:
         SourceError: as :func:`run_headless` (a bad combination of paths, no file could be read).
@@ -693,6 +779,7 @@ def run_summary_replay(opts: Options) -> int | None:
         return None
     sources, directories = open_sources(opts.files, None)
     watch = Watch(sources, result_grace=opts.result_grace, directories=directories, fmt=opts.format)
+    start_metrics(opts, watch)  # (its outlet needs no event loop)
     if not watch.replayable():
         return None
     return print_summary(opts, watch, watch.replay(lambda run, changes: None, close=False))
@@ -736,12 +823,14 @@ async def run_headless(opts: Options) -> int:
         watch = Watch(sources, speed=opts.speed, result_grace=opts.result_grace, directories=directories,
                       follow=opts.follow, fmt=opts.format)
         outlet = start_otlp(opts, watch)
+        ticks = _start_ticks(opts, watch)
         alerts = start_alerts(opts, watch) if opts.alerting else None
         try:
             try:
                 code = await watch.run(lambda run, changes: None, close=False)
             finally:
                 stop_alerts(alerts)
+                _stop_ticks(ticks)
             return print_summary(opts, watch, code)
         finally:
             finish_otlp(opts, outlet)  # after the summary: a slow backend never delays it
@@ -754,21 +843,25 @@ async def run_headless(opts: Options) -> int:
     watch = Watch(sources, speed=opts.speed, result_grace=opts.result_grace, on_stderr=printer.stderr,
                   directories=directories, follow=opts.follow, reading_at_once=1, fmt=opts.format)
     outlet = start_otlp(opts, watch)
+    ticks = _start_ticks(opts, watch)
     # stalls are shown (after 5 minutes unless --stall), budgets and alerts checked, on live runs
     alerts = start_alerts(opts, watch, on_alert=printer.alert, on_note=printer.handle)
     try:
         code = await watch.run(printer.handle, close=False)
     except OutputClosed:
         # the reader went away (`| head`): the watch is stopped, a child terminated
+        _stop_ticks(ticks)
         stop_alerts(alerts, quiet=True)
         _stdout_closed()
         finish_otlp(opts, outlet)
         _write_end_files(opts, watch)
         return 128 + signal.SIGPIPE
     except BaseException:
+        _stop_ticks(ticks)
         stop_alerts(alerts, quiet=True)
         finish_otlp(opts, outlet)
         raise
+    _stop_ticks(ticks)
     stop_alerts(alerts)
     finish_otlp(opts, outlet)
     report_unreadable(watch)
@@ -776,3 +869,14 @@ async def run_headless(opts: Options) -> int:
     with contextlib.suppress(BrokenPipeError):
         sys.stdout.flush()
     return code
+
+
+def _start_ticks(opts: Options, watch: Watch) -> Any:
+    """``--metrics`` on the event loop: attach the outlet and start its gauges' task (None without it)."""
+    outlet = start_metrics(opts, watch)
+    return None if outlet is None else asyncio.get_running_loop().create_task(_metrics_ticks(outlet))
+
+
+def _stop_ticks(task: Any) -> None:
+    if task is not None:
+        task.cancel()

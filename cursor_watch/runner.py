@@ -841,9 +841,11 @@ class Watch:
 
     def replayable(self) -> bool:
         """:meth:`replay` can watch these sources: every one a regular file read to its end (not
-        followed, nor copied by ``--save``), no pace (``--speed``), no outlet (``--otlp``,
-        alerts: they run on the event loop), and the watch not started yet."""
-        return (bool(self.feeds) and not self.follow and not self.speed and not self.outlets
+        followed, nor copied by ``--save``), no pace (``--speed``), no outlet that needs the event
+        loop (``--otlp``, alerts; one whose ``loop_free`` is true, ``--metrics``'s, may be there),
+        and the watch not started yet."""
+        return (bool(self.feeds) and not self.follow and not self.speed
+                and all(getattr(o, "loop_free", False) for o in self.outlets)
                 and self._on_changes is None
                 and all(f.source.__class__ is FileSource and not f.source.follow and f.source.save is None
                         and f.source.spool is None and os.path.isfile(f.source.path) for f in self.feeds))
@@ -852,7 +854,8 @@ class Watch:
         """:meth:`run` for :meth:`replayable` sources, in the calling thread, without an event loop.
 
         Each file is read in turn to its end in ``sources.CHUNK`` (1 MiB) pieces, each fed whole
-        to its monitor (nothing else waits for a turn: no view, no outlet); ``on_changes`` and
+        to its monitor (nothing else waits for a turn: no view; outlets get each batch, as from
+        :meth:`run`); ``on_changes`` and
         ``close`` are as for :meth:`run`, and so are the runs, their end notes, the errors (a
         file that can't be opened: :class:`SourceError` when no file could be read, a read
         error) and the exit status. SIGINT, SIGTERM and SIGHUP stop it after the chunk being
