@@ -28,7 +28,7 @@ def main() -> None:
         raise SystemExit(f"the real captures are not at {REAL}")
     use_prices(user_file=False)  # the shipped prices only
     console = Console(record=True, width=150, force_terminal=True, color_system="truecolor", file=open("/dev/null", "w"))
-    render_report(build_report([str(REAL)], by="model"), console)
+    render_report(build_report([str(REAL)], by="model"), console, width=150)  # as at a 150-column terminal
     svg = HERE / "report.svg"
     console.save_svg(str(svg), title="cursor-watch --report --by model ../shared/streams/real")
     print(svg.relative_to(ROOT), "+ png" if svg_to_png(svg) else "(no chromium: svg only)")
