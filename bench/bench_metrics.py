@@ -40,6 +40,8 @@ import orjson
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(HERE))
+from bench_otlp import timed  # noqa: E402  (the same whole-process timer)
+sys.path.insert(0, str(HERE))
 from bench_summary import Stream, log, machine_info, warm  # noqa: E402
 from gen_stream import format_size, parse_size  # noqa: E402
 
@@ -94,16 +96,6 @@ def one(path: Path, stdout_path: Path | None = None) -> int:
     return 1 if problems else 0
 
 
-def timed(argv: list[str], stdout_path: Path) -> tuple[float, float, int, bytes]:
-    """Run ``argv``; returns (wall s, CPU s of it and its children, exit status, stderr)."""
-    with open(stdout_path, "wb") as out, tempfile.TemporaryFile() as err:
-        start = time.perf_counter()
-        proc = subprocess.Popen(argv, stdout=out, stderr=err, cwd=REPO)
-        _, status, usage = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - start
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        err.seek(0)
-        return wall, usage.ru_utime + usage.ru_stime, proc.returncode, err.read()
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -75,7 +75,7 @@ def main() -> int:
         "tokens": report["tokens"] == {k: v or 0 for k, v in (summary["result"]["usage"] or {}).items()},
     }
     size = path.stat().st_size
-    print(f"| stream | size | report cpu s | summary cpu s | report/summary cpu | report wall s | summary wall s | check |")
+    print("| stream | size | report cpu s | summary cpu s | report/summary cpu | report wall s | summary wall s | check |")
     print("|---|---|---|---|---|---|---|---|")
     print(f"| {stream.label} | {size / 1e6:,.0f} MB | {best['report'][0]:.2f} | {best['summary'][0]:.2f} | "
           f"{best['report'][0] / best['summary'][0]:.2f}x | {best['report'][1]:.2f} | {best['summary'][1]:.2f} | "

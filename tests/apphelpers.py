@@ -115,3 +115,17 @@ async def wait_ticks(pilot, app, n: int = 2, timeout: float = 30.0) -> None:
     if not await _ticks(pilot, app, n, timeout):
         raise AssertionError(f"the app exited before {n} more view ticks")
     await pilot.pause()
+
+
+async def search_status(app, pilot, text: str) -> str:
+    """Type ``/`` and ``text`` in the run view, wait for the search to finish; the bar's status (``1/3``, ``no matches``)."""
+    from cursor_watch.widgets.query_bar import QueryBar
+
+    await pilot.press("slash")
+    for ch in text:
+        await pilot.press(ch)
+    screen = app.run_view()
+    await wait_until(pilot, lambda: screen.search is not None and screen.search.query.text == text
+                     and screen.search.done)
+    bar = screen.query_one("#search-bar", QueryBar)
+    return str(bar.query_one(".query-bar--status").content)

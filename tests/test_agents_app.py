@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from apphelpers import make_app, screen_text, text_of, wait_until
+from apphelpers import make_app, screen_text, search_status, text_of, wait_until
 from conftest import ROOT
 from cursor_watch.screens.detail import ToolDetailScreen
 from cursor_watch.sources import FileSource
@@ -72,18 +72,6 @@ async def test_runs_list_agent_column_names_each_agent(tmp_path):
         assert {src: cells[3] for src, cells in by_source.items()} == {"claude.jsonl": "success", "codex.jsonl": "success"}
 
 
-async def _search(app, pilot, text: str) -> str:
-    from cursor_watch.widgets.query_bar import QueryBar
-
-    await pilot.press("slash")
-    for ch in text:
-        await pilot.press(ch)
-    screen = app.run_view()
-    await wait_until(pilot, lambda: screen.search is not None and screen.search.query.text == text
-                     and screen.search.done)
-    bar = screen.query_one("#search-bar", QueryBar)
-    return str(bar.query_one(".query-bar--status").content)
-
 
 def _expected_total(path, text: str) -> int:
     """The matches the search engine finds in the capture (read as the app reads it)."""
@@ -113,7 +101,7 @@ async def test_search_finds_a_tool_payload_of_claude_and_codex_and_opens_its_det
         await wait_until(pilot, lambda: app.ended)
         total = _expected_total(path, text)
         assert total >= 1
-        assert await _search(app, pilot, text) == f"1/{total}"
+        assert await search_status(app, pilot, text) == f"1/{total}"
         table = app.run_view().query_one(ToolTable)
         assert table.row_plain(table.cursor_row)[2] == tool
         await pilot.press("enter")

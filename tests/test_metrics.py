@@ -21,7 +21,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from conftest import IN_CI, REAL_DIR, ROOT, SAMPLES, need_tool
+from conftest import IN_CI, REAL_DIR, ROOT, SAMPLES, need_tool, wait_for
 
 if IN_CI:
     import prometheus_client  # noqa: F401 - CI installs the [test] extra: a missing library is a failure
@@ -38,14 +38,8 @@ WAIT_S = 60.0
 
 
 def _wait(predicate, what, timeout: float = WAIT_S, interval: float = 0.05):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout:g} s waiting for {what() if callable(what) else what}")
-        time.sleep(interval)
+    """conftest's :func:`wait_for` with this module's bound."""
+    return wait_for(predicate, what, timeout, interval)
 
 
 def samples_of(outlet: MetricsOutlet, name: str) -> dict[tuple, float]:

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REAL_DIR, ROOT, need, need_tool
+from conftest import REAL_DIR, ROOT, need, need_tool, wait_for
 
 pytestmark = pytest.mark.prometheus
 
@@ -42,15 +42,9 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _wait(predicate, what: str, timeout: float = START_S, interval: float = 0.2):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout:g} s waiting for {what() if callable(what) else what}")
-        time.sleep(interval)
+def _wait(predicate, what, timeout: float = START_S, interval: float = 0.05):
+    """conftest's :func:`wait_for` with this module's bound."""
+    return wait_for(predicate, what, timeout, interval)
 
 
 class Prometheus:

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import orjson
 import pytest
-from apphelpers import make_app, screen_text, wait_until
+from apphelpers import make_app, screen_text, search_status, wait_until
 from conftest import ROOT, SAMPLES, real_captures
 from fake_secrets import (ANTHROPIC, AWS_KEY_ID, BEARER, DB_PASSWORD, GITHUB_CLASSIC, GITHUB_FINE, HUGGING_FACE, JWT,
                           MCP_API_KEY, MCP_PASSWORD, NPM, OPENAI, PRIVATE_KEY, SECRETS, STRIPE, URL_PASSWORD, leaks,
@@ -380,18 +380,6 @@ async def test_the_plain_tui_shows_every_secret(stream_path):
     assert "[redacted" not in text
     assert leaks(text) == list(SECRETS)
 
-
-async def search_status(app, pilot, text: str) -> str:
-    from cursor_watch.widgets.query_bar import QueryBar
-
-    await pilot.press("slash")
-    for ch in text:
-        await pilot.press(ch)
-    screen = app.run_view()
-    await wait_until(pilot, lambda: screen.search is not None and screen.search.query.text == text
-                     and screen.search.done)
-    bar = screen.query_one("#search-bar", QueryBar)
-    return str(bar.query_one(".query-bar--status").content)
 
 
 @pytest.mark.parametrize("piece", [GITHUB_CLASSIC[4:16], AWS_KEY_ID[4:], PRIVATE_KEY[40:52]])
