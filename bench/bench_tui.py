@@ -514,17 +514,22 @@ def _transcript_phases(app, probe, stall, scale: float = 1.0):
 
     tr = app.run_view().query_one(Transcript)
 
+    def view() -> tuple:
+        """What the transcript shows: its offset, its height, and the entry and line at its top."""
+        y = tr.scroll_offset.y
+        entry, line = tr._entry_at(y)
+        return y, tr.virtual_size.height, None if entry is None else entry.pos, line
+
     def scroll_steps(key: str, count: int, can):
         for _ in range(count):
-            before = tr.scroll_offset.y
-            if not can(before):
+            if not can(tr.scroll_offset.y):
                 yield None
                 continue
             # the view moved, or an entry above it was rendered at its real height (its estimate was
-            # off) and the offset kept what is on screen in place: either way the frame shows the key
-            height = tr.virtual_size.height
-            yield key, (lambda b=before, h=height: tr.scroll_offset.y != b or tr.virtual_size.height != h), \
-                lambda: (tr, tr.vertical_scrollbar)
+            # off) and the offset kept what is on screen in place (the offset can then end where it
+            # was, and the height too when an entry in view came out shorter by as much: the line at
+            # the top is another one): either way the frame shows the key
+            yield key, (lambda b=view(): view() != b), lambda: (tr, tr.vertical_scrollbar)
 
     def end_step():
         if tr.scroll_offset.y >= tr.max_scroll_y:
