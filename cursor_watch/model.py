@@ -33,6 +33,7 @@ from .canonical import (TEXT_DELTA, TEXT_END, TEXT_PARTIAL, TIME_RECEIVED, TIME_
                         RunEnd, RunStart, Prompt, Silent, StatusNote, Text, Thinking, ToolEnd, ToolEvent, ToolStart,
                         UNREAD_AGENT, ToolUpdate, Unknown, Usage, UsageUpdate, short)
 from .events import Invalid
+from .loops import LoopTracker
 from .spill import SpillDict, SpillFile, SpillList
 from .tools import (
     STATUS_FAILURE,
@@ -475,6 +476,7 @@ class Session:
         # when the run's events without times of their own were read (live only), epoch ms
         self.first_received_ms: int | None = None
         self.last_received_ms: int | None = None
+        self.loops = LoopTracker()  # repeated tool calls, counted as they end (cursor_watch.loops)
         self.tool_counts = {STATUS_RUNNING: 0, STATUS_SUCCESS: 0, STATUS_FAILURE: 0, STATUS_REJECTED: 0, STATUS_INCOMPLETE: 0}
         self._open: Segment | None = None  # segment receiving text
         self._thinking_open: ThinkingBlock | None = None
@@ -864,6 +866,7 @@ class Session:
         if cls is ToolEnd:
             call.completed_line = ev.line
             call.end_span = span
+            kept_args = call.args
             call.args = None  # done: a view re-reads the full args by offset (start_span/end_span)
             status = ev.status
             call.outcome = ev.outcome
@@ -888,6 +891,8 @@ class Session:
             if call.status != status:
                 done = call.status == STATUS_RUNNING
                 self._set_status(call, status)
+            if done:
+                self.loops.ended(call_id, call.kind, call.tool, call.summary, kept_args, status, ev.line)
         else:
             call.started_line = call.started_line or ev.line
             if started:

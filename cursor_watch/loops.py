@@ -1,0 +1,218 @@
+"""Loops: a run's tool calls that repeat what it already did (pure; no UI, no I/O).
+
+Three patterns, counted per run as its tool calls end (:meth:`LoopTracker.ended`, one call per
+ended tool call, from :meth:`cursor_watch.model.Session._tool`):
+
+* **re-read**: the same ``read`` call (same path and arguments) again, with no ``edit``,
+  ``write`` or ``delete`` of that path in between (``Read src/app.py ×6``);
+* **retried failure**: the same call (same kind and arguments) failing (or rejected) again,
+  with no success of it in between, edits or not (``npm test failed ×4``);
+* **repeat**: any other call (same kind and arguments) again, with no edit of any file in
+  between (``grep TODO in src ×5``).
+
+"The same call" is its canonical kind (:mod:`cursor_watch.formats`) plus the small copy of its
+arguments the model keeps (:func:`cursor_watch.model._small_args`: scalars, strings cut to 300
+characters; keys sorted), else its summary when the call ended without arguments. A file's path is
+the call's summary (:func:`cursor_watch.tools.summary_path`); a Codex ``file_change`` names its
+paths joined by ``", "`` (``shane-kercheval…codex__file-change.jsonl``). A shell command that
+changes files (``sed -i``) is not seen as an edit.
+
+A **finding** is a key whose count reached the limit: ``--max-repeats N`` (default
+:data:`DISPLAY_REPEATS` for the views; alerts and ``--enforce`` only when given). Counts are the
+longest streak seen (a re-read streak ends at an edit of the file; a failure streak at a success).
+**Waste** is the calls beyond the first of each streak: repeated reads, retried failures and
+other repeats, whatever the limit.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+DISPLAY_REPEATS = 3  # the views mark a run looping at this many repeats unless --max-repeats says otherwise
+MAX_KEYS = 100_000  # distinct calls tracked per run; calls past it are counted as untracked
+EDIT_KINDS = frozenset({"edit", "write", "delete"})
+FAILED = frozenset({"failure", "rejected"})
+_SKIP_ARGS = frozenset({"toolCallId", "description", "status"})  # not what the call does (Codex: its state)
+
+REREAD = "reread"
+RETRY = "retry"
+REPEAT = "repeat"
+
+
+class _Entry:
+    """One distinct call: its streaks and their peaks."""
+
+    __slots__ = ("kind", "tool", "summary", "path", "count", "peak", "fails", "fail_peak", "epoch", "first_line",
+                 "last_line")
+
+    def __init__(self, kind: str, tool: str, summary: str, path: str, line: int) -> None:
+        self.kind = kind
+        self.tool = tool
+        self.summary = summary
+        self.path = path
+        self.count = 0  # the current streak of calls
+        self.peak = 0
+        self.fails = 0  # the current streak of failures
+        self.fail_peak = 0
+        self.epoch = -1  # the edit count its streak began at (a file's, for a read; the run's otherwise)
+        self.first_line = line
+        self.last_line = line
+
+
+class Finding:
+    """A call repeated at least the limit.
+
+    Attributes:
+        pattern: ``reread``, ``retry`` or ``repeat``.
+        tool, kind, summary: the call (the agent's tool name, its canonical kind, its one-line summary).
+        count: the longest streak (reads, failures or calls).
+        first_line, last_line: stream lines of the first and the last such call (1-based).
+    """
+
+    __slots__ = ("pattern", "tool", "kind", "summary", "count", "first_line", "last_line")
+
+    def __init__(self, pattern: str, tool: str, kind: str, summary: str, count: int, first_line: int,
+                 last_line: int) -> None:
+        self.pattern = pattern
+        self.tool = tool
+        self.kind = kind
+        self.summary = summary
+        self.count = count
+        self.first_line = first_line
+        self.last_line = last_line
+
+    def label(self) -> str:
+        """``Read src/app.py ×6``, ``npm test failed ×4`` (a shell call by its command alone):
+        stream text, escape it before showing."""
+        what = self.summary if self.kind == "shell" and self.summary else f"{self.tool} {self.summary}".strip()
+        return f"{what} failed ×{self.count}" if self.pattern == RETRY else f"{what} ×{self.count}"
+
+    def to_json(self) -> dict:
+        """``{"pattern", "tool", "kind", "summary", "count", "first_line", "last_line", "label"}``."""
+        return {"pattern": self.pattern, "tool": self.tool, "kind": self.kind, "summary": self.summary,
+                "count": self.count, "first_line": self.first_line, "last_line": self.last_line, "label": self.label()}
+
+
+class LoopTracker:
+    """The loop counts of one run, fed each tool call as it ends (see the module doc).
+
+    Attributes:
+        rereads, retries, repeats: waste so far (calls beyond the first of their streak).
+        untracked: ended calls not counted (past :data:`MAX_KEYS` distinct calls).
+        peak: the highest count of any key so far (a view asks for findings only when it reaches the limit).
+    """
+
+    __slots__ = ("_entries", "_edits", "_file_edits", "rereads", "retries", "repeats", "untracked", "peak")
+
+    def __init__(self) -> None:
+        self._entries: dict[Any, _Entry] = {}
+        self._edits = 0  # edits of any file so far
+        self._file_edits: dict[str, int] = {}  # path -> edits of it so far
+        self.rereads = 0
+        self.retries = 0
+        self.repeats = 0
+        self.untracked = 0
+        self.peak = 0
+
+    @property
+    def waste(self) -> int:
+        """Calls that repeated one before them: ``rereads + retries + repeats``."""
+        return self.rereads + self.retries + self.repeats
+
+    def ended(self, call_id: str, kind: str, tool: str, summary: str, args: dict | None, status: str,
+              line: int) -> None:
+        """A tool call ended.
+
+        Args:
+            call_id: its id (an argument equal to it is not part of what the call does: a Codex
+                item's ``id``, a Cursor call's ``toolCallId``).
+            kind: its canonical kind; tool: the agent's name for it; summary: its one-line summary.
+            args: the model's small copy of its arguments (None when it had none).
+            status: ``success``, ``failure``, ``rejected`` (``incomplete`` and others count as calls only).
+            line: its stream line (1-based).
+        """
+        if kind in EDIT_KINDS:
+            self._edits += 1
+            if summary:
+                fe = self._file_edits
+                fe[summary] = fe.get(summary, 0) + 1
+                if ", " in summary:  # a Codex file_change: several paths
+                    for path in summary.split(", "):
+                        fe[path] = fe.get(path, 0) + 1
+        if args:
+            key: Any = (kind, tuple(sorted((k, v) for k, v in args.items() if k not in _SKIP_ARGS and v != call_id)))
+        else:
+            key = (kind, summary)
+        entries = self._entries
+        entry = entries.get(key)
+        if entry is None:
+            if len(entries) >= MAX_KEYS:
+                self.untracked += 1
+                return
+            entry = entries[key] = _Entry(kind, tool, summary, summary if kind == "read" else "", line)
+        epoch = self._file_edits.get(entry.path, 0) if entry.path else self._edits
+        if entry.epoch != epoch:  # an edit since its streak began (of the file, for a read): a new streak
+            entry.epoch = epoch
+            entry.count = 0
+        entry.count += 1
+        entry.last_line = line
+        if entry.count > entry.peak:
+            entry.peak = entry.count
+        if entry.count > 1 and status not in FAILED:
+            if kind == "read":
+                self.rereads += 1
+            else:
+                self.repeats += 1
+        if status in FAILED:
+            entry.fails += 1
+            if entry.fails > entry.fail_peak:
+                entry.fail_peak = entry.fails
+            if entry.fails > 1:
+                self.retries += 1
+            top = entry.fails if entry.fails > entry.count else entry.count
+        else:
+            if status == "success":
+                entry.fails = 0
+            top = entry.count
+        if top > self.peak:
+            self.peak = top
+
+    def findings(self, limit: int = DISPLAY_REPEATS) -> list[Finding]:
+        """The calls repeated ``limit`` times or more, the most repeated first (a retried failure
+        before the repeats of the same call)."""
+        if limit < 1 or self.peak < limit:
+            return []
+        out = []
+        for e in self._entries.values():
+            if e.fail_peak >= limit:
+                out.append(Finding(RETRY, e.tool, e.kind, e.summary, e.fail_peak, e.first_line, e.last_line))
+            elif e.peak >= limit:
+                pattern = REREAD if e.kind == "read" else REPEAT
+                out.append(Finding(pattern, e.tool, e.kind, e.summary, e.peak, e.first_line, e.last_line))
+        out.sort(key=lambda f: -f.count)
+        return out
+
+    def worst(self, limit: int = DISPLAY_REPEATS) -> Finding | None:
+        """The most repeated finding, or None: what a one-line view shows (``looping: Read a.py ×6``)."""
+        found = self.findings(limit)
+        return found[0] if found else None
+
+    def to_json(self, limit: int = DISPLAY_REPEATS) -> dict:
+        """The summary's ``loops`` object: ``{"max_repeats", "looping", "findings": [...], "waste":
+        {"total", "rereads", "retries", "repeats"}, "untracked"}``."""
+        found = self.findings(limit)
+        return {"max_repeats": limit, "looping": bool(found), "findings": [f.to_json() for f in found],
+                "waste": {"total": self.waste, "rereads": self.rereads, "retries": self.retries,
+                          "repeats": self.repeats},
+                "untracked": self.untracked}
+
+
+def loop_label(tracker: LoopTracker | None, limit: int = DISPLAY_REPEATS) -> str:
+    """``looping: Read src/app.py ×6`` (+ ``, 2 more`` when several calls repeat), "" when none."""
+    if tracker is None:
+        return ""
+    found = tracker.findings(limit)
+    if not found:
+        return ""
+    more = f" (+{len(found) - 1} more)" if len(found) > 1 else ""
+    return f"looping: {found[0].label()}{more}"
