@@ -2,7 +2,7 @@
 ``--plain``, and sent out by Apprise (``--alert URL``) and a command (``--alert-cmd``).
 
 Kinds: ``waiting`` (an ``interaction_query`` waits for an answer), ``stalled`` and ``budget``
-(:mod:`cursor_watch.guard`), ``failed`` (a run ended in error, or without a result) and ``ended``
+(:mod:`cursor_watch.guard`), ``loop`` (a tool call repeated ``--max-repeats`` times: :mod:`cursor_watch.loops`), ``failed`` (a run ended in error, or without a result) and ``ended``
 (a run ended with a successful result). A run still in progress when cursor-watch stopped
 watching it (``Run.observed_until_stop``: a followed file or a pipe, stopped by a signal or a
 quit) raises neither: it did not end, we stopped looking. :class:`AlertRules` turns the runs' states into alerts,
@@ -33,11 +33,13 @@ from typing import Any
 import orjson
 
 from .guard import DISPLAY_STALL_S, Limits, RunTimes, breaches, remember, stall_of
+from .loops import loop_label
 from .runs import RESTART_REASONS
 from .safe import visible_line
 
-KINDS = ("waiting", "stalled", "budget", "failed", "ended")
+KINDS = ("waiting", "stalled", "budget", "failed", "ended", "loop")
 DEFAULT_KINDS = frozenset(KINDS) - {"ended"}
+ENFORCED = frozenset({"budget", "loop"})  # the kinds --enforce stops a spawned command on (exit 3)
 WAIT_NOTICE_S = 0.5  # print mode answers its own queries within milliseconds: a query open this long waits
 SEND_TIMEOUT_S = 10.0  # one delivery (an HTTP request, the --alert-cmd command) at most this long
 NET_TIMEOUT_S = 5.0  # Apprise's connect and read timeouts, unless the URL sets cto=/rto=
@@ -171,6 +173,10 @@ class AlertRules:
                     raised.add("budget")
                     out.append(self._alert("budget", run, now, "; ".join(b.label() for b in over),
                                            {"budget": [b.to_json() for b in over]}))
+            if self.limits.max_repeats and "loop" not in raised and s.loops.peak >= self.limits.max_repeats:
+                raised.add("loop")
+                out.append(self._alert("loop", run, now, loop_label(s.loops, self.limits.max_repeats),
+                                       {"loops": [f.to_json() for f in s.loops.findings(self.limits.max_repeats)]}))
             if run.cut_short:
                 continue  # we stopped watching while it went on: not an outcome, no alert
             if s.result is not None or s.ended:
@@ -397,7 +403,7 @@ class AlertOutlet:
         deliverer: where alerts go out (may have no targets).
         kinds: kinds sent out (``--alert-on``); ``stalled`` only when ``send_stalls`` (``--stall`` given).
         on_alert: a view's callback for every alert (the TUI's notification, ``--plain``'s line).
-        on_budget: called with an alert of kind ``budget`` (``--enforce`` stops the command).
+        on_budget: called with an alert of kind ``budget`` or ``loop`` (``--enforce`` stops the command).
         on_note: called with ``(run, changes)`` when a failed delivery is noted on a run (the
             view shows the note like any other).
     """
@@ -433,7 +439,7 @@ class AlertOutlet:
                 self.on_alert(alert)
             if alert.kind in self.kinds:
                 self.deliverer.send(alert)
-            if alert.kind == "budget" and self.on_budget is not None:
+            if alert.kind in ENFORCED and self.on_budget is not None:
                 self.on_budget(alert)
         self.note_failures()
         return alerts

@@ -8,8 +8,8 @@ Exit status, the same in every mode:
   can't be started), with one line on stderr and no traceback;
 * spawn mode: a non-zero exit status of the child is passed through (128+N when
   it died of signal N), unless cursor-watch itself stopped it after its result;
-* 3: spawn mode with ``--enforce``: a run went past a budget (``--max-*``) and cursor-watch
-  stopped the command;
+* 3: spawn mode with ``--enforce``: a run went past a budget (``--max-*``) or looped
+  (``--max-repeats``) and cursor-watch stopped the command;
 * 128+N when cursor-watch is stopped by signal N (SIGINT 130, SIGTERM 143, SIGHUP 129).
 
 With ``--metrics``, a replay of files (no ``-f``, off the TUI) serves its metrics on after it
@@ -151,6 +151,10 @@ def build_parser() -> argparse.ArgumentParser:
                        help="budget: input + output + cache tokens per run (Cursor reports usage at the end only)")
     guard.add_argument("--max-cost", type=float, metavar="USD",
                        help="budget: cost per run in USD, reported or estimated (see --prices)")
+    guard.add_argument("--max-repeats", type=int, metavar="N",
+                       help="a run repeating one tool call N times (a file re-read with no edit between, a failing "
+                            "command retried, the same call again) is looping: a loop alert (the views mark it "
+                            "at 3 without this option)")
     guard.add_argument("--enforce", action="store_true",
                        help="spawn mode: a run past a budget stops the command (TERM, then KILL) and cursor-watch "
                             "exits 3")
@@ -159,7 +163,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="send alerts to an Apprise URL (Slack, Discord, ntfy, Telegram, e-mail, json://host/path "
                              "...); repeatable")
     alerts.add_argument("--alert-on", metavar="KINDS",
-                        help="comma-separated alert kinds to send: waiting, stalled, budget, failed, ended "
+                        help="comma-separated alert kinds to send: waiting, stalled, budget, loop, failed, ended "
                              "(default: all but ended)")
     alerts.add_argument("--alert-cmd", metavar="CMD",
                         help="run CMD through the shell for each alert, the alert as one JSON object on stdin, "
@@ -317,15 +321,17 @@ def _limits(ns: argparse.Namespace, stall_s: float | None, command: list[str]) -
         value = getattr(ns, name)
         if value is not None and (value < 0 or value != value or value == float("inf")):
             raise UsageError(f"--{name.replace('_', '-')} must be a number >= 0")
+    if ns.max_repeats is not None and ns.max_repeats < 2:
+        raise UsageError("--max-repeats must be 2 or more (a call made twice is repeated once)")
     limits = Limits(stall_s=stall_s,
                     max_duration_s=_duration(ns.max_duration, "--max-duration") if ns.max_duration else None,
                     max_tool_calls=ns.max_tool_calls, max_failures=ns.max_failures, max_tokens=ns.max_tokens,
-                    max_cost_usd=ns.max_cost)
+                    max_cost_usd=ns.max_cost, max_repeats=ns.max_repeats)
     if ns.enforce and not command:
         raise UsageError("--enforce stops a spawned command: run it after -- (files and pipes can't be stopped)")
     if ns.enforce and not limits.budgets:
-        raise UsageError("--enforce needs a budget (--max-duration, --max-tool-calls, --max-failures, --max-tokens "
-                         "or --max-cost)")
+        raise UsageError("--enforce needs a budget (--max-duration, --max-tool-calls, --max-failures, --max-tokens, "
+                         "--max-cost or --max-repeats)")
     return limits
 
 
@@ -427,9 +433,11 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE
     if opts.limits is not None:
         from .guard import DISPLAY_STALL_S, set_summary_limits
+        from .loops import set_display_repeats
         import dataclasses
 
         set_summary_limits(dataclasses.replace(opts.limits, stall_s=opts.stall_s or DISPLAY_STALL_S))
+        set_display_repeats(opts.limits.max_repeats)
     if opts.report:
         return run_report(opts)
     if opts.alerts or opts.alert_cmd:  # (without targets there is nothing to check: made when needed)

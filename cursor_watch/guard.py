@@ -38,6 +38,8 @@ class Limits:
         stall_s: seconds without progress that make a run stalled (``--stall``).
         max_duration_s: seconds (``--max-duration``); max_tool_calls, max_failures, max_tokens: counts;
         max_cost_usd: USD (``--max-cost``).
+        max_repeats: repeats of one tool call that make a run looping (``--max-repeats``: a ``loop``
+            alert; ``--enforce`` stops on it like on a budget; :mod:`cursor_watch.loops`).
     """
 
     stall_s: float | None = None
@@ -46,12 +48,13 @@ class Limits:
     max_failures: int | None = None
     max_tokens: int | None = None
     max_cost_usd: float | None = None
+    max_repeats: int | None = None
 
     @property
     def budgets(self) -> bool:
-        """True when any budget is set."""
+        """True when any budget is set (``--max-repeats`` is one: ``--enforce`` acts on it)."""
         return any(v is not None for v in (self.max_duration_s, self.max_tool_calls, self.max_failures,
-                                           self.max_tokens, self.max_cost_usd))
+                                           self.max_tokens, self.max_cost_usd, self.max_repeats))
 
 
 @dataclass(frozen=True)

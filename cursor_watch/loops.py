@@ -29,6 +29,7 @@ from __future__ import annotations
 from typing import Any
 
 DISPLAY_REPEATS = 3  # the views mark a run looping at this many repeats unless --max-repeats says otherwise
+MAX_REACHED = 1_000  # findings kept in LoopTracker.reached (a view printing them as they happen)
 MAX_KEYS = 100_000  # distinct calls tracked per run; calls past it are counted as untracked
 EDIT_KINDS = frozenset({"edit", "write", "delete"})
 FAILED = frozenset({"failure", "rejected"})
@@ -37,6 +38,21 @@ _SKIP_ARGS = frozenset({"toolCallId", "description", "status"})  # not what the 
 REREAD = "reread"
 RETRY = "retry"
 REPEAT = "repeat"
+
+
+_display_repeats = DISPLAY_REPEATS
+
+
+def set_display_repeats(n: int | None) -> None:
+    """The repeats at which the views mark a run looping (``--max-repeats``; None: the default,
+    :data:`DISPLAY_REPEATS`). Set once by the CLI before any run is read."""
+    global _display_repeats
+    _display_repeats = n or DISPLAY_REPEATS
+
+
+def display_repeats() -> int:
+    """The repeats at which the views mark a run looping (see :func:`set_display_repeats`)."""
+    return _display_repeats
 
 
 class _Entry:
@@ -100,9 +116,12 @@ class LoopTracker:
         rereads, retries, repeats: waste so far (calls beyond the first of their streak).
         untracked: ended calls not counted (past :data:`MAX_KEYS` distinct calls).
         peak: the highest count of any key so far (a view asks for findings only when it reaches the limit).
+        reached: each streak that reached :func:`display_repeats` as it did, in stream order (a finding
+            with the count then; at most :data:`MAX_REACHED`): what a streaming view prints as it happens.
     """
 
-    __slots__ = ("_entries", "_edits", "_file_edits", "rereads", "retries", "repeats", "untracked", "peak")
+    __slots__ = ("_entries", "_edits", "_file_edits", "rereads", "retries", "repeats", "untracked", "peak", "_last",
+                 "_last_top", "_version", "_cached", "reached", "_notify")
 
     def __init__(self) -> None:
         self._entries: dict[Any, _Entry] = {}
@@ -113,6 +132,12 @@ class LoopTracker:
         self.repeats = 0
         self.untracked = 0
         self.peak = 0
+        self._last: _Entry | None = None  # the last ended call's entry, and its streak then
+        self._last_top = 0
+        self._version = 0  # calls counted: findings() is cached per (limit, version)
+        self._cached: tuple[int, int, list[Finding]] | None = None
+        self.reached: list[Finding] = []
+        self._notify = _display_repeats
 
     @property
     def waste(self) -> int:
@@ -176,12 +201,28 @@ class LoopTracker:
             top = entry.count
         if top > self.peak:
             self.peak = top
+        self._last = entry
+        self._last_top = top
+        self._version += 1
+        notify = self._notify
+        if len(self.reached) < MAX_REACHED:
+            if status in FAILED:  # a failure streak reaching it (a call streak's failing call: said by that)
+                if entry.fails == notify:
+                    self.reached.append(Finding(RETRY, tool, kind, summary, notify, entry.first_line, line))
+            elif entry.count == notify:
+                self.reached.append(Finding(REREAD if kind == "read" else REPEAT, tool, kind, summary, notify,
+                                            entry.first_line, line))
 
-    def findings(self, limit: int = DISPLAY_REPEATS) -> list[Finding]:
+    def findings(self, limit: int | None = None) -> list[Finding]:
         """The calls repeated ``limit`` times or more, the most repeated first (a retried failure
-        before the repeats of the same call)."""
+        before the repeats of the same call); ``limit`` None: :func:`display_repeats`."""
+        if limit is None:
+            limit = _display_repeats
         if limit < 1 or self.peak < limit:
             return []
+        cached = self._cached
+        if cached is not None and cached[0] == limit and cached[1] == self._version:
+            return list(cached[2])
         out = []
         for e in self._entries.values():
             if e.fail_peak >= limit:
@@ -190,16 +231,18 @@ class LoopTracker:
                 pattern = REREAD if e.kind == "read" else REPEAT
                 out.append(Finding(pattern, e.tool, e.kind, e.summary, e.peak, e.first_line, e.last_line))
         out.sort(key=lambda f: -f.count)
-        return out
+        self._cached = (limit, self._version, out)
+        return list(out)
 
-    def worst(self, limit: int = DISPLAY_REPEATS) -> Finding | None:
+    def worst(self, limit: int | None = None) -> Finding | None:
         """The most repeated finding, or None: what a one-line view shows (``looping: Read a.py ×6``)."""
         found = self.findings(limit)
         return found[0] if found else None
 
-    def to_json(self, limit: int = DISPLAY_REPEATS) -> dict:
+    def to_json(self, limit: int | None = None) -> dict:
         """The summary's ``loops`` object: ``{"max_repeats", "looping", "findings": [...], "waste":
         {"total", "rereads", "retries", "repeats"}, "untracked"}``."""
+        limit = _display_repeats if limit is None else limit
         found = self.findings(limit)
         return {"max_repeats": limit, "looping": bool(found), "findings": [f.to_json() for f in found],
                 "waste": {"total": self.waste, "rereads": self.rereads, "retries": self.retries,
@@ -207,7 +250,7 @@ class LoopTracker:
                 "untracked": self.untracked}
 
 
-def loop_label(tracker: LoopTracker | None, limit: int = DISPLAY_REPEATS) -> str:
+def loop_label(tracker: LoopTracker | None, limit: int | None = None) -> str:
     """``looping: Read src/app.py ×6`` (+ ``, 2 more`` when several calls repeat), "" when none."""
     if tracker is None:
         return ""

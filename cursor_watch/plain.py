@@ -17,6 +17,7 @@ from . import model as m
 from .canonical import Usage, agent_command
 from .costs import run_cost, usage_of
 from .fmt import cost_label
+from .loops import loop_label
 from .model import Session, ToolCall
 from .fmt import model_label, plural, shown_detail, tool_calls_phrase
 from .fmt import call_duration_text, format_ms  # noqa: F401 - views import format_ms from here too
@@ -150,6 +151,9 @@ def outcome_pieces(session: Session) -> list[Piece]:
         parts.append(plural(session.unknown_events, "unknown event"))
     if session.exit_status is not None:
         parts.append(f"exit status {session.exit_status}")
+    looping = loop_label(session.loops)
+    if looping:
+        parts.append(visible_line(looping))
     return [(f"■ {status}", OUTCOME_STYLE.get(status, "")), ("  " + " · ".join(parts), None)]
 
 
@@ -234,6 +238,7 @@ class PlainPrinter:
         self.writer = writer if writer is not None else LineWriter(console)
         self._header_done = False
         self._printed_upto = 0  # segments [0, n) printed (they close in order)
+        self._loops_shown = 0  # findings of session.loops.reached printed
         self._held = 0  # lines not stream-json counted, not printed (before the first event: INVALID_SHOWN)
         self._held_from = self._held_to = 0  # their first and last line numbers
         self._event_seen = False  # a change other than a diagnostic has come (the stream has begun)
@@ -297,7 +302,15 @@ class PlainPrinter:
         self._print(tool_pieces(self.session.tool_calls[key], "start"))
 
     def _on_tool_done(self, key: str) -> None:
-        self._print(tool_pieces(self.session.tool_calls[key], "end"))
+        call = self.session.tool_calls[key]
+        self._print(tool_pieces(call, "end"))
+        reached = self.session.loops.reached
+        # a call repeated --max-repeats times (3): said once per streak, under the call that made it
+        # (the model may have read further: a batch is applied before it is printed)
+        while self._loops_shown < len(reached) and reached[self._loops_shown].last_line <= call.completed_line:
+            finding = reached[self._loops_shown]
+            self._loops_shown += 1
+            self._print([(f"↻ looping: {visible_line(finding.label())}", None)], "bold yellow")
 
     def _on_note(self, key: int) -> None:
         note = self.session.notes[key]

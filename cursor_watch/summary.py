@@ -85,6 +85,7 @@ def _summary_fields(session: Session, stderr_tail: list[str] | None, redact: Any
         ("exit_status", s.exit_status),
         ("stalls", stall_periods(s)),
         ("budget", [b.to_json() for b in breaches(s, limits)]),
+        ("loops", s.loops.to_json()),
     ]
     if redact is None:
         return fields
