@@ -1,0 +1,221 @@
+"""Loops (issue 28, item 2): re-reads, retried failures and repeats counted per run; streams with
+loops planted in shared real captures (tests/loopstreams.py) marked with the right counts, the
+real captures themselves not; --max-repeats, the loop alert, --enforce (exit 3), --plain, the
+summary JSON."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import orjson
+import pytest
+
+import loopstreams
+from conftest import ROOT, real_captures, run_bytes, run_file
+from cursor_watch.alerts import AlertRules
+from cursor_watch.guard import Limits
+from cursor_watch.loops import LoopTracker
+
+CMD = [sys.executable, "-m", "cursor_watch"]
+EMITTER = str(ROOT / "tests" / "emitter.py")
+AGENTS = ROOT.parent / "shared" / "streams" / "agents"
+needs_shared = pytest.mark.skipif(not loopstreams.CURSOR_TOOLS.is_file(), reason="shared captures not found")
+
+
+def env(tmp_path):
+    return {**os.environ, "NO_COLOR": "1", "PYTHONPATH": str(ROOT), "XDG_CONFIG_HOME": str(tmp_path / "config")}
+
+
+def labels(tracker: LoopTracker, limit: int = 3) -> list[str]:
+    return [f.label() for f in tracker.findings(limit)]
+
+
+# -- the counting rules ---------------------------------------------------------------------------
+
+
+def test_a_reread_streak_ends_at_an_edit_of_that_file_only():
+    t = LoopTracker()
+    read = {"path": "src/app.py"}
+    for n in range(3):
+        t.ended(f"r{n}", "read", "Read", "src/app.py", read, "success", n + 1)
+    t.ended("e1", "edit", "Edit", "src/other.py", {"path": "src/other.py"}, "success", 4)  # another file
+    t.ended("r3", "read", "Read", "src/app.py", read, "success", 5)
+    assert labels(t) == ["Read src/app.py ×4"] and t.rereads == 3
+    t.ended("e2", "edit", "Edit", "src/app.py", {"path": "src/app.py"}, "success", 6)
+    t.ended("r4", "read", "Read", "src/app.py", read, "success", 7)
+    t.ended("r5", "read", "Read", "src/app.py", read, "success", 8)
+    assert labels(t) == ["Read src/app.py ×4"]  # the longest streak; the new one is 2
+    assert t.rereads == 4 and t.waste == 4
+    assert [f.count for f in t.reached] == [3]  # said once, at the third read
+
+
+def test_a_read_of_other_lines_is_another_call():
+    t = LoopTracker()
+    for n in range(3):
+        t.ended(f"r{n}", "read", "Read", "a.py", {"path": "a.py", "offset": n * 100}, "success", n + 1)
+    assert t.findings(2) == [] and t.waste == 0
+
+
+def test_a_failure_streak_survives_edits_and_ends_at_a_success():
+    t = LoopTracker()
+    cmd = {"command": "npm test"}
+    for n in range(3):
+        t.ended(f"s{n}", "shell", "shell", "npm test", cmd, "failure", 2 * n + 1)
+        t.ended(f"e{n}", "edit", "edit", "src/math.js", {"path": "src/math.js"}, "success", 2 * n + 2)
+    t.ended("s3", "shell", "shell", "npm test", cmd, "failure", 7)
+    assert labels(t) == ["npm test failed ×4"] and t.retries == 3
+    t.ended("s4", "shell", "shell", "npm test", cmd, "success", 8)
+    t.ended("s5", "shell", "shell", "npm test", cmd, "failure", 9)
+    assert labels(t) == ["npm test failed ×4"] and t.retries == 3  # a new streak of one
+    assert labels(t, 5) == []
+
+
+def test_a_repeat_streak_ends_at_any_edit():
+    t = LoopTracker()
+    grep = {"pattern": "TODO", "path": "src"}
+    t.ended("g1", "grep", "Grep", "TODO in src", grep, "success", 1)
+    t.ended("g2", "grep", "Grep", "TODO in src", grep, "success", 2)
+    t.ended("w1", "write", "Write", "notes.md", {"path": "notes.md"}, "success", 3)
+    t.ended("g3", "grep", "Grep", "TODO in src", grep, "success", 4)
+    t.ended("g4", "grep", "Grep", "TODO in src", grep, "success", 5)
+    assert labels(t) == [] and t.repeats == 2
+    t.ended("g5", "grep", "Grep", "TODO in src", grep, "success", 6)
+    assert labels(t) == ["Grep TODO in src ×3"]
+
+
+def test_an_argument_equal_to_the_call_id_and_codex_multi_path_edits():
+    t = LoopTracker()
+    for n in range(3):  # a Codex item carries its own id among its fields
+        t.ended(f"item_{n}", "shell", "command_execution", "ls", {"id": f"item_{n}", "command": "ls"}, "success", n)
+    assert labels(t) == ["ls ×3"]
+    t.ended("r1", "read", "read_file", "b.txt", {"path": "b.txt"}, "success", 10)
+    t.ended("r2", "read", "read_file", "b.txt", {"path": "b.txt"}, "success", 11)
+    t.ended("fc", "edit", "file_change", "a.txt, b.txt", {"id": "fc"}, "success", 12)  # two paths
+    t.ended("r3", "read", "read_file", "b.txt", {"path": "b.txt"}, "success", 13)
+    assert labels(t, 3) == ["ls ×3"]  # b.txt: 2, then 1 after the edit
+
+
+# -- planted loops in shared captures ----------------------------------------------------------------
+
+
+@needs_shared
+def test_cursor_capture_with_planted_loops():
+    (run,) = run_bytes(loopstreams.cursor_looping()).runs
+    loops = run.session.loops
+    assert labels(loops) == ["npm test failed ×4", "read /private/tmp/cl/repo/cursor/src/math.js ×3"]
+    assert (loops.rereads, loops.retries, loops.repeats) == (3, 3, 0)  # 2 before the edit, 1 after it
+    assert labels(loops, 4) == ["npm test failed ×4"] and labels(loops, 5) == []
+
+
+@needs_shared
+def test_claude_capture_with_planted_loops():
+    runs = run_bytes(loopstreams.claude_looping()).runs
+    found = {i: labels(r.session.loops) for i, r in enumerate(runs) if labels(r.session.loops)}
+    assert found == {0: ["Read /tmp/fixture/big.txt ×4"], 2: ["wc -l /tmp/fixture/big.txt failed ×4"]}
+    assert runs[2].session.loops.retries == 3 and runs[2].session.loops.repeats == 0
+
+
+@needs_shared
+def test_codex_capture_with_planted_loops():
+    (run,) = run_bytes(loopstreams.codex_looping()).runs
+    assert labels(run.session.loops) == ["/bin/zsh -lc 'git status --short' failed ×5"]
+
+
+def _captures() -> list[Path]:
+    out = real_captures()
+    if AGENTS.is_dir():
+        out += sorted(p for p in AGENTS.glob("*/*") if p.suffix in (".jsonl", ".ndjson"))
+    out += sorted((ROOT / "sample_streams").glob("*.jsonl"))
+    return out
+
+
+@pytest.mark.parametrize("path", _captures(), ids=lambda p: p.name[:60])
+def test_real_captures_and_samples_are_not_looping(path):
+    for run in run_file(path).runs:
+        assert run.session.loops.findings() == [], run.session.loops.to_json()
+
+
+# -- the CLI --------------------------------------------------------------------------------------
+
+
+@needs_shared
+def test_summary_json_and_plain_say_it(tmp_path):
+    stream = tmp_path / "loop.jsonl"
+    stream.write_bytes(loopstreams.cursor_looping())
+    p = subprocess.run(CMD + ["--summary", "--json", str(stream)], capture_output=True, env=env(tmp_path), cwd=ROOT,
+                       timeout=60)
+    loops = orjson.loads(p.stdout)["loops"]
+    assert loops["looping"] and loops["max_repeats"] == 3
+    assert [(f["pattern"], f["count"], f["summary"]) for f in loops["findings"]] == [
+        ("retry", 4, "npm test"), ("reread", 3, "/private/tmp/cl/repo/cursor/src/math.js")]
+    assert loops["waste"] == {"total": 6, "rereads": 3, "retries": 3, "repeats": 0}
+    p = subprocess.run(CMD + ["--summary", "--json", "--max-repeats", "5", str(stream)], capture_output=True,
+                       env=env(tmp_path), cwd=ROOT, timeout=60)
+    assert orjson.loads(p.stdout)["loops"]["looping"] is False
+    p = subprocess.run(CMD + ["--plain", str(stream)], capture_output=True, env=env(tmp_path), cwd=ROOT, timeout=60)
+    out = p.stdout.decode().splitlines()
+    said = [i for i, line in enumerate(out) if line.startswith("↻ looping")]
+    assert [out[i] for i in said] == ["↻ looping: read /private/tmp/cl/repo/cursor/src/math.js ×3",
+                                      "↻ looping: npm test failed ×3"]
+    assert out[said[0] - 1].startswith("✔ [6] read") and out[said[1] - 1].startswith("✖ [10] shell  npm test")
+    assert "looping: npm test failed ×4 (+1 more)" in out[-1]
+
+
+def test_max_repeats_must_be_two_or_more(tmp_path):
+    p = subprocess.run(CMD + ["--max-repeats", "1", "x.jsonl"], capture_output=True, env=env(tmp_path), cwd=ROOT,
+                       timeout=60)
+    assert p.returncode == 2 and b"--max-repeats must be 2 or more" in p.stderr and b"Traceback" not in p.stderr
+
+
+# -- the loop alert and --enforce -----------------------------------------------------------------------
+
+
+@needs_shared
+def test_the_loop_alert_is_raised_once_and_only_with_max_repeats():
+    now = [1_000_000.0]
+    for limits, expected in ((Limits(max_repeats=3), ["loop"]), (Limits(), [])):
+        rules = AlertRules(limits, clock=lambda: now[0])
+        mon = run_bytes(loopstreams.cursor_looping())
+        run = mon.runs[0]
+        rules.observe(run, [("tool_done", "x")], live=True)
+        kinds = [a.kind for a in rules.check()] + [a.kind for a in rules.check()]
+        assert [k for k in kinds if k == "loop"] == expected
+        if expected:
+            rules = AlertRules(limits, clock=lambda: now[0])
+            rules.observe(run, [("tool_done", "x")], live=True)
+            (alert,) = [a for a in rules.check() if a.kind == "loop"]
+            assert alert.text == "looping: npm test failed ×4 (+1 more)"
+            assert [f["count"] for f in alert.details["loops"]] == [4, 3]
+
+
+@needs_shared
+def test_enforce_stops_a_looping_agent_at_the_third_failure_and_exits_3(tmp_path):
+    stream = tmp_path / "loop.jsonl"
+    stream.write_bytes(loopstreams.cursor_looping())
+    save = tmp_path / "saved.jsonl"
+    # lines 8-11 are the four npm test failures: the agent pauses after the fourth
+    agent = [sys.executable, EMITTER, str(stream), "--delay", "0.05", "--pause-after", "11", "--pause", "30"]
+    start = time.monotonic()
+    p = subprocess.run(CMD + ["--plain", "--max-repeats", "4", "--enforce", "--save", str(save), "--", *agent],
+                       capture_output=True, env=env(tmp_path), cwd=ROOT, timeout=60)
+    assert p.returncode == 3, p.stderr
+    assert time.monotonic() - start < 20  # stopped, not waited for
+    assert save.read_bytes() == b"".join(stream.read_bytes().splitlines(keepends=True)[:11])
+    err = p.stderr.decode()
+    assert "looping: npm test failed ×4: stopping the command (--enforce)" in err and "Traceback" not in err
+    assert "! looping: npm test failed ×4" in p.stdout.decode()
+
+
+@needs_shared
+def test_enforce_leaves_a_run_under_the_limit_alone(tmp_path):
+    stream = tmp_path / "loop.jsonl"
+    stream.write_bytes(loopstreams.cursor_looping())
+    agent = [sys.executable, EMITTER, str(stream), "--delay", "0.01"]
+    p = subprocess.run(CMD + ["--summary", "--json", "--max-repeats", "5", "--enforce", "--", *agent],
+                       capture_output=True, env=env(tmp_path), cwd=ROOT, timeout=60)
+    assert p.returncode == 1, p.stderr  # the capture has no result: 1, not 3
+    assert orjson.loads(p.stdout)["loops"]["looping"] is False
