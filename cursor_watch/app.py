@@ -34,6 +34,7 @@ from .canonical import agent_short
 from .guard import Limits, Stall
 from .model import Session
 from .runner import RESULT_EXIT_GRACE_S, Feed, Monitor, Watch
+from .loops import display_repeats
 from .runs import RunActivity, Run, is_live_state, last_activity, run_elapsed_ms, run_started_ms, run_state
 from .safe import visible_line
 from .output import served_in_browser
@@ -51,7 +52,7 @@ PREVIEW_MIN_BYTES = 8 << 20  # files this big open on a preview of their tail
 PREVIEW_BYTES = (256 << 10, 1 << 20, 4 << 20)  # tail sizes tried, in turn
 OPEN_ON_LIST_S = 2.0  # a second run found this soon after start (or while replaying): open on the list
 ALERT_SEVERITY = {"ended": "information", "failed": "error", "waiting": "warning", "stalled": "warning",
-                  "budget": "error"}
+                  "budget": "error", "loop": "warning"}
 
 
 def row_key(run: Run) -> tuple[str, int, int]:
@@ -448,6 +449,10 @@ class CursorWatchApp(App):
         if stall is not None:
             state = f"stalled {short_duration(stall.for_ms)}"
             activity = stall.label()
+        elif s.loops.peak >= display_repeats():  # a loop says more than the last activity
+            worst = s.loops.worst()
+            if worst is not None:
+                activity = "↻ " + worst.short()
         several = len(feed.runs) > 1
         path = src.path if isinstance(src, FileSource) else None
         started, file_time = run_started_ms(run, act, path) if (s.events or s.invalid_lines) else (None, False)

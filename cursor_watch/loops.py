@@ -103,6 +103,11 @@ class Finding:
         what = self.summary if self.kind == "shell" and self.summary else f"{self.tool} {self.summary}".strip()
         return f"{what} failed ×{self.count}" if self.pattern == RETRY else f"{what} ×{self.count}"
 
+    def short(self) -> str:
+        """``looping ×4: npm test failed``: the count first, for a narrow column that cuts its end."""
+        what = self.summary if self.kind == "shell" and self.summary else f"{self.tool} {self.summary}".strip()
+        return f"looping ×{self.count}: {what}" + (" failed" if self.pattern == RETRY else "")
+
     def to_json(self) -> dict:
         """``{"pattern", "tool", "kind", "summary", "count", "first_line", "last_line", "label"}``."""
         return {"pattern": self.pattern, "tool": self.tool, "kind": self.kind, "summary": self.summary,

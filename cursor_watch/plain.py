@@ -411,7 +411,8 @@ class RunsPrinter:
 
     def alert(self, alert: Any) -> None:
         """One line for an alert (``! stalled 6m: shell npm test``), within its run's output."""
-        style = {"ended": "bold green", "failed": "bold red", "budget": "bold red"}.get(alert.kind, "bold yellow")
+        style = {"ended": "bold green", "failed": "bold red", "budget": "bold red", "loop": "bold red"}.get(
+            alert.kind, "bold yellow")
         run = alert.source_run
         printer = self._printer(run) if run is not None else None
         pieces: list[Piece] = [(f"! {visible_line(alert.text)}", None)]

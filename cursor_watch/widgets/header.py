@@ -15,6 +15,7 @@ from ..canonical import agent_command
 from ..model import Session
 from ..names import RUN_SUFFIX, middle, relative_if_shorter, short_name, short_path, tool_name
 from ..costs import usage_of
+from ..loops import loop_label
 from ..plain import cost_text, format_ms, usage_text
 from ..safe import visible_line
 from ..tools import STATUS_FAILURE, STATUS_INCOMPLETE, STATUS_REJECTED, STATUS_RUNNING, STATUS_SUCCESS
@@ -294,6 +295,11 @@ def _state_line(s: Session, live: LiveState, width: int | None = None) -> Text:
     parts.append(Part(4, 60, [full, short] if short.cell_len > 2 else [full]))
     if s.subagent_calls:
         parts.append(Part(5, 8, [_text((f" · {s.subagent_calls} in sub-agents", "dim"))]))
+    looping = loop_label(s.loops)  # "looping: npm test failed ×4" (cursor_watch.loops)
+    if looping:
+        text = "↻ " + visible_line(looping)
+        parts.append(Part(5, 80, shrink=lambda w, x=text: _text((" · ", "dim"), (middle(x, w - 3), "bold yellow")),
+                          min_width=min(cell_len(text), 16) + 3, max_width=cell_len(text) + 3))
     usage = usage_of(s)
     if usage is not None and usage_text(usage):
         forms = [_text((" · " + usage_text(usage), "dim"))]

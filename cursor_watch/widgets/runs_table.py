@@ -46,7 +46,7 @@ STATE_STYLE = {"success": "bold green", "error": "bold red", "incomplete": "bold
                "streaming": "bold cyan", "reading": "cyan", "idle": "yellow", "queued": "dim", "connecting": "dim",
                "unreadable": "bold red", "stalled": "bold dark_orange3"}
 MARK_STYLE = {"success": "green", "error": "red", "incomplete": "magenta", "waiting": "bold yellow",
-              "stalled": "bold dark_orange3", "budget": "bold red", "restart": "yellow"}
+              "stalled": "bold dark_orange3", "budget": "bold red", "restart": "yellow", "loop": "bold yellow"}
 UNKNOWN = "—"  # a time the stream did not record
 
 
@@ -212,7 +212,8 @@ class RunRow:
             tokens = Text(f"{short_count(self.tokens[0])}/{short_count(self.tokens[1])}", style="dim")
         if self.cost:
             tokens.append((" " if tokens else "") + self.cost, style="dim")
-        activity = Text(self.error or self.activity, style="red" if self.error else "")
+        activity = Text(self.error or self.activity,
+                        style="red" if self.error else ("yellow" if self.activity.startswith("↻ looping") else ""))
         return [
             mark,
             Text(self.source, style="bold"),
