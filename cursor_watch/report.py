@@ -6,7 +6,9 @@ those of ``--summary``), one file at a time; only a small record per run is kept
 ``day`` (the run's recorded start, UTC), ``model``, ``agent`` or ``cwd``, with a total row:
 runs, outcomes, total and median duration, tokens by kind, cost (reported by the agent and
 estimated from the price table, kept apart), tool calls and failures, and per tool its failure
-rate and durations; the slowest calls are listed after.
+rate and durations; the slowest calls are listed after. The ``waste`` column counts the tool calls
+that repeated one before them (:mod:`cursor_watch.loops`: re-reads of an unchanged file, retried
+failures, other repeats), and the runs that looped are listed with what repeated.
 """
 
 from __future__ import annotations
@@ -78,6 +80,9 @@ class RunStats:
     cost_estimate: Decimal | None
     price_note: str
     calls: list[CallStat] = field(default_factory=list)
+    # calls that repeated one before them (cursor_watch.loops): re-reads, retried failures, other repeats
+    waste: dict[str, int] = field(default_factory=lambda: {"rereads": 0, "retries": 0, "repeats": 0})
+    looping: list[str] = field(default_factory=list)  # labels of what looped (--max-repeats, default 3)
 
 
 def stream_files(paths: list[str]) -> list[str]:
@@ -116,8 +121,11 @@ def run_stats(run: Any) -> RunStats:
     duration = s.duration_ms()
     status = s.status if s.status != "running" else "incomplete"
     calls = [CallStat(c.tool, c.status, c.duration_ms, c.summary, c.kind) for c in s.tool_calls.values()]
+    loops = s.loops
     return RunStats(run.source, run.index, s.first_ts_ms, s.model or UNKNOWN, _agent(s), s.cwd or UNKNOWN, status,
-                    duration, tokens, cost.reported, cost.estimate, cost.note if usage else "", calls)
+                    duration, tokens, cost.reported, cost.estimate, cost.note if usage else "", calls,
+                    {"rereads": loops.rereads, "retries": loops.retries, "repeats": loops.repeats},
+                    [f.label() for f in loops.findings()])
 
 
 # -- reading fast: a tool call's payloads are not what a report counts ------------------------
@@ -340,6 +348,13 @@ class Totals:
     tool_calls: int = 0
     failed_calls: int = 0
     rejected_calls: int = 0
+    waste: dict[str, int] = field(default_factory=lambda: {"rereads": 0, "retries": 0, "repeats": 0})
+    looping_runs: int = 0
+
+    @property
+    def wasted_calls(self) -> int:
+        """Tool calls that repeated one before them: re-reads + retried failures + other repeats."""
+        return sum(self.waste.values())
 
     def add(self, r: RunStats) -> None:
         self.runs += 1
@@ -359,6 +374,9 @@ class Totals:
         self.tool_calls += len(r.calls)
         self.failed_calls += sum(1 for c in r.calls if c.status == STATUS_FAILURE)
         self.rejected_calls += sum(1 for c in r.calls if c.status == STATUS_REJECTED)
+        for key, value in r.waste.items():
+            self.waste[key] = self.waste.get(key, 0) + value
+        self.looping_runs += bool(r.looping)
 
     def to_json(self) -> dict:
         return {
@@ -375,6 +393,8 @@ class Totals:
             "tool_calls": self.tool_calls,
             "failed_tool_calls": self.failed_calls,
             "rejected_tool_calls": self.rejected_calls,
+            "waste": {"total": self.wasted_calls, **self.waste},
+            "runs_looping": self.looping_runs,
         }
 
 
@@ -407,6 +427,7 @@ class Report:
     files: int
     unreadable: list[str]
     notes: dict[str, int]
+    looping: list[dict] = field(default_factory=list)  # {"source", "run", "waste", "loops": [labels]}, worst first
 
     def to_json(self) -> dict:
         """The ``--report --json`` object."""
@@ -419,6 +440,7 @@ class Report:
             "tools": [t.to_json(name) for name, t in sorted(self.tools.items(), key=lambda kv: (-kv[1].calls, kv[0]))],
             "slowest_calls": self.slowest,
             "price_notes": dict(sorted(self.notes.items())),
+            "looping_runs": self.looping,
         }
 
 
@@ -441,6 +463,7 @@ def build_report(paths: list[str], by: str = "day", since_ms: float | None = Non
     slowest: list[tuple[int, dict]] = []
     unreadable: list[str] = []
     notes: dict[str, int] = {}
+    looping: list[dict] = []
     for path in files:
         try:
             runs = list(read_runs(path, slim_min))
@@ -459,6 +482,8 @@ def build_report(paths: list[str], by: str = "day", since_ms: float | None = Non
             total.add(r)
             if r.price_note:
                 notes[r.price_note] = notes.get(r.price_note, 0) + 1
+            if r.looping:
+                looping.append({"source": r.source, "run": r.index, "waste": sum(r.waste.values()), "loops": r.looping})
             for c in r.calls:
                 t = tools.setdefault(c.tool, ToolTotals())
                 t.calls += 1
@@ -473,7 +498,9 @@ def build_report(paths: list[str], by: str = "day", since_ms: float | None = Non
                         slowest.sort(key=lambda x: -x[0])
                         del slowest[SLOWEST:]
     slowest.sort(key=lambda x: -x[0])
-    return Report(by, groups, total, tools, [d for _, d in slowest[:SLOWEST]], len(files), unreadable, notes)
+    looping.sort(key=lambda d: -d["waste"])
+    return Report(by, groups, total, tools, [d for _, d in slowest[:SLOWEST]], len(files), unreadable, notes,
+                  looping[:SLOWEST])
 
 
 def parse_when(text: str) -> float:
@@ -689,6 +716,14 @@ def render_report(report: Report, console: Any, width: int | None = None) -> Non
     def failed(t: Totals) -> str:
         return f"{t.failed_calls:,} ({t.failed_calls / t.tool_calls:.0%})" if t.tool_calls else EMPTY
 
+    def waste(t: Totals) -> str:  # repeated calls: "7 (3r 4f)", re-reads r, retried failures f, other repeats x
+        n = t.wasted_calls
+        if not n:
+            return EMPTY if not t.tool_calls else "0"
+        bits = [f"{v}{k}" for k, v in (("r", t.waste["rereads"]), ("f", t.waste["retries"]), ("x", t.waste["repeats"]))
+                if v]
+        return f"{n:,} ({' '.join(bits)})"
+
     def est(t: Totals) -> str:
         if not t.estimated_runs:
             return EMPTY
@@ -708,13 +743,14 @@ def render_report(report: Report, console: Any, width: int | None = None) -> Non
         _Column("est. cost", [est(t) for _, t in rows]),
         _Column("calls", [f"{t.tool_calls:,}" for _, t in rows]),
         _Column("failed", [failed(t) for _, t in rows]),
+        _Column("waste", [waste(t) for _, t in rows]),
     ]
     key = _Column(report.by, [visible_line(k) for k, _ in rows])
     styles = [""] * len(keys) + ["bold"]
     columns, left_out = _without_empty(key, columns, width)
     # stacked, the run counts and times come first, then costs and calls, then tokens
-    priority = ["runs", "✔ ✖ …", "time", "median", "reported", "est. cost", "calls", "failed", "in", "out", "cache r",
-                "cache w"]
+    priority = ["runs", "✔ ✖ …", "time", "median", "reported", "est. cost", "calls", "failed", "waste", "in", "out",
+                "cache r", "cache w"]
     order = sorted(range(len(columns)), key=lambda i: priority.index(columns[i].header))
     _print_table(console, key, columns, width, styles, order, total_row=True)
     if left_out:
@@ -740,6 +776,12 @@ def render_report(report: Report, console: Any, width: int | None = None) -> Non
         console.print()
         say("slowest tool calls", "bold")
         _slow_table(report, console, width)
+    if report.looping:
+        console.print()
+        say("looping runs (waste: r re-reads of an unchanged file, f retried failures, x other repeats)", "bold")
+        for item in report.looping:
+            name = os.path.basename(item["source"])
+            say(visible_line(f"{name} #{item['run']}: {', '.join(item['loops'])} · waste {item['waste']}"))
     notes = []
     if report.total.estimated_runs:
         notes.append("est. cost: estimated from token usage and the price table (--prices); what a plan bills can "

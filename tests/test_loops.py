@@ -219,3 +219,33 @@ def test_enforce_leaves_a_run_under_the_limit_alone(tmp_path):
                        capture_output=True, env=env(tmp_path), cwd=ROOT, timeout=60)
     assert p.returncode == 1, p.stderr  # the capture has no result: 1, not 3
     assert orjson.loads(p.stdout)["loops"]["looping"] is False
+
+
+# -- the report's waste ---------------------------------------------------------------------------
+
+
+@needs_shared
+def test_the_report_counts_waste_per_group_and_lists_the_looping_runs(tmp_path):
+    from cursor_watch.report import build_report, render_report
+    from rich.console import Console
+
+    (tmp_path / "cursor.jsonl").write_bytes(loopstreams.cursor_looping())
+    (tmp_path / "claude.jsonl").write_bytes(loopstreams.claude_looping())
+    (tmp_path / "plain.jsonl").write_bytes(loopstreams.CURSOR_TOOLS.read_bytes())  # the capture as it is: no waste
+    report = build_report([str(tmp_path)], by="agent")
+    groups = {g["key"]: g for g in report.to_json()["groups"]}
+    assert groups["cursor"]["waste"] == {"total": 6, "rereads": 3, "retries": 3, "repeats": 0}
+    assert groups["cursor"]["runs_looping"] == 1 and groups["cursor"]["runs"] == 2
+    assert groups["claude-code"]["waste"] == {"total": 6, "rereads": 3, "retries": 3, "repeats": 0}
+    assert [(Path(d["source"]).name, d["run"], d["loops"]) for d in report.to_json()["looping_runs"]] == [
+        ("cursor.jsonl", 1, ["npm test failed ×4", "read /private/tmp/cl/repo/cursor/src/math.js ×3"]),
+        ("claude.jsonl", 1, ["Read /tmp/fixture/big.txt ×4"]),
+        ("claude.jsonl", 3, ["wc -l /tmp/fixture/big.txt failed ×4"])]
+    console = Console(record=True, width=200, color_system=None)
+    render_report(report, console, 200)
+    text = console.export_text()
+    header = next(line for line in text.splitlines() if line.lstrip().startswith("agent"))
+    assert header.rstrip().endswith("waste")
+    total = next(line for line in text.splitlines() if line.lstrip().startswith("total"))
+    assert total.rstrip().endswith("12 (6r 6f)")
+    assert "cursor.jsonl #1: npm test failed ×4, read /private/tmp/cl/repo/cursor/src/math.js ×3 · waste 6" in text
