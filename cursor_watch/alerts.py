@@ -2,7 +2,8 @@
 ``--plain``, and sent out by Apprise (``--alert URL``) and a command (``--alert-cmd``).
 
 Kinds: ``waiting`` (an ``interaction_query`` waits for an answer), ``stalled`` and ``budget``
-(:mod:`cursor_watch.guard`), ``loop`` (a tool call repeated ``--max-repeats`` times: :mod:`cursor_watch.loops`), ``failed`` (a run ended in error, or without a result) and ``ended``
+(:mod:`cursor_watch.guard`), ``loop`` (a tool call repeated ``--max-repeats`` times:
+:mod:`cursor_watch.loops`), ``failed`` (a run ended in error, or without a result) and ``ended``
 (a run ended with a successful result). A run still in progress when cursor-watch stopped
 watching it (``Run.observed_until_stop``: a followed file or a pipe, stopped by a signal or a
 quit) raises neither: it did not end, we stopped looking. :class:`AlertRules` turns the runs' states into alerts,

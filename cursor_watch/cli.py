@@ -156,8 +156,8 @@ def build_parser() -> argparse.ArgumentParser:
                             "command retried, the same call again) is looping: a loop alert (the views mark it "
                             "at 3 without this option)")
     guard.add_argument("--enforce", action="store_true",
-                       help="spawn mode: a run past a budget stops the command (TERM, then KILL) and cursor-watch "
-                            "exits 3")
+                       help="spawn mode: a run past a budget (or looping: --max-repeats) stops the command (TERM, then "
+                            "KILL) and cursor-watch exits 3")
     alerts = p.add_argument_group("alerts (--alert needs pip install 'cursor-watch[alerts]')")
     alerts.add_argument("--alert", action="append", default=[], metavar="URL",
                         help="send alerts to an Apprise URL (Slack, Discord, ntfy, Telegram, e-mail, json://host/path "

@@ -126,7 +126,7 @@ class LoopTracker:
     """
 
     __slots__ = ("_entries", "_edits", "_file_edits", "rereads", "retries", "repeats", "untracked", "peak", "_last",
-                 "_last_top", "_version", "_cached", "reached", "_notify")
+                 "_last_top", "_version", "_cached", "reached", "_notify", "_reached_lines")
 
     def __init__(self) -> None:
         self._entries: dict[Any, _Entry] = {}
@@ -142,6 +142,7 @@ class LoopTracker:
         self._version = 0  # calls counted: findings() is cached per (limit, version)
         self._cached: tuple[int, int, list[Finding]] | None = None
         self.reached: list[Finding] = []
+        self._reached_lines: dict[int, Finding] = {}  # the line of the call that reached it -> its finding
         self._notify = _display_repeats
 
     @property
@@ -211,12 +212,20 @@ class LoopTracker:
         self._version += 1
         notify = self._notify
         if len(self.reached) < MAX_REACHED:
+            found: Finding | None = None
             if status in FAILED:  # a failure streak reaching it (a call streak's failing call: said by that)
                 if entry.fails == notify:
-                    self.reached.append(Finding(RETRY, tool, kind, summary, notify, entry.first_line, line))
+                    found = Finding(RETRY, tool, kind, summary, notify, entry.first_line, line)
             elif entry.count == notify:
-                self.reached.append(Finding(REREAD if kind == "read" else REPEAT, tool, kind, summary, notify,
-                                            entry.first_line, line))
+                found = Finding(REREAD if kind == "read" else REPEAT, tool, kind, summary, notify, entry.first_line,
+                                line)
+            if found is not None:
+                self.reached.append(found)
+                self._reached_lines[line] = found
+
+    def reached_at(self, line: int) -> Finding | None:
+        """The finding the call that ended on stream line ``line`` reached (see :attr:`reached`), or None."""
+        return self._reached_lines.get(line) if self._reached_lines else None
 
     def findings(self, limit: int | None = None) -> list[Finding]:
         """The calls repeated ``limit`` times or more, the most repeated first (a retried failure

@@ -749,8 +749,8 @@ def render_report(report: Report, console: Any, width: int | None = None) -> Non
     styles = [""] * len(keys) + ["bold"]
     columns, left_out = _without_empty(key, columns, width)
     # stacked, the run counts and times come first, then costs and calls, then tokens
-    priority = ["runs", "✔ ✖ …", "time", "median", "reported", "est. cost", "calls", "failed", "waste", "in", "out",
-                "cache r", "cache w"]
+    priority = ["runs", "✔ ✖ …", "time", "median", "reported", "est. cost", "calls", "failed", "waste", "in",
+                "out", "cache r", "cache w"]
     order = sorted(range(len(columns)), key=lambda i: priority.index(columns[i].header))
     _print_table(console, key, columns, width, styles, order, total_row=True)
     if left_out:

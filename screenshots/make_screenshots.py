@@ -152,9 +152,37 @@ async def agents() -> None:
     await agent_run("codex-run", CODEX_MCP)
 
 
+def looping_stream() -> Path:
+    """The plain-tools sample with loops planted (tests/loopstreams.py): ``pytest -q`` failing 4
+    times before the fix, ``app/pricing.py`` read 3 times; written to a temporary file."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    import orjson
+    from loopstreams import joined, lines_of, plant
+
+    lines = lines_of(SAMPLES / "plain-tools.jsonl")
+    ids = [orjson.loads(x)["call_id"] for x in lines if b'"subtype":"started"' in x and b'"type":"tool_call"' in x]
+    lines = plant(lines, ids[0], 2)  # the read of app/pricing.py
+    lines = plant(lines, ids[2], 3)  # the failing pytest -q
+    path = Path(tempfile.mkdtemp(prefix="cw-shot-")) / "fix-discount.jsonl"
+    path.write_bytes(joined(lines))
+    return path
+
+
+async def looping(name: str) -> None:
+    """A run that looped: the header's ``↻ looping`` part (issue 28)."""
+    app = frozen(FileSource(str(looping_stream())))
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.ended)
+        app.save_screenshot(f"{name}.svg", path=str(HERE))
+
+
 async def main() -> None:
     os.environ["TZ"] = "UTC"  # the runs list shows local times
     time.tzset()
+    if sys.argv[1:] == ["looping"]:  # only the loop's screenshot
+        await looping("looping")
+        svg_to_png(HERE / "looping.svg")
+        return
     if sys.argv[1:] == ["agents"]:  # only the other agents' screenshots
         await agents()
         for svg in sorted(HERE.glob("c*-*.svg")):
@@ -175,6 +203,7 @@ async def main() -> None:
     await finished("finished-run-80x24", "plain-tools", size=(80, 24))  # stacked panes (issue 18)
     await searched("search", "plain-tools", "discount")
     await searched("search-detail", "plain-tools", "discount", keys=("enter",))
+    await looping("looping")
     for svg in sorted(HERE.glob("*.svg")):
         done = svg_to_png(svg)
         print(svg.relative_to(ROOT), "+ png" if done else "(no chromium: svg only)")

@@ -16,8 +16,10 @@ import orjson
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared" / "streams"
 CURSOR_TOOLS = SHARED / "real" / "rogazth__crew__crates__crew-core__tests__fixtures__protocols__cursor-tools.jsonl"
-CLAUDE_COMPACTION = SHARED / "agents" / "claude" / "littlebearapps__untether__tests__fixtures__claude_compaction_2.1.285.jsonl"
-CODEX_FILE_CHANGE = SHARED / "agents" / "codex" / "shane-kercheval__switchboard__crates__harness__tests__fixtures__codex__file-change.jsonl"
+CLAUDE_COMPACTION = (SHARED / "agents" / "claude"
+                     / "littlebearapps__untether__tests__fixtures__claude_compaction_2.1.285.jsonl")
+CODEX_FILE_CHANGE = (SHARED / "agents" / "codex"
+                     / "shane-kercheval__switchboard__crates__harness__tests__fixtures__codex__file-change.jsonl")
 
 
 def _escaped(call_id: str) -> bytes:

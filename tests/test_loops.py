@@ -249,3 +249,33 @@ def test_the_report_counts_waste_per_group_and_lists_the_looping_runs(tmp_path):
     total = next(line for line in text.splitlines() if line.lstrip().startswith("total"))
     assert total.rstrip().endswith("12 (6r 6f)")
     assert "cursor.jsonl #1: npm test failed ×4, read /private/tmp/cl/repo/cursor/src/math.js ×3 · waste 6" in text
+
+
+# -- the TUI ----------------------------------------------------------------------------------------
+
+
+@needs_shared
+async def test_the_tui_marks_the_loop_in_the_header_the_transcript_and_the_runs_list(tmp_path):
+    from apphelpers import make_app, screen_text, text_of, wait_until
+    from cursor_watch.sources import FileSource
+    from cursor_watch.widgets.header import SessionHeader
+
+    stream = tmp_path / "loop.jsonl"
+    stream.write_bytes(loopstreams.cursor_looping())
+    app = make_app(FileSource(str(stream)))
+    async with app.run_test(size=(160, 48)) as pilot:
+        await wait_until(pilot, lambda: app.ended, what="the replay to end")
+        await wait_until(pilot, lambda: "looping" in text_of(app.run_view().query_one(SessionHeader)),
+                         what="the header to say looping")
+        assert "↻ looping: npm test failed ×4 (+1 more)" in text_of(app.run_view().query_one(SessionHeader))
+        text = screen_text(app.run_view())
+        assert "✔ [6] ↻ looping ×3 read /private/tmp/cl/repo/cursor/src/math.js · success · 1.1 s" in text
+        assert "✖ [10] ↻ looping ×3 shell npm test · failure" in text
+        assert text.count("↻ looping ×") == 2  # the calls after [10] and [6] are not marked again
+        (run,) = app.all_runs()  # its row in the runs list (one run: the app opens on it)
+        assert app.run_row(run, 1000.0, 1.79e12).plain()[-1] == "↻ looping ×4: npm test failed"
+    app80 = make_app(FileSource(str(stream)))
+    async with app80.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: app80.ended, what="the replay to end")
+        await wait_until(pilot, lambda: "↻ looping" in text_of(app80.run_view().query_one(SessionHeader)),
+                         what="the header to say looping at 80 columns")

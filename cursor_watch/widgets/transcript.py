@@ -97,7 +97,7 @@ SUMMARY_MIN = 8  # cells a marker's summary keeps when the outcome after it need
 
 
 def marker_text(call: ToolCall, dimmed: bool = False, payload_matches: int = 0, width: int | None = None,
-                cwd: str | None = None) -> Text:
+                cwd: str | None = None, loop: int = 0) -> Text:
     """``▶ [3] shell  pytest -q`` ... ``✖ [3] shell  pytest -q · failure (exit 1) · 2.1 s``.
 
     ``dimmed``: the call is hidden by the tool-table filter. ``payload_matches``: search
@@ -106,7 +106,8 @@ def marker_text(call: ToolCall, dimmed: bool = False, payload_matches: int = 0, 
     of the line leaves (:func:`cursor_watch.names.call_summary`: relative to the run's ``cwd``
     where shorter, cut in the middle so the file name stays; any other summary cut at its end),
     so the outcome and duration after it stay on the line; at least
-    :data:`~cursor_watch.names.PATH_MIN` cells, the line's end giving way below that).
+    :data:`~cursor_watch.names.PATH_MIN` cells, the line's end giving way below that). ``loop``: the
+    repeats this call brought its loop to (``✖ [7] ↻ looping ×3 shell  npm test``: :mod:`cursor_watch.loops`), 0 if none.
     """
     symbol, style = STATUS_STYLE.get(call.status, ("?", ""))
     t = Text(no_wrap=True, overflow="ellipsis")
@@ -115,6 +116,9 @@ def marker_text(call: ToolCall, dimmed: bool = False, payload_matches: int = 0, 
     t.append(f"{symbol} [{call.index}] ", style=f"bold {style}")
     if payload_matches:  # first, so a long line can't cut it off
         t.append(f"⌕{payload_matches}", style="bold reverse")
+        t.append(" ")
+    if loop:  # early too: a failure's detail can fill the line
+        t.append(f"↻ looping ×{loop}", style="bold yellow")
         t.append(" ")
     t.append(visible_line(call.tool), style="bold")
     tail = Text()
@@ -566,8 +570,9 @@ class Transcript(ScrollView, can_focus=True):
                 if call is None:
                     return False
                 dimmed = bool(self._dimmed(call)) if self._dimmed is not None else False
+                reached = session.loops.reached_at(call.completed_line) if call.done else None
                 lines = self._lines(marker_text(call, dimmed, self._payload_hits.get(key, 0),
-                                                self._render_width(), session.cwd))
+                                                self._render_width(), session.cwd, reached.count if reached else 0))
             elif kind == "note":
                 note = session.notes[key]
                 name = {"connection": "transcript--note-connection", "source": "transcript--note-source"}.get(
