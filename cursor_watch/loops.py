@@ -26,14 +26,11 @@ other repeats, whatever the limit.
 
 from __future__ import annotations
 
-from typing import Any
-
 DISPLAY_REPEATS = 3  # the views mark a run looping at this many repeats unless --max-repeats says otherwise
 MAX_REACHED = 1_000  # findings kept in LoopTracker.reached (a view printing them as they happen)
 MAX_KEYS = 100_000  # distinct calls tracked per run; calls past it are counted as untracked
 EDIT_KINDS = frozenset({"edit", "write", "delete"})
 FAILED = frozenset({"failure", "rejected"})
-_SKIP_ARGS = frozenset({"toolCallId", "description", "status"})  # not what the call does (Codex: its state)
 
 REREAD = "reread"
 RETRY = "retry"
@@ -125,11 +122,12 @@ class LoopTracker:
             with the count then; at most :data:`MAX_REACHED`): what a streaming view prints as it happens.
     """
 
-    __slots__ = ("_entries", "_edits", "_file_edits", "rereads", "retries", "repeats", "untracked", "peak", "_last",
-                 "_last_top", "_version", "_cached", "reached", "_notify", "_reached_lines")
+    __slots__ = ("_entries", "_edits", "_file_edits", "rereads", "retries", "repeats", "untracked", "peak",
+                 "_version", "_cached", "reached", "_notify", "_reached_lines")
 
     def __init__(self) -> None:
-        self._entries: dict[Any, _Entry] = {}
+        # hash of (kind, arguments) -> its counts: (edit count, line, failed) when seen once, else an _Entry
+        self._entries: dict[int, _Entry | tuple[int, int, bool]] = {}
         self._edits = 0  # edits of any file so far
         self._file_edits: dict[str, int] = {}  # path -> edits of it so far
         self.rereads = 0
@@ -137,8 +135,6 @@ class LoopTracker:
         self.repeats = 0
         self.untracked = 0
         self.peak = 0
-        self._last: _Entry | None = None  # the last ended call's entry, and its streak then
-        self._last_top = 0
         self._version = 0  # calls counted: findings() is cached per (limit, version)
         self._cached: tuple[int, int, list[Finding]] | None = None
         self.reached: list[Finding] = []
@@ -152,15 +148,20 @@ class LoopTracker:
 
     def ended(self, call_id: str, kind: str, tool: str, summary: str, args: dict | None, status: str,
               line: int) -> None:
-        """A tool call ended.
+        """A tool call ended (one call per ended tool call: keep it cheap, see ``bench/README.md``).
 
         Args:
-            call_id: its id (an argument equal to it is not part of what the call does: a Codex
-                item's ``id``, a Cursor call's ``toolCallId``).
+            call_id: its id (an ``id`` argument equal to it is not part of what the call does: a
+                Codex item's; nor are ``toolCallId``, Cursor's, ``description`` and ``status``).
             kind: its canonical kind; tool: the agent's name for it; summary: its one-line summary.
-            args: the model's small copy of its arguments (None when it had none).
+            args: the model's small copy of its arguments (None when it had none), in the order the
+                agent wrote them (one agent writes one tool's arguments in one order); the keys left
+                out are removed from it (the model drops its copy when the call ends).
             status: ``success``, ``failure``, ``rejected`` (``incomplete`` and others count as calls only).
             line: its stream line (1-based).
+
+        A call is known by the hash of its kind and arguments (64 bits: two different calls share
+        one about once in 10^10 pairs), so the tracker keeps no argument strings.
         """
         if kind in EDIT_KINDS:
             self._edits += 1
@@ -171,52 +172,71 @@ class LoopTracker:
                     for path in summary.split(", "):
                         fe[path] = fe.get(path, 0) + 1
         if args:
-            key: Any = (kind, tuple(sorted((k, v) for k, v in args.items() if k not in _SKIP_ARGS and v != call_id)))
+            # (taken out of the model's copy itself: the call dropped it at its end; a new dict costs 2x the hash)
+            pop = args.pop
+            pop("toolCallId", None)
+            pop("description", None)
+            pop("status", None)
+            if args.get("id") == call_id:
+                del args["id"]
+            key = hash((kind, tuple(args.items())))
         else:
-            key = (kind, summary)
+            key = hash((kind, summary))
         entries = self._entries
-        entry = entries.get(key)
-        if entry is None:
+        seen = entries.get(key)
+        read = kind == "read"
+        epoch = self._file_edits.get(summary, 0) if read else self._edits
+        failed = status in FAILED
+        if seen is None:  # a call seen once is a small tuple (most are): an entry from its second time on
             if len(entries) >= MAX_KEYS:
                 self.untracked += 1
                 return
-            entry = entries[key] = _Entry(kind, tool, summary, summary if kind == "read" else "", line)
-        epoch = self._file_edits.get(entry.path, 0) if entry.path else self._edits
+            entries[key] = (epoch, line, failed)
+            if not self.peak:
+                self.peak = 1
+            self._version += 1
+            return
+        if isinstance(seen, tuple):
+            entry = entries[key] = _Entry(kind, tool, summary, summary if read else "", seen[1])
+            entry.epoch, entry.count, entry.peak = seen[0], 1, 1
+            if seen[2]:
+                entry.fails = entry.fail_peak = 1
+        else:
+            entry = seen
+        count = entry.count + 1
         if entry.epoch != epoch:  # an edit since its streak began (of the file, for a read): a new streak
             entry.epoch = epoch
-            entry.count = 0
-        entry.count += 1
+            count = 1
+        entry.count = count
         entry.last_line = line
-        if entry.count > entry.peak:
-            entry.peak = entry.count
-        if entry.count > 1 and status not in FAILED:
-            if kind == "read":
-                self.rereads += 1
-            else:
-                self.repeats += 1
-        if status in FAILED:
-            entry.fails += 1
-            if entry.fails > entry.fail_peak:
-                entry.fail_peak = entry.fails
-            if entry.fails > 1:
+        if count > entry.peak:
+            entry.peak = count
+        if failed:
+            fails = entry.fails = entry.fails + 1
+            if fails > entry.fail_peak:
+                entry.fail_peak = fails
+            if fails > 1:
                 self.retries += 1
-            top = entry.fails if entry.fails > entry.count else entry.count
+            top = fails if fails > count else count
         else:
+            if count > 1:
+                if read:
+                    self.rereads += 1
+                else:
+                    self.repeats += 1
             if status == "success":
                 entry.fails = 0
-            top = entry.count
+            top = count
         if top > self.peak:
             self.peak = top
-        self._last = entry
-        self._last_top = top
         self._version += 1
         notify = self._notify
-        if len(self.reached) < MAX_REACHED:
+        if top == notify and len(self.reached) < MAX_REACHED:
             found: Finding | None = None
-            if status in FAILED:  # a failure streak reaching it (a call streak's failing call: said by that)
+            if failed:  # a failure streak reaching it (a call streak's failing call: said by that)
                 if entry.fails == notify:
                     found = Finding(RETRY, tool, kind, summary, notify, entry.first_line, line)
-            elif entry.count == notify:
+            elif count == notify:
                 found = Finding(REREAD if kind == "read" else REPEAT, tool, kind, summary, notify, entry.first_line,
                                 line)
             if found is not None:
@@ -239,6 +259,8 @@ class LoopTracker:
             return list(cached[2])
         out = []
         for e in self._entries.values():
+            if isinstance(e, tuple):  # seen once
+                continue
             if e.fail_peak >= limit:
                 out.append(Finding(RETRY, e.tool, e.kind, e.summary, e.fail_peak, e.first_line, e.last_line))
             elif e.peak >= limit:
