@@ -10,9 +10,12 @@ ended tool call, from :meth:`cursor_watch.model.Session._tool`):
 * **repeat**: any other call (same kind and arguments) again, with no edit of any file in
   between (``grep TODO in src ×5``).
 
-"The same call" is its canonical kind (:mod:`cursor_watch.formats`) plus the small copy of its
-arguments the model keeps (:func:`cursor_watch.model._small_args`: scalars, strings cut to 300
-characters; keys sorted), else its summary when the call ended without arguments. A file's path is
+"The same call" is its canonical kind (:mod:`cursor_watch.formats`) and: for a ``shell`` call its
+``command`` and working directory (``workingDirectory``, ``cwd``); for a ``read`` its path and
+range (``offset``, ``limit``); for any other the small copy of its arguments the model keeps
+(:func:`cursor_watch.model._small_args`: scalars, strings cut to 300 characters), its id left out;
+its summary when the call ended without arguments. (Hashing a Cursor shell call's dozen arguments
+cost more than the rest of the count.) A file's path is
 the call's summary (:func:`cursor_watch.tools.summary_path`); a Codex ``file_change`` names its
 paths joined by ``", "`` (``shane-kercheval…codex__file-change.jsonl``). A shell command that
 changes files (``sed -i``) is not seen as an edit.
@@ -171,7 +174,14 @@ class LoopTracker:
                 if ", " in summary:  # a Codex file_change: several paths
                     for path in summary.split(", "):
                         fe[path] = fe.get(path, 0) + 1
-        if args:
+        if not args:
+            key = hash((kind, summary))
+        elif kind == "shell":  # its command (Cursor, Claude Code, Codex, Gemini CLI: "command") and directory
+            command = args.get("command")
+            key = hash((kind, summary if command is None else command, args.get("workingDirectory") or args.get("cwd")))
+        elif kind == "read":  # its path (the summary, each agent's key) and range
+            key = hash((kind, summary, args.get("offset"), args.get("limit")))
+        else:
             # (taken out of the model's copy itself: the call dropped it at its end; a new dict costs 2x the hash)
             pop = args.pop
             pop("toolCallId", None)
@@ -180,8 +190,6 @@ class LoopTracker:
             if args.get("id") == call_id:
                 del args["id"]
             key = hash((kind, tuple(args.items())))
-        else:
-            key = hash((kind, summary))
         entries = self._entries
         seen = entries.get(key)
         read = kind == "read"
