@@ -107,7 +107,8 @@ def marker_text(call: ToolCall, dimmed: bool = False, payload_matches: int = 0, 
     where shorter, cut in the middle so the file name stays; any other summary cut at its end),
     so the outcome and duration after it stay on the line; at least
     :data:`~cursor_watch.names.PATH_MIN` cells, the line's end giving way below that). ``loop``: the
-    repeats this call brought its loop to (``✖ [7] ↻ looping ×3 shell  npm test``: :mod:`cursor_watch.loops`), 0 if none.
+    repeats this call brought its loop to (``✖ [7] ↻ looping ×3 shell  npm test``:
+    :mod:`cursor_watch.loops`), 0 if none.
     """
     symbol, style = STATUS_STYLE.get(call.status, ("?", ""))
     t = Text(no_wrap=True, overflow="ellipsis")
