@@ -164,7 +164,7 @@ class LoopTracker:
             line: its stream line (1-based).
 
         A call is known by the hash of its kind and arguments (64 bits: two different calls share
-        one about once in 10^10 pairs), so the tracker keeps no argument strings.
+        one about once in 10^19 pairs), so the tracker keeps no argument strings.
         """
         if kind in EDIT_KINDS:
             self._edits += 1
