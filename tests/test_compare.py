@@ -275,3 +275,54 @@ def test_gate_parsing_units_and_signs():
 def test_loops_hook_returns_no_loops_until_the_detector_lands():
     # the comparison never invents loops: the hook (cursor_watch.loops is item 2's) gives none
     assert run_loops(object()) == []
+
+
+# -- the TUI: space picks, c compares ----------------------------------------------------------------
+
+@needs_streams
+async def test_tui_c_on_two_picked_runs_opens_the_same_comparison(tmp_path):
+    from apphelpers import make_app, screen_text, wait_until
+    from cursor_watch.screens.compare import CompareScreen
+    from cursor_watch.screens.runs import RunsScreen
+    from cursor_watch.sources import FileSource
+    from cursor_watch.widgets.runs_table import RunsTable
+
+    paths = [tmp_path / "cursor-subagent.jsonl", tmp_path / "claude-subagent.ndjson"]
+    paths[0].write_bytes(CURSOR_SUBAGENT.read_bytes())
+    paths[1].write_bytes(CLAUDE_SUBAGENT.read_bytes())
+    app = make_app([FileSource(str(p)) for p in paths])
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, RunsScreen) and app.screen.query_one(RunsTable).row_count == 2
+                         and app.ended)
+        table = app.screen.query_one(RunsTable)
+        await pilot.press("c")  # nothing picked: a hint, no comparison
+        await pilot.pause()
+        assert isinstance(app.screen, RunsScreen)
+        first = table.selected_key()
+        await pilot.press("space", "down")
+        second = table.selected_key()
+        assert table.picked == [first] and second != first
+        await pilot.press("space")
+        assert table.picked == [first, second]
+        assert table.render_line(0).text.startswith("A") and table.render_line(1).text.startswith("B")
+        await pilot.press("c")
+        await wait_until(pilot, lambda: isinstance(app.screen, CompareScreen))
+        comp = app.screen.comparison
+        assert comp.a.label == os.path.basename(first[0]) and comp.b.label == os.path.basename(second[0])
+        cli = compare(load_side(first[0]), load_side(second[0]))
+        assert comp.to_json() | {"a": None, "b": None} == cli.to_json() | {"a": None, "b": None}
+        assert {k: v for k, v in comp.a.to_json().items() if k != "run"} == \
+            {k: v for k, v in cli.a.to_json().items() if k != "run"}
+        await wait_until(pilot, lambda: "tool calls aligned" in screen_text(app.screen))
+        text = screen_text(app.screen)
+        assert "cursor-watch compare · 11 differences" in text and "✔ Agent Run echo command" in text
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: isinstance(app.screen, RunsScreen))
+        assert table.picked == [first, second]
+        # one picked and the cursor on another run: those two; a pick again unpicks
+        await pilot.press("up", "space")
+        assert table.picked == [second]
+        await pilot.press("c")
+        await wait_until(pilot, lambda: isinstance(app.screen, CompareScreen))
+        assert app.screen.comparison.a.label == os.path.basename(second[0])
+        assert app.screen.comparison.b.label == os.path.basename(first[0])
