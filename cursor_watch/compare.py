@@ -2,7 +2,8 @@
 
 A and B are two runs of any agents: a file, or ``FILE#N`` for the N-th run (1-based) of a log
 that holds several (:mod:`cursor_watch.runs`). Each is read through the same decoder and model
-as every other view, so its figures are those of ``--summary``. The comparison holds:
+as every other view, so its figures are those of ``--summary`` (a long tool call's payload is cut
+before the model sees it, as ``--report`` does). The comparison holds:
 
 * the figures: outcome, duration, tokens by kind, cost (reported or estimated, as ``--summary``),
   tool calls, failures, rejections, loops; each with its change from A to B;
@@ -177,13 +178,22 @@ def load_side(spec: str, fmt: str = "auto") -> Side:
     path, number = split_spec(spec)
     if os.path.isdir(path):
         raise CompareError(f"--compare: {path} is a directory: give a stream file (FILE or FILE#N)")
+    from .report import feed_slimmed
+
     monitor = Monitor(source=path, source_label=os.path.basename(path), fmt=fmt, live=False)
+    buf = bytearray()
     try:
         with open(path, "rb") as f:
             while chunk := f.read(CHUNK):
-                monitor.feed(chunk)
+                buf += chunk
+                # as --report reads: a long tool call's payload is cut before the model sees it
+                # (a call's summary, all the comparison keeps of it, is the same)
+                done = feed_slimmed(buf, len(buf), monitor.feed)
+                buf = bytearray(buf[done:])  # (a new buffer: a view of the old one may live on in a traceback)
     except OSError as err:
         raise CompareError(f"--compare: cannot read {path}: {err.strerror or err}") from None
+    if buf:
+        monitor.feed(bytes(buf))
     monitor.flush()
     monitor.finish()
     runs = [r for r in monitor.runs if r.session.events or r.has_init]
@@ -266,9 +276,9 @@ class Aligned:
 def align(a: list[CallKey], b: list[CallKey]) -> list[Aligned]:
     """The two sequences aligned by ``(kind, main argument)`` (difflib, no junk heuristic).
 
-    Same key and same outcome: equal; same key, another outcome: changed. In a replaced block,
-    calls of one kind are paired in order as changed (another argument); the rest are removed
-    (A's) and inserted (B's), in order.
+    Same key and same outcome: equal; same key, another outcome: changed. A block the two
+    replace is aligned again by kind alone: calls paired there are changed (another argument);
+    the rest are removed (A's) and inserted (B's), in order.
     """
     out: list[Aligned] = []
     matcher = difflib.SequenceMatcher(None, [c.key for c in a], [c.key for c in b], autojunk=False)
@@ -277,16 +287,15 @@ def align(a: list[CallKey], b: list[CallKey]) -> list[Aligned]:
             out += [Aligned(EQUAL if x.status == y.status else CHANGED, x, y) for x, y in zip(a[i1:i2], b[j1:j2])]
             continue
         left, right = a[i1:i2], b[j1:j2]
-        j = 0
-        for x in left:
-            k = next((n for n in range(j, len(right)) if right[n].kind == x.kind), None)
-            if k is None:
-                out.append(Aligned(REMOVED, x, None))
-                continue
-            out += [Aligned(INSERTED, None, y) for y in right[j:k]]
-            out.append(Aligned(CHANGED, x, right[k]))
-            j = k + 1
-        out += [Aligned(INSERTED, None, y) for y in right[j:]]
+        # inside a replaced block: aligned again by kind alone, so a call of one kind pairs
+        # with the other run's call of that kind (changed), the rest removed and inserted
+        inner = difflib.SequenceMatcher(None, [c.kind for c in left], [c.kind for c in right], autojunk=False)
+        for op2, k1, k2, l1, l2 in inner.get_opcodes():
+            if op2 == "equal":
+                out += [Aligned(CHANGED, x, y) for x, y in zip(left[k1:k2], right[l1:l2])]
+            else:
+                out += [Aligned(REMOVED, x, None) for x in left[k1:k2]]
+                out += [Aligned(INSERTED, None, y) for y in right[l1:l2]]
     return out
 
 
