@@ -326,3 +326,49 @@ async def test_tui_c_on_two_picked_runs_opens_the_same_comparison(tmp_path):
         await wait_until(pilot, lambda: isinstance(app.screen, CompareScreen))
         assert app.screen.comparison.a.label == os.path.basename(second[0])
         assert app.screen.comparison.b.label == os.path.basename(first[0])
+
+
+# -- in a terminal (tmux): the text and the TUI at 80 and 160 columns -------------------------------
+
+@needs_streams
+@pytest.mark.e2e
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)], ids=lambda s: f"{s[0]}x{s[1]}")
+def test_in_tmux_the_comparison_reads_at_80_and_160_columns(tmp_path, size):
+    import shlex
+
+    from conftest import need_tool
+    from test_e2e_tmux import PY, Tmux
+
+    need_tool("tmux", "apt-get install tmux")
+    a, b = shlex.quote(str(CURSOR_SUBAGENT)), shlex.quote(str(CLAUDE_SUBAGENT))
+    t = Tmux(f"{PY} -m cursor_watch --compare {a} {b} --fail-if 'failures>0,tool_calls>+1'", size)
+    try:
+        screen = t.wait_for("EXIT=4")
+        whole = t.run("capture-pane", "-p", "-t", "t", "-S", "-100")  # the lines scrolled off an 80x24 too
+        lines = whole.splitlines()
+        assert max(len(line) for line in lines) <= size[0]
+        assert "gate tool_calls>+1  FAILS (+2 (+200%))" in screen and "gate failures>0  passes (=)" in screen
+        for needle in ("cursor-watch compare · 11 differences", "A  cursor  Auto", "duration      25.2 s   19.9 s",
+                       "~ ✔ shell sleep 10", "✔ Bash echo hello-from-subagent"):
+            assert needle in whole, needle
+    finally:
+        t.close()
+    # the TUI: a directory of the two runs, both picked, c
+    for path in (CURSOR_SUBAGENT, CLAUDE_SUBAGENT):
+        (tmp_path / path.name[-30:]).write_bytes(path.read_bytes())
+    t = Tmux(f"{PY} -m cursor_watch {shlex.quote(str(tmp_path))}", size)
+    try:
+        t.wait_for("2 runs in 2 sources")
+        t.wait_screen(lambda s: s.count("success") >= 2, "both runs ended")
+        t.keys("space")
+        t.keys("Down")
+        t.keys("space")
+        t.wait_screen(lambda s: "\n B " in s and "\n A " in s, "A and B picked")
+        t.keys("c")
+        screen = t.wait_screen(lambda s: "tool calls by kind" in s and "Back" in s, "the comparison and its keys")
+        assert "cursor-watch compare · 11 differences" in screen
+        t.keys("End")
+        screen = t.wait_for("~ ✔ Bash echo hello-from-subagent")
+        assert "✔ shell sleep 10" in screen
+    finally:
+        t.close()
