@@ -16,7 +16,8 @@ before the model sees it, as ``--report`` does). The comparison holds:
   holds makes the exit status :data:`EXIT_GATE` (4).
 
 Loops (issue 28, item 2) come from :func:`run_loops`, a hook that returns none until the loop
-detector lands: the loops line is shown only when a side has one.
+detector lands (:data:`LOOPS_KNOWN`): until then a run's loops are unknown and there is no loops
+line.
 """
 
 from __future__ import annotations
@@ -86,7 +87,8 @@ class Side:
             total_tokens: every token once (:func:`cursor_watch.costs.total_tokens`), or None.
         cost_usd: reported, else estimated, else None; cost_kind ``reported``/``estimate``/"";
             cost_note: why there is no figure.
-        loops: ``(what repeats, times)`` pairs from :func:`run_loops`.
+        loops: ``(what repeats, times)`` pairs from :func:`run_loops`; None while there is no
+            loop detector (:data:`LOOPS_KNOWN`).
     """
 
     label: str
@@ -99,7 +101,7 @@ class Side:
     cost_kind: str
     cost_note: str
     calls: list[CallKey] = field(default_factory=list)
-    loops: list[tuple[str, int]] = field(default_factory=list)
+    loops: list[tuple[str, int]] | None = None
     total_tokens: int | None = None  # every token once (costs.total_tokens: what --max-tokens counts)
 
     def count(self, status: str) -> int:
@@ -121,14 +123,18 @@ class Side:
                 "cost_usd": self.cost_usd, "cost_kind": self.cost_kind or None, "cost_note": self.cost_note or None,
                 "tool_calls": len(self.calls), "failures": self.count(STATUS_FAILURE),
                 "rejected": self.count(STATUS_REJECTED), "tool_calls_by_kind": self.by_kind(),
-                "loops": [{"what": w, "times": n} for w, n in self.loops]}
+                "loops": None if self.loops is None else [{"what": w, "times": n} for w, n in self.loops]}
+
+
+LOOPS_KNOWN = False  # True once run_loops gives the loop detector's findings (issue 28, item 2)
 
 
 def run_loops(run: Any) -> list[tuple[str, int]]:
     """The run's loops as ``(what repeats, times)`` pairs (``("Read src/app.py", 6)``).
 
     Hook for the loop detector (issue 28, item 2, :mod:`cursor_watch.loops`, not merged yet):
-    until it is, no run has loops here and the comparison shows no loops line. Never a guess.
+    until it is, it returns no loops and :data:`LOOPS_KNOWN` is False, so a run's loops are
+    unknown (``null`` in ``--json``, no loops line, a ``loops`` gate not checked), never 0 by guess.
     """
     return []
 
@@ -145,7 +151,7 @@ def side_of(run: Any, label: str | None = None) -> Side:
     status = s.status if s.status != "running" else "incomplete"
     side = Side(label or run.label(run.index > 1), s.agent or "cursor", s.model or "", status, s.duration_ms(),
                 tokens, cost.usd, kind, cost.note if usage is not None else "no token usage in the stream", calls,
-                list(run_loops(run)), total_tokens(usage))
+                list(run_loops(run)) if LOOPS_KNOWN else None, total_tokens(usage))
     return side
 
 
@@ -224,7 +230,7 @@ METRICS: dict[str, tuple[str, Callable[[Side], float | None]]] = {
     "tool_calls": ("tool calls", lambda s: len(s.calls)),
     "failures": ("failures", lambda s: s.count(STATUS_FAILURE)),
     "rejected": ("rejected", lambda s: s.count(STATUS_REJECTED)),
-    "loops": ("loops", lambda s: len(s.loops)),
+    "loops": ("loops", lambda s: None if s.loops is None else len(s.loops)),
 }
 
 
@@ -531,8 +537,8 @@ def render(comp: Comparison, width: int) -> list[Any]:
                     Text(b.status, style=OUTCOME_STYLE.get(b.status, "")),
                     Text("changed", style="bold yellow") if outcome_changed else Text("=", style="dim"))
     for c in comp.changes:
-        if c.metric == "loops" and not (a.loops or b.loops):
-            continue  # no loop detector yet, or none found: no line (run_loops)
+        if c.metric == "loops" and a.loops is None and b.loops is None:
+            continue  # no loop detector yet: no line (run_loops)
         if c.metric.endswith("_tokens") and (c.a is None and c.b is None or c.a in (None, 0) and c.b in (None, 0)
                                              and c.metric not in ("input_tokens", "output_tokens")):
             continue  # a kind neither run reports (the tokens line says unknown)
@@ -546,7 +552,7 @@ def render(comp: Comparison, width: int) -> list[Any]:
         if side.cost_usd is None and side.cost_note:
             out.append(Text(f"cost {name}: {side.cost_note}", style="dim"))
     for side, name in ((a, "A"), (b, "B")):
-        for what, times in side.loops:
+        for what, times in side.loops or []:
             out.append(Text(f"loop {name}: {visible_line(what)} ×{times}", style="yellow"))
 
     kinds_a, kinds_b = a.by_kind(), b.by_kind()

@@ -272,9 +272,44 @@ def test_gate_parsing_units_and_signs():
     assert (g["failures>0"].op, g["failures>0"].threshold) == (">", 0) and g["tokens>=1000"].op == ">="
 
 
+def _text(comp, width: int = 100) -> list[str]:
+    import io
+
+    from rich.console import Console
+
+    from cursor_watch.compare import print_comparison
+
+    console = Console(file=io.StringIO(), width=width, color_system=None)
+    print_comparison(comp, console, width)
+    return [line.rstrip() for line in console.file.getvalue().splitlines()]
+
+
 def test_loops_hook_returns_no_loops_until_the_detector_lands():
     # the comparison never invents loops: the hook (cursor_watch.loops is item 2's) gives none
     assert run_loops(object()) == []
+
+
+@needs_streams
+def test_loops_are_unknown_without_the_detector_and_shown_with_it(tmp_path, monkeypatch):
+    import cursor_watch.compare as cmp
+
+    spec = str(CURSOR_SHELL)
+    comp = compare(load_side(spec), load_side(spec), parse_gates("loops>0"))
+    assert comp.a.loops is None and comp.change("loops").a is None  # unknown, not 0
+    assert comp.unknown_gates and not comp.failed_gates and comp.a.to_json()["loops"] is None
+    assert not any(line.startswith("loops ") for line in _text(comp))  # no figure line
+    assert "gate loops>0  not checked: loops unknown for A and B" in _text(comp)
+    p = run(["--compare", spec, spec, "--fail-if", "loops>0"], tmp_path)
+    assert p.returncode == 0 and b"--fail-if loops>0: not checked, loops is unknown for a run" in p.stderr
+    # once the detector lands (the hook gives its loops): the line, the count, the gate
+    monkeypatch.setattr(cmp, "LOOPS_KNOWN", True)
+    monkeypatch.setattr(cmp, "run_loops", lambda run: [("npm test failed", 4)] if "02_shell" in run.source else [])
+    comp = compare(load_side(str(CURSOR_TOOLS)), load_side(spec), parse_gates("loops>0"))
+    assert (comp.change("loops").a, comp.change("loops").b) == (0, 1) and [g.text for g in comp.failed_gates] == ["loops>0"]
+    lines = _text(comp)
+    assert "loop B: npm test failed ×4" in lines
+    assert next(line for line in lines if line.startswith("loops ")).split() == ["loops", "0", "1", "+1"]
+    assert comp.b.to_json()["loops"] == [{"what": "npm test failed", "times": 4}]
 
 
 # -- the TUI: space picks, c compares ----------------------------------------------------------------
