@@ -162,6 +162,8 @@ def split_spec(spec: str) -> tuple[str, int | None]:
     Raises:
         CompareError: no such file.
     """
+    if spec == "-":
+        raise CompareError("--compare reads two files, not stdin (--save FILE keeps a live stream)")
     if os.path.exists(spec):
         return spec, None
     m = RUN_SUFFIX.match(spec)
@@ -176,8 +178,8 @@ def load_side(spec: str, fmt: str = "auto") -> Side:
     A file of several runs needs ``#N``.
 
     Raises:
-        CompareError: a missing or unreadable file, a directory, a run number out of range, a
-            file of several runs without one, a file with no events.
+        CompareError: a missing or unreadable file, a directory, stdin, a run number out of range,
+            a file of several runs without one, a file with no events or in a format no agent writes.
     """
     from .runner import Monitor
 
@@ -213,7 +215,10 @@ def load_side(spec: str, fmt: str = "auto") -> Side:
         if not 1 <= number <= len(runs):
             raise CompareError(f"--compare: {path} holds {len(runs)} run{'s' if len(runs) != 1 else ''}: "
                                f"#{number} is not one of them")
-        return side_of(runs[number - 1], f"{path}#{number}" if len(runs) > 1 else path)
+        run = runs[number - 1]
+        if run.session.unread:
+            raise CompareError(f"--compare: {path}: no agent events: {run.session.unread_words()}")
+        return side_of(run, f"{path}#{number}" if len(runs) > 1 else path)
     finally:
         for r in monitor.runs:
             r.session.spill.close()

@@ -207,6 +207,7 @@ def test_file_hash_n_picks_a_run_of_a_multi_run_log(tmp_path):
     (["/no/such.jsonl", "{C}#1"], "--compare: no such file: /no/such.jsonl"),
     (["/no/such.jsonl#2", "{C}#1"], "--compare: no such file: /no/such.jsonl"),
     (["{D}", "{C}#1"], "is a directory"),
+    (["-", "{C}#1"], "--compare reads two files, not stdin"),
     (["{C}#1", "{C}#1", "--fail-if", "cost>"], "is not METRIC>CHANGE"),
     (["{C}#1", "{C}#1", "--fail-if", "speed>1"], "unknown metric 'speed'"),
     (["{C}#1", "{C}#1", "--fail-if", "cost>5s"], "a time unit goes with duration only"),
@@ -230,11 +231,17 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, args, message):
     assert message.format(**fill) in err
 
 
-def test_empty_file_is_one_line_and_exit_2(tmp_path):
+def test_empty_file_or_no_agent_stream_is_one_line_and_exit_2(tmp_path):
     empty = tmp_path / "empty.jsonl"
     empty.write_bytes(b"")
     p = run(["--compare", str(empty), str(empty)], tmp_path)
     assert p.returncode == 2 and p.stderr.decode().strip() == f"cursor-watch: --compare: {empty} holds no events"
+    rows = tmp_path / "rows.jsonl"
+    rows.write_bytes(b"".join(b'{"id": %d, "name": "row"}\n' % i for i in range(3)))
+    p = run(["--compare", str(rows), str(rows)], tmp_path)
+    assert p.returncode == 2 and p.stdout == b""
+    assert p.stderr.decode().strip() == (f"cursor-watch: --compare: {rows}: no agent events: 3 JSON objects (lines 1-3) "
+                                         "in a format cursor-watch does not read (the first: no type, keys id, name)")
 
 
 # -- the alignment ------------------------------------------------------------------------------
