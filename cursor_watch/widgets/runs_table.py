@@ -311,7 +311,7 @@ class RunsTable(ScrollView, can_focus=True):
         Binding("pagedown", "page(1)", "Page down", show=False),
         Binding("home", "cursor_to(0)", "First", show=False),
         Binding("end", "cursor_to(-1)", "Last", show=False),
-        Binding("space", "pick", "Pick to compare"),
+        Binding("space", "pick", "Pick to compare", show=False),  # (c without two picked says how)
     ]
 
     class Selected(Message):
