@@ -40,7 +40,7 @@ from .safe import visible_line
 from .output import served_in_browser
 from .screens.help import HelpScreen
 from .screens.run import RunScreen
-from .screens.runs import RunsScreen
+from .screens.runs import CompareRequested, RunsScreen
 from .sources import STREAM_SUFFIXES, FileSource, Source, SourceError, open_sources, scan_directory
 from .widgets.runs_table import RunRow, RunsTable, make_text
 from .widgets.tool_table import ToolTable
@@ -573,6 +573,16 @@ class CursorWatchApp(App):
         run = next((r for r in self.all_runs() if row_key(r) == event.key), None)
         if run is not None:
             self.open_run(run)
+
+    def on_compare_requested(self, event: CompareRequested) -> None:
+        """``c`` on the runs list: the comparison of the two picked runs."""
+        runs = {row_key(r): r for r in self.all_runs()}
+        a, b = runs.get(event.a), runs.get(event.b)
+        if a is None or b is None:
+            return
+        from .screens.compare import CompareScreen  # (the comparison's module only when asked)
+
+        self.push_screen(CompareScreen(a, b))
 
     def action_show_runs(self) -> None:
         """Back to the list, on the row of the run that was shown."""

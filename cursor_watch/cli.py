@@ -10,13 +10,15 @@ Exit status, the same in every mode:
   it died of signal N), unless cursor-watch itself stopped it after its result;
 * 3: spawn mode with ``--enforce``: a run went past a budget (``--max-*``) or looped
   (``--max-repeats``) and cursor-watch stopped the command;
+* 4: ``--compare A B --fail-if GATES``: a gate holds (B is worse than A by as much as it says);
 * 128+N when cursor-watch is stopped by signal N (SIGINT 130, SIGTERM 143, SIGHUP 129).
 
 With ``--metrics``, a replay of files (no ``-f``, off the TUI) serves its metrics on after it
 ended, until SIGINT, SIGTERM or SIGHUP; the exit status is then the watch's, as above.
 
 ``--report`` exits 0 when it printed its report (whatever the runs' outcomes), 2 when a path
-can't be read.
+can't be read. ``--compare`` exits 0 when it printed the comparison and no ``--fail-if`` gate
+holds (whatever the runs' outcomes), 4 when one holds, 2 when a run can't be read.
 """
 
 from __future__ import annotations
@@ -136,6 +138,15 @@ def build_parser() -> argparse.ArgumentParser:
     costs.add_argument("--report", action="store_true",
                        help="one table over every run in the FILEs and DIRs (recursively): runs, outcomes, time, tokens, "
                             "cost, tool calls and failures, per tool and the slowest calls; --json for scripts")
+    costs.add_argument("--compare", nargs=2, metavar=("A", "B"),
+                       help="compare two runs (files, or FILE#N for the N-th run of a log; any two agents): outcome, "
+                            "duration, tokens, cost, tool calls by kind and outcome, and the two tool-call sequences "
+                            "aligned; --json for scripts")
+    costs.add_argument("--fail-if", metavar="GATES",
+                       help="--compare: exit 4 when a change from A to B holds, e.g. 'cost>+20%%,duration>+50%%,"
+                            "failures>0' (metrics: duration, tokens, input_tokens, output_tokens, cache_read_tokens, "
+                            "cache_write_tokens, reasoning_tokens, cost, tool_calls, failures, rejected, loops; a "
+                            "change in %% of A, or an amount: 0, +5, 30s, 0.05$)")
     costs.add_argument("--by", choices=("day", "model", "agent", "cwd"), default="day",
                        help="--report: group the runs by their start day (UTC), model, agent or cwd (default day)")
     costs.add_argument("--since", metavar="DATE", help="--report: runs that started on or after DATE (2026-11-01, UTC)")
@@ -201,6 +212,8 @@ class Options:
     format: str = "auto"
     prices: str | None = None
     report: bool = False
+    compare: list[str] | None = None  # --compare A B
+    gates: list = field(default_factory=list)  # --fail-if (compare.Gate)
     by: str = "day"
     since_ms: float | None = None
     until_ms: float | None = None
@@ -252,8 +265,9 @@ def parse_args(argv: list[str]) -> Options | None:
 
         print(user_prices_path())
         return None
-    if ns.json and not (ns.summary or ns.report):
-        raise UsageError("--json goes with --summary or --report")
+    if ns.json and not (ns.summary or ns.report or ns.compare):
+        raise UsageError("--json goes with --summary, --report or --compare")
+    gates = _check_compare(ns, command)
     report_range = _check_report(ns, command)
     stall_s = _duration(ns.stall, "--stall") if ns.stall is not None else None
     if ns.speed < 0 or ns.speed != ns.speed or ns.speed == float("inf"):
@@ -304,7 +318,7 @@ def parse_args(argv: list[str]) -> Options | None:
                    export_max_chars=ns.export_max_chars, notify=ns.notify, serve=ns.serve, host=ns.host, port=ns.port,
                    format=ns.format, otlp=ns.otlp or bool(ns.otlp_endpoint), otlp_endpoint=ns.otlp_endpoint,
                    otlp_content=ns.otlp_content, redact=not ns.no_redact, metrics=metrics,
-                   prices=ns.prices, report=ns.report, by=ns.by, since_ms=report_range[0], until_ms=report_range[1],
+                   prices=ns.prices, report=ns.report, compare=ns.compare, gates=gates, by=ns.by, since_ms=report_range[0], until_ms=report_range[1],
                    stall_s=stall_s, limits=_limits(ns, stall_s, command), enforce=ns.enforce, alerts=list(ns.alert),
                    alert_on=_alert_kinds(ns.alert_on), alert_cmd=ns.alert_cmd, alert_replay=ns.alert_replay)
 
@@ -393,6 +407,31 @@ def _check_report(ns: argparse.Namespace, command: list[str]) -> tuple[float | N
     return since, until
 
 
+def _check_compare(ns: argparse.Namespace, command: list[str]) -> list:
+    """``--compare A B`` reads two runs and goes with ``--json``, ``--fail-if``, ``--format`` and
+    ``--prices`` only; ``--fail-if`` only with it. Returns the gates (``compare.Gate``).
+
+    Raises:
+        UsageError: one line.
+    """
+    if ns.compare is None:
+        if ns.fail_if is not None:
+            raise UsageError("--fail-if goes with --compare A B")
+        return []
+    if (command or ns.files or ns.plain or ns.summary or ns.report or ns.serve or ns.follow or ns.save or ns.export
+            or ns.json_out or ns.metrics is not None or ns.sample is not None or ns.otlp or ns.otlp_endpoint):
+        raise UsageError("--compare A B reads two runs: it doesn't go with FILEs, a command, --plain, --summary, "
+                         "--report, -f, --save, --export, --json-out, --metrics, --otlp, --sample or --serve")
+    if ns.fail_if is None:
+        return []
+    from .compare import parse_gates
+
+    try:
+        return parse_gates(ns.fail_if)
+    except ValueError as err:
+        raise UsageError(str(err)) from None
+
+
 def _check_export(ns: argparse.Namespace) -> None:
     """``--export PATH``: a known extension; ``--export-max-chars N``: with a Markdown PATH.
 
@@ -440,6 +479,8 @@ def main(argv: list[str] | None = None) -> int:
         set_display_repeats(opts.limits.max_repeats)
     if opts.report:
         return run_report(opts)
+    if opts.compare:
+        return run_compare(opts)
     if opts.alerts or opts.alert_cmd:  # (without targets there is nothing to check: made when needed)
         from .alerts import AlertSetupError
 
@@ -643,6 +684,45 @@ def run_report(opts: Options) -> int:
         _stdout_closed()
         return 128 + signal.SIGPIPE
     return EXIT_USAGE if report.unreadable and not report.total.runs else EXIT_OK
+
+
+def run_compare(opts: Options) -> int:
+    """``--compare A B``: read both runs, print the comparison (or ``--json``); 4 when a
+    ``--fail-if`` gate holds (each said on stderr), 2 when a run can't be read."""
+    from .compare import EXIT_GATE, CompareError, compare, load_side
+
+    try:
+        a, b = (load_side(spec, opts.format) for spec in opts.compare or [])
+    except CompareError as err:
+        _error(str(err))
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        return 128 + signal.SIGINT
+    comp = compare(a, b, opts.gates)
+    try:
+        if opts.json:
+            from .summary import dumps_json
+
+            sys.stdout.buffer.write(dumps_json(comp.to_json()))
+            sys.stdout.flush()
+        else:
+            from .compare import print_comparison
+            from .plain import make_console
+
+            console = make_console()
+            # a terminal: its width; a file or a pipe: COLUMNS when set, else 120 (two columns of calls)
+            width = console.width if console.is_terminal else int(os.environ.get("COLUMNS") or 0) or 120
+            print_comparison(comp, console, max(40, width))
+    except (BrokenPipeError, OutputClosed):
+        _stdout_closed()
+        return 128 + signal.SIGPIPE
+    for gate in comp.unknown_gates:
+        _error(f"--fail-if {gate.text}: not checked, {gate.metric} is unknown for a run")
+    failed = comp.failed_gates
+    if failed:
+        _error(f"--fail-if: {', '.join(g.text for g in failed)} (exit {EXIT_GATE})")
+        return EXIT_GATE
+    return EXIT_OK
 
 
 def otlp_problem(opts: Options) -> str | None:

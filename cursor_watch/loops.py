@@ -97,16 +97,22 @@ class Finding:
         self.first_line = first_line
         self.last_line = last_line
 
+    def call(self) -> str:
+        """The call that repeats: ``Read src/app.py``, ``npm test`` (a shell call by its command alone)."""
+        return self.summary if self.kind == "shell" and self.summary else f"{self.tool} {self.summary}".strip()
+
+    def what(self) -> str:
+        """What repeats: ``Read src/app.py``, ``npm test failed`` (a retried failure)."""
+        return self.call() + (" failed" if self.pattern == RETRY else "")
+
     def label(self) -> str:
         """``Read src/app.py ×6``, ``npm test failed ×4`` (a shell call by its command alone):
         stream text, escape it before showing."""
-        what = self.summary if self.kind == "shell" and self.summary else f"{self.tool} {self.summary}".strip()
-        return f"{what} failed ×{self.count}" if self.pattern == RETRY else f"{what} ×{self.count}"
+        return f"{self.what()} ×{self.count}"
 
     def short(self) -> str:
         """``looping ×4: npm test failed``: the count first, for a narrow column that cuts its end."""
-        what = self.summary if self.kind == "shell" and self.summary else f"{self.tool} {self.summary}".strip()
-        return f"looping ×{self.count}: {what}" + (" failed" if self.pattern == RETRY else "")
+        return f"looping ×{self.count}: {self.what()}"
 
     def to_json(self) -> dict:
         """``{"pattern", "tool", "kind", "summary", "count", "first_line", "last_line", "label"}``."""

@@ -43,6 +43,8 @@ FIND_KEYS = (
     ("F", "filter tool calls: status:NAME tool:NAME and words (Escape clears)"),
     ("p / P", "the next / previous problem: a failed, rejected or incomplete call, or an error note"),
     ("/ (runs list)", "filter the runs by prompt, model, source or state"),
+    ("Space (runs list)", "pick a run to compare (A, then B; again to unpick)"),
+    ("c (runs list)", "compare the two picked runs (one picked: with the run under the cursor), as --compare A B"),
 )
 STATES = (
     ("connecting", "no event yet"),

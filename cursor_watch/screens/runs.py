@@ -1,7 +1,8 @@
 """The runs list: every run of every watched source, one row each (issue 9).
 
 Enter opens a run in the run view (:class:`~cursor_watch.screens.run.RunScreen`); Escape there
-comes back here, to the same row. The app fills the rows at its tick. ``/`` filters the rows
+comes back here, to the same row. Space picks runs (A, then B) and ``c`` compares them
+(:mod:`cursor_watch.compare`). The app fills the rows at its tick. ``/`` filters the rows
 by prompt, model, source and state (the search's smart-case rule).
 """
 
@@ -11,6 +12,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.css.query import NoMatches
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
@@ -29,11 +31,21 @@ class RunsSummary(Static):
     """
 
 
+class CompareRequested(Message):
+    """``c`` on the runs list: compare run ``a`` with run ``b`` (row keys)."""
+
+    def __init__(self, a: tuple[str, int, int], b: tuple[str, int, int]) -> None:
+        super().__init__()
+        self.a = a
+        self.b = b
+
+
 class RunsScreen(Screen):
     """The list of runs (the app's first screen when it watches several runs)."""
 
     BINDINGS = [Binding("enter", "open_run", "Open run", id="open_run", show=True),
-                Binding("slash", "filter_runs", "Filter runs", id="filter_runs")]
+                Binding("slash", "filter_runs", "Filter runs", id="filter_runs"),
+                Binding("c", "compare_runs", "Compare", id="compare_runs")]
     DEFAULT_CSS = """
     RunsScreen RunsTableHeader { margin-top: 0; }
     """
@@ -75,6 +87,19 @@ class RunsScreen(Screen):
 
     def action_open_run(self) -> None:
         self.query_one(RunsTable).action_select()
+
+    def action_compare_runs(self) -> None:
+        """``c``: compare the two runs picked with space (one picked: it and the run under the
+        cursor); the app opens :class:`~cursor_watch.screens.compare.CompareScreen`."""
+        table = self.query_one(RunsTable)
+        keys = list(table.picked)
+        cursor = table.selected_key()
+        if len(keys) == 1 and cursor is not None and cursor not in keys:
+            keys.append(cursor)
+        if len(keys) != 2:
+            self.notify("pick two runs with space, then c compares them (A: the first picked)", timeout=3)
+            return
+        self.post_message(CompareRequested(keys[0], keys[1]))
 
     def action_filter_runs(self) -> None:
         """``/``: type to keep the runs whose prompt, model, source or state match."""

@@ -312,6 +312,7 @@ class RunsTable(ScrollView, can_focus=True):
         Binding("pagedown", "page(1)", "Page down", show=False),
         Binding("home", "cursor_to(0)", "First", show=False),
         Binding("end", "cursor_to(-1)", "Last", show=False),
+        Binding("space", "pick", "Pick to compare", show=False),  # (c without two picked says how)
     ]
 
     class Selected(Message):
@@ -323,6 +324,7 @@ class RunsTable(ScrollView, can_focus=True):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        self.picked: list[tuple[str, int, int]] = []  # runs picked to compare (space), A first; at most 2
         self.rows: list[RunRow] = []
         self._shared: dict[str, tuple[int, int]] = {}  # source name (no run number) -> shared_ends
         self._strips: dict[int, tuple[Any, Strip]] = {}
@@ -391,11 +393,15 @@ class RunsTable(ScrollView, can_focus=True):
         row = self.rows[index]
         selected = index == self.cursor_row
         shared = self._shared.get(_name(row), (0, 0))
-        key = (width, selected, selected and self.has_focus, row.serial, shared)
+        pick = "AB"[self.picked.index(row.key)] if row.key in self.picked else ""
+        key = (width, selected, selected and self.has_focus, row.serial, shared, pick)
         cached = self._strips.get(index)
         if cached is not None and cached[0] == key:
             return cached[1]
-        line = layout(row.cells(), width, shared, self.need)
+        cells = row.cells()
+        if pick:  # picked to compare: A or B in the mark column
+            cells[0] = Text(pick, style="bold reverse")
+        line = layout(cells, width, shared, self.need)
         if selected:
             base = self.get_component_rich_style("runs-table--cursor")
         elif index % 2:
@@ -436,6 +442,19 @@ class RunsTable(ScrollView, can_focus=True):
 
     def action_cursor_to(self, row: int) -> None:
         self.move_cursor(row if row >= 0 else len(self.rows) - 1)
+
+    def action_pick(self) -> None:
+        """Space: pick the run under the cursor to compare (A, then B; a third replaces B), or
+        unpick it."""
+        key = self.selected_key()
+        if key is None:
+            return
+        if key in self.picked:
+            self.picked.remove(key)
+        else:
+            self.picked = self.picked[:1] + [key]
+        self._strips.clear()
+        self.refresh()
 
     def action_select(self) -> None:
         key = self.selected_key()
