@@ -33,6 +33,7 @@ from .canonical import (TEXT_DELTA, TEXT_END, TEXT_PARTIAL, TIME_RECEIVED, TIME_
                         RunEnd, RunStart, Prompt, Silent, StatusNote, Text, Thinking, ToolEnd, ToolEvent, ToolStart,
                         UNREAD_AGENT, ToolUpdate, Unknown, Usage, UsageUpdate, short)
 from .events import Invalid
+from .context import ContextTrack
 from .spill import SpillDict, SpillFile, SpillList
 from .tools import (
     STATUS_FAILURE,
@@ -428,6 +429,7 @@ class Session:
         self._clock = clock
         self.replayed = False  # a file read after the fact (set by the runner; views read it)
         self.usage: Usage | None = None
+        self.context: ContextTrack = ContextTrack()  # context size per model call, compactions (context.py)
         self.spill = SpillFile()
         hot = spill.HOT_RECORDS if hot is None else hot
         batch = spill.SPILL_BATCH if batch is None else batch
@@ -939,10 +941,14 @@ class Session:
             if call is not None:
                 call.interaction = ev.text
                 changes.append((CHANGE_TOOL_UPDATED, call_id))
+        if ev.kind == "compaction":
+            self.context.add_compaction(ev.fields, ev.line, ev.ts)
         return changes + self._note(ev.kind, ev.subtype, ev.text, ev, call_id, ev.detail)
 
     def _usage(self, ev: UsageUpdate) -> list[tuple[str, Any]]:
         self.usage = ev.usage
+        if ev.call is not None:
+            self.context.add_call(ev.call_key, ev.call, ev.line, ev.ts)
         return []
 
     def _run_end(self, ev: RunEnd) -> list[tuple[str, Any]]:
