@@ -182,7 +182,7 @@ class ContextTrack:
             return ""
         if agent in _NO_CALL_USAGE:
             return _NO_CALL_USAGE[agent]
-        return "no model call's usage in the stream yet"
+        return "the stream has given no model call's usage"
 
 
 def window_of(model: str | None, table: Any = None) -> tuple[int, str] | None:
@@ -194,7 +194,7 @@ def window_of(model: str | None, table: Any = None) -> tuple[int, str] | None:
     from .costs import price_table
 
     prices = table or price_table()
-    price = prices.get(model)
+    price = prices.entry(model)
     if price is not None and price.context_window:
         return price.context_window, price.context_source
     if model.endswith(CLAUDE_1M_SUFFIX):

@@ -67,6 +67,11 @@ class Price:
     context_window: int | None = None
     context_source: str = ""
 
+    @property
+    def has_rates(self) -> bool:
+        """It gives at least one rate (an entry may give a context window only)."""
+        return any(v is not None for v in (self.input, self.output, self.cache_read, self.cache_write))
+
     def rate(self, kind: str) -> Decimal | None:
         """The rate of ``kind`` (``input``, ``output``, ``cache_read``, ``cache_write``)."""
         value = getattr(self, kind)
@@ -116,7 +121,9 @@ def parse_prices(text: str, path: str) -> dict[str, Price]:
         if window is not None and (isinstance(window, bool) or not isinstance(window, int) or window <= 0):
             raise PricesError(f"{path}: [{model}] context_window must be a whole number of tokens > 0")
         out[model] = Price(**rates, source=str(source) if source else path, date=str(date), context_window=window,
-                           context_source=str(table.get("context_source") or (path if window is not None else "")))
+                           context_source=str(table.get("context_source") or (f"{source} ({date})" if source and date else
+                                                                              source) or path)
+                           if window is not None else "")
     return out
 
 
@@ -178,7 +185,13 @@ class PriceTable:
             self.files.append(path)
 
     def get(self, model: str | None) -> Price | None:
-        """The price of ``model`` as the stream names it (exact name, then ignoring case)."""
+        """The price of ``model`` as the stream names it (exact name, then ignoring case); None
+        for an entry with no rate (a context window only)."""
+        price = self.entry(model)
+        return price if price is not None and price.has_rates else None
+
+    def entry(self, model: str | None) -> Price | None:
+        """The table's entry for ``model`` (exact name, then ignoring case), rates or not."""
         if not model:
             return None
         price = self.prices.get(model)
@@ -274,9 +287,6 @@ def estimate(usage: Usage | None, model: str | None, table: PriceTable | None = 
     if not model:
         return Cost(note="the stream names no model, so no price applies")
     price = (table or price_table()).get(model)
-    if price is not None and price.input is None and price.output is None and price.cache_read is None \
-            and price.cache_write is None:
-        price = None  # an entry with a context window only (cursor_watch.context) prices nothing
     if price is None:
         if model.casefold() == "auto":
             return Cost(note="Auto has no fixed price (it routes to different models)")
