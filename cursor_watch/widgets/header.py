@@ -306,7 +306,9 @@ def _state_line(s: Session, live: LiveState, width: int | None = None) -> Text:
     gauge = gauge_text(s.context, s.model)  # "ctx 142k/200k 71%": only where the agent gives per-call usage
     if gauge is not None:
         style = GAUGE_STYLE[gauge[2]]
-        parts.append(Part(6, 65, [_text((" · ", "dim"), (gauge[0], style)), _text((" · ", "dim"), (gauge[1], style))]))
+        # kept before the usage and cost (priority), widened last (grow): "ctx 5%" before "ctx 49.8k/1.0M 5%"
+        parts.append(Part(6, 65, [_text((" · ", "dim"), (gauge[0], style)), _text((" · ", "dim"), (gauge[1], style))],
+                          grow=5))
     cost = cost_text(s)
     if cost:
         forms = [_text((" · " + cost, "dim"))]
