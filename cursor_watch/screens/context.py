@@ -131,9 +131,10 @@ class ContextScreen(ModalScreen):
     BINDINGS = [Binding("escape,q,w", "dismiss", "Close")]
     DEFAULT_CSS = """
     ContextScreen { align: center middle; }
-    ContextScreen > VerticalScroll { width: 90%; max-width: 120; height: 90%; border: thick $accent;
+    ContextScreen > VerticalScroll { width: 90%; max-width: 120; height: auto; max-height: 90%; border: thick $accent;
                                      background: $surface; padding: 0 1; }
-    ContextScreen #context-sparkline { margin: 1 0; }
+    ContextScreen #context-sparkline { margin: 1 0 0 0; }
+    ContextScreen #context-legend { margin: 0 0 1 0; }
     ContextScreen #context-title { text-style: bold; }
     """
 
@@ -147,6 +148,7 @@ class ContextScreen(ModalScreen):
             yield Static(id="context-title")
             yield Static(id="context-summary")
             yield Static(id="context-sparkline")
+            yield Static(id="context-legend")
             yield Static(id="context-table")
             yield Static(Text("Escape closes this view.", style="dim"))
 
@@ -173,6 +175,11 @@ class ContextScreen(ModalScreen):
         width = max(10, (self.size.width or 100) - 12)
         spark.update(sparkline(history, top, width, styles=styles))
         spark.display = bool(history)
+        legend = self.query_one("#context-legend", Static)
+        legend.update(Text(f"each bar a model call, from 0 to {'the window' if window is not None else 'the peak'}"
+                           + (f" ({top:,} tokens)" if top else "") + "; magenta: a compaction's before and after",
+                           style="dim"))
+        legend.display = bool(history)
         table = self.query_one("#context-table", Static)
         table.update(context_table(track, s.model) if track.sizes or track.compactions else "")
 
