@@ -416,7 +416,9 @@ class Session:
     ``timeline``: ``(kind, key)`` in stream order, kinds ``prompt``, ``segment``,
     ``thinking``, ``tool``, ``note``; ``result``: :class:`ResultInfo` or None;
     ``usage``: the run's usage so far (:class:`~cursor_watch.canonical.Usage`, where the agent
-    reports it as it goes), else None; ``ended``: input has ended; ``exit_status``: the spawned
+    reports it as it goes), else None; ``context``: the context size at each model call and the
+    compactions (:class:`~cursor_watch.context.ContextTrack`, fed by two hooks: a usage update with
+    a call, a ``compaction`` note); ``ended``: input has ended; ``exit_status``: the spawned
     child's status or None. ``first_ts_ms``/``last_ts_ms``: the first and last times the stream
     gave (epoch ms; not the tools' own, not the times events were read); ``first_received_ms``/
     ``last_received_ms``: when its events without times of their own were read, live (epoch ms).
