@@ -482,16 +482,22 @@ class UsageUpdate(Canonical):
 
     Attributes:
         usage: :class:`Usage`, the run's total so far; model: the model it is for, or None.
+        call: the usage of the one model call this update reports (Claude Code: an assistant
+            message's ``usage``; the main agent's only, a sub-agent's context is its own), or None
+            where the agent reports no per-call figure; call_key: that call's id (a message id:
+            several lines of one message give the same call, the last figure wins), "" for none.
     """
 
-    __slots__ = ("usage", "model")
+    __slots__ = ("usage", "model", "call", "call_key")
     kind_name = "usage"
 
     def __init__(self, native: Any, ts: int | None, ts_source: int, usage: Usage, model: str | None = None,
-                 natives: int = 1) -> None:
+                 natives: int = 1, call: Usage | None = None, call_key: str = "") -> None:
         _place(self, native, ts, ts_source, natives)
         self.usage = usage
         self.model = model
+        self.call = call
+        self.call_key = call_key
 
 
 class RunEnd(Canonical):

@@ -21,7 +21,9 @@ the stream writes it, rates in USD per million tokens::
     cache_write = 0.0
 
 A missing ``cache_write`` counts as the ``input`` rate; any other missing rate is unknown (a run
-with tokens of that kind gets no estimate, and says why). Rates are read as exact decimals, so an
+with tokens of that kind gets no estimate, and says why). An entry may also give the model's ``context_window``
+(tokens) and its ``context_source`` (:mod:`cursor_watch.context` reads them); an entry with a
+context window and no rate prices nothing. Rates are read as exact decimals, so an
 estimate is exactly ``sum(tokens x rate) / 1e6``.
 """
 
@@ -52,6 +54,8 @@ class Price:
     Attributes:
         source: where the rates come from (a URL and note, or the file they were read from).
         date: when they were read (``YYYY-MM-DD``), "" if not given.
+        context_window: the model's context window in tokens (the vendor's model page), or None.
+        context_source: where that figure comes from (a URL and note), "" when not given.
     """
 
     input: Decimal | None
@@ -60,6 +64,13 @@ class Price:
     cache_write: Decimal | None
     source: str
     date: str = ""
+    context_window: int | None = None
+    context_source: str = ""
+
+    @property
+    def has_rates(self) -> bool:
+        """It gives at least one rate (an entry may give a context window only)."""
+        return any(v is not None for v in (self.input, self.output, self.cache_read, self.cache_write))
 
     def rate(self, kind: str) -> Decimal | None:
         """The rate of ``kind`` (``input``, ``output``, ``cache_read``, ``cache_write``)."""
@@ -99,13 +110,20 @@ def parse_prices(text: str, path: str) -> dict[str, Price]:
     for model, table in doc.items():
         if not isinstance(table, dict):
             raise PricesError(f"{path}: {model!r} must be a table of rates, e.g. [\"{model}\"] input = 0.25")
-        unknown = set(table) - {"input", "output", "cache_read", "cache_write", "source", "date"}
+        unknown = set(table) - {"input", "output", "cache_read", "cache_write", "source", "date", "context_window",
+                                "context_source"}
         if unknown:
             raise PricesError(f"{path}: [{model}] has unknown keys: {', '.join(sorted(unknown))}")
         rates = {key: _rate(table.get(key), model, key, path) for key in ("input", "output", "cache_read", "cache_write")}
         source = table.get("source")
         date = table.get("date", "")
-        out[model] = Price(**rates, source=str(source) if source else path, date=str(date))
+        window = table.get("context_window")
+        if window is not None and (isinstance(window, bool) or not isinstance(window, int) or window <= 0):
+            raise PricesError(f"{path}: [{model}] context_window must be a whole number of tokens > 0")
+        out[model] = Price(**rates, source=str(source) if source else path, date=str(date), context_window=window,
+                           context_source=str(table.get("context_source") or (f"{source} ({date})" if source and date else
+                                                                              source) or path)
+                           if window is not None else "")
     return out
 
 
@@ -167,7 +185,13 @@ class PriceTable:
             self.files.append(path)
 
     def get(self, model: str | None) -> Price | None:
-        """The price of ``model`` as the stream names it (exact name, then ignoring case)."""
+        """The price of ``model`` as the stream names it (exact name, then ignoring case); None
+        for an entry with no rate (a context window only)."""
+        price = self.entry(model)
+        return price if price is not None and price.has_rates else None
+
+    def entry(self, model: str | None) -> Price | None:
+        """The table's entry for ``model`` (exact name, then ignoring case), rates or not."""
         if not model:
             return None
         price = self.prices.get(model)

@@ -34,6 +34,7 @@ from .canonical import (TEXT_DELTA, TEXT_END, TEXT_PARTIAL, TIME_RECEIVED, TIME_
                         UNREAD_AGENT, ToolUpdate, Unknown, Usage, UsageUpdate, short)
 from .events import Invalid
 from .loops import LoopTracker
+from .context import ContextTrack
 from .spill import SpillDict, SpillFile, SpillList
 from .tools import (
     STATUS_FAILURE,
@@ -416,7 +417,9 @@ class Session:
     ``timeline``: ``(kind, key)`` in stream order, kinds ``prompt``, ``segment``,
     ``thinking``, ``tool``, ``note``; ``result``: :class:`ResultInfo` or None;
     ``usage``: the run's usage so far (:class:`~cursor_watch.canonical.Usage`, where the agent
-    reports it as it goes), else None; ``ended``: input has ended; ``exit_status``: the spawned
+    reports it as it goes), else None; ``context``: the context size at each model call and the
+    compactions (:class:`~cursor_watch.context.ContextTrack`, fed by two hooks: a usage update with
+    a call, a ``compaction`` note); ``ended``: input has ended; ``exit_status``: the spawned
     child's status or None. ``first_ts_ms``/``last_ts_ms``: the first and last times the stream
     gave (epoch ms; not the tools' own, not the times events were read); ``first_received_ms``/
     ``last_received_ms``: when its events without times of their own were read, live (epoch ms).
@@ -429,6 +432,7 @@ class Session:
         self._clock = clock
         self.replayed = False  # a file read after the fact (set by the runner; views read it)
         self.usage: Usage | None = None
+        self.context: ContextTrack = ContextTrack()  # context size per model call, compactions (context.py)
         self.spill = SpillFile()
         hot = spill.HOT_RECORDS if hot is None else hot
         batch = spill.SPILL_BATCH if batch is None else batch
@@ -944,10 +948,14 @@ class Session:
             if call is not None:
                 call.interaction = ev.text
                 changes.append((CHANGE_TOOL_UPDATED, call_id))
+        if ev.kind == "compaction":
+            self.context.add_compaction(ev.fields, ev.line, ev.ts)
         return changes + self._note(ev.kind, ev.subtype, ev.text, ev, call_id, ev.detail)
 
     def _usage(self, ev: UsageUpdate) -> list[tuple[str, Any]]:
         self.usage = ev.usage
+        if ev.call is not None:
+            self.context.add_call(ev.call_key, ev.call, ev.line, ev.ts)
         return []
 
     def _run_end(self, ev: RunEnd) -> list[tuple[str, Any]]:

@@ -18,6 +18,7 @@ from typing import Any
 
 import orjson
 
+from .context import context_json
 from .costs import cost_json, run_cost
 from .guard import breaches, stall_periods, summary_limits
 from .model import Segment, Session, ThinkingBlock
@@ -86,6 +87,7 @@ def _summary_fields(session: Session, stderr_tail: list[str] | None, redact: Any
         ("stalls", stall_periods(s)),
         ("budget", [b.to_json() for b in breaches(s, limits)]),
         ("loops", s.loops.to_json()),
+        ("context", context_json(s.context, s.model, s.agent)),
     ]
     if redact is None:
         return fields

@@ -1,6 +1,6 @@
 """Re-make the README's screenshots: the app on the shipped samples, 160x48 (and one at 80x24).
 
-    python screenshots/make_screenshots.py [agents | runs-list]
+    python screenshots/make_screenshots.py [agents | runs-list | context]
 
 Writes ``screenshots/*.svg`` and, when headless Chromium is installed (Debian's
 ``chromium``), ``*.png`` beside them: Chromium draws the SVG as a browser does
@@ -174,6 +174,29 @@ async def looping(name: str) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: app.ended)
         app.save_screenshot(f"{name}.svg", path=str(HERE))
+CLAUDE_AUTOCOMPACT = AGENTS / "claude" / "littlebearapps__untether__tests__fixtures__claude_autocompact_2.1.285.jsonl"
+
+
+async def context_view() -> None:
+    """The README's "Context and compaction" screenshots: the third run of a real Claude Code capture
+    that auto-compacted mid-turn (its lines 18-30 alone), the run view (the header's gauge, the
+    compaction marker in the transcript) and its context view (``w``)."""
+    if not CLAUDE_AUTOCOMPACT.exists():
+        print(f"{CLAUDE_AUTOCOMPACT.name} not found under {AGENTS}: the context screenshots are not re-made")
+        return
+    from cursor_watch.screens.context import ContextScreen
+
+    tmp = Path(tempfile.mkdtemp())
+    one = tmp / "claude-autocompact.jsonl"
+    one.write_text("".join(CLAUDE_AUTOCOMPACT.read_text(encoding="utf-8").splitlines(keepends=True)[17:30]))
+    app = frozen(FileSource(str(one)))
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.ended)
+        app.save_screenshot("context-compaction.svg", path=str(HERE))
+        await pilot.press("w")
+        await until(pilot, lambda: isinstance(app.screen, ContextScreen))
+        app.save_screenshot("context-view.svg", path=str(HERE))
+    shutil.rmtree(tmp, ignore_errors=True)
 
 
 async def main() -> None:
@@ -189,11 +212,18 @@ async def main() -> None:
             if svg.stem.startswith(("claude-", "codex-")):
                 print(svg.relative_to(ROOT), "+ png" if svg_to_png(svg) else "(no chromium: svg only)")
         return
+    if sys.argv[1:] == ["context"]:  # only the context screenshots
+        await context_view()
+        for name in ("context-compaction", "context-view"):
+            if (HERE / f"{name}.svg").exists():
+                print(name, "+ png" if svg_to_png(HERE / f"{name}.svg") else "(no chromium: svg only)")
+        return
     if sys.argv[1:] == ["runs-list"]:  # only the runs list (it shows every agent's label)
         await runs_list("runs-list")
         svg_to_png(HERE / "runs-list.svg")
         return
     await agents()
+    await context_view()
     await runs_list("runs-list")
     await live_mid_stream("live-mid-stream")
     await finished("finished-run", "plain-tools")

@@ -14,7 +14,7 @@ import pytest
 
 from conftest import ROOT
 from cursor_watch.compare import (CHANGED, EQUAL, INSERTED, REMOVED, CallKey, METRICS, align, compare, load_side,
-                                  parse_gates, run_loops)
+                                  parse_gates)
 
 CMD = [sys.executable, "-m", "cursor_watch"]
 STREAMS = ROOT.parent / "shared" / "streams"

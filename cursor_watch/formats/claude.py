@@ -850,7 +850,9 @@ class ClaudeAdapter(Adapter):
                 self._add_usage(old, -1)
             self._usage[key] = usage
             self._add_usage(usage, 1)
-            out.append(UsageUpdate(item, t, src, self._usage_total()))
+            # the main agent's call also gives its context size (cursor_watch.context); a
+            # sub-agent's messages run in a context of their own
+            out.append(UsageUpdate(item, t, src, self._usage_total(), call=None if parent else usage, call_key=key))
         return out
 
     def _add_usage(self, u: Usage, sign: int) -> None:

@@ -25,6 +25,8 @@ KEYS = (
     ("s", "under 100 columns the panes stack: swap which one is large"),
     ("e", "export the run as one HTML file (cursor-watch-<session id>.html in this directory; never replaces "
           "a file: -2, -3...)"),
+    ("w", "the context window: its size at each model call (a sparkline), compactions, the window's source "
+          "(Claude Code; other agents report no per-call usage, and it says so)"),
     ("r", "in a tool call's detail: open or fold its raw arguments and result (the JSON as streamed)"),
     ("Tab / Shift+Tab", "move between transcript, tool calls and diagnostics"),
     ("↑ ↓ PgUp PgDn", "scroll or move in the focused pane"),

@@ -90,6 +90,7 @@ class RunScreen(Finder, Screen):
         Binding("p", "next_problem(1)", "Problem", id="next_problem"),
         Binding("P", "next_problem(-1)", "Prev problem", id="prev_problem", show=False),
         Binding("e", "export", "Export", id="export"),
+        Binding("w", "context", "Context", id="context", show=False),
     ]
 
     def __init__(self, run: Run, feed: Any, activity: RunActivity, *, clock: Callable[[], float],
@@ -342,6 +343,12 @@ class RunScreen(Finder, Screen):
             self.clear_search()
             return
         self.app.show_runs()
+
+    def action_context(self) -> None:
+        """``w``: the run's context window: size at each model call, sparkline, compactions."""
+        from .context import ContextScreen
+
+        self.app.push_screen(ContextScreen(self.session))
 
     def action_export(self) -> None:
         """``e``: write the run as one HTML file, ``cursor-watch-<session id>.html`` here.

@@ -14,12 +14,14 @@ from ..fmt import model_label, plural
 from ..canonical import agent_command
 from ..model import Session
 from ..names import RUN_SUFFIX, middle, relative_if_shorter, short_name, short_path, tool_name
+from ..context import gauge_text
 from ..costs import usage_of
 from ..loops import loop_label
 from ..plain import cost_text, format_ms, usage_text
 from ..safe import visible_line
 from ..tools import STATUS_FAILURE, STATUS_INCOMPLETE, STATUS_REJECTED, STATUS_RUNNING, STATUS_SUCCESS
 
+GAUGE_STYLE = {"ok": "green", "warn": "bold yellow", "full": "bold red"}  # the context gauge by context.level
 STATE_STYLE = {
     "connecting": "bold black on grey70",
     "reading": "bold black on dodger_blue1",
@@ -307,6 +309,12 @@ def _state_line(s: Session, live: LiveState, width: int | None = None) -> Text:
         if brief:
             forms.append(_text((" · " + brief, "dim")))
         parts.append(Part(6, 30, forms))
+    gauge = gauge_text(s.context, s.model)  # "ctx 142k/200k 71%": only where the agent gives per-call usage
+    if gauge is not None:
+        style = GAUGE_STYLE[gauge[2]]
+        # kept before the usage and cost (priority), widened last (grow): "ctx 5%" before "ctx 49.8k/1.0M 5%"
+        parts.append(Part(6, 65, [_text((" · ", "dim"), (gauge[0], style)), _text((" · ", "dim"), (gauge[1], style))],
+                          grow=5))
     cost = cost_text(s)
     if cost:
         forms = [_text((" · " + cost, "dim"))]

@@ -283,6 +283,7 @@ class Transcript(ScrollView, can_focus=True):
     Transcript > .transcript--note { color: $warning; }
     Transcript > .transcript--note-connection { color: $text-muted; }
     Transcript > .transcript--note-source { color: $error; }
+    Transcript > .transcript--note-compaction { color: $accent; text-style: bold; }
     Transcript > .transcript--earlier { color: $text-muted; text-style: italic; }
     Transcript > .transcript--match { background: $warning 60%; color: $text; }
     Transcript > .transcript--match-current { background: $accent; color: $text; text-style: bold; }
@@ -290,7 +291,7 @@ class Transcript(ScrollView, can_focus=True):
     """
     COMPONENT_CLASSES = {
         "transcript--prompt", "transcript--prompt-bar", "transcript--thinking", "transcript--note",
-        "transcript--note-connection", "transcript--note-source", "transcript--earlier",
+        "transcript--note-connection", "transcript--note-source", "transcript--earlier", "transcript--note-compaction",
         "transcript--match", "transcript--match-current", "transcript--marked",
     }
     BINDINGS = [
@@ -579,6 +580,9 @@ class Transcript(ScrollView, can_focus=True):
                 name = {"connection": "transcript--note-connection", "source": "transcript--note-source"}.get(
                     note.kind, "transcript--note")
                 text = Text("· " + visible_line(note.text))
+                if note.kind == "compaction":  # a marker across the transcript: the context before it is gone
+                    name = "transcript--note-compaction"
+                    text = Text("━━ " + visible_line(note.text) + " ━━")
                 if note.detail:  # a hook's output: its first lines under it (--summary --json has all)
                     detail = note_detail_text(note.detail, NOTE_DETAIL_LINES_SHOWN)
                     text.append("".join("\n  " + part for part in detail.split("\n")), style="dim")
