@@ -101,6 +101,14 @@ class Canonical:
     __slots__ = ("line", "offset", "size", "ts", "ts_source", "natives", "src")
     kind_name = "event"
 
+    line: int
+    offset: int
+    size: int
+    ts: int | None
+    ts_source: int
+    natives: int
+    src: Any
+
     @property
     def native_name(self) -> str:
         """``type/subtype`` of the native event it stands for (``tool_call/started``,

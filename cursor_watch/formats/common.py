@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from ..buildinfo import raise_if_compiled_type_error
 from ..canonical import TIME_NONE, TIME_RECEIVED, TIME_STREAM, Canonical, RunStart, Silent, StatusNote, Unknown
 from ..events import Event, Invalid
 from ..tools import one_line  # (the adapters' one-line notes: the tools' rule)
@@ -161,7 +162,10 @@ class Adapter:
         return []
 
     def unreadable(self, item: Any, err: Exception) -> Invalid:
-        """The diagnostic of a native event whose shape :meth:`convert` could not read."""
+        """The diagnostic of a native event whose shape :meth:`convert` could not read
+        (:class:`~cursor_watch.buildinfo.CompiledTypeError` if a compiled module's type check
+        failed: a defect of ours must not pass as a diagnostic of the stream)."""
+        raise_if_compiled_type_error(err)
         return Invalid(item.line, item.offset, item.size,
                        f"event could not be read as {self.agent}'s ({type(err).__name__}: {err})",
                        f"{item.type}/{item.subtype}".strip("/"))
