@@ -75,7 +75,13 @@ def ext_modules() -> list:
 
     say(f"compiling {len(COMPILED)} modules with mypyc (about a minute; CURSOR_WATCH_PURE=1 skips it)")
     os.chdir(ROOT)
-    return mypycify(COMPILED, opt_level="3", debug_level="0")
+    try:
+        return mypycify(COMPILED, opt_level="3", debug_level="0")
+    except (Exception, SystemExit) as err:  # noqa: BLE001 - mypyc refused the source: the build goes on pure
+        first = str(err).strip().splitlines()
+        what = first[0] if first and not isinstance(err, SystemExit) else "its errors are above: pip install -v shows them"
+        BUILD["reason"] = f"mypyc could not compile the source ({what})"
+        return []
 
 
 class BuildExt(build_ext):

@@ -417,6 +417,10 @@ class StatusNote(Canonical):
         self.detail = detail
 
 
+_USAGE_FIELDS = ("input_tokens", "cache_read_tokens", "cache_write_tokens", "output_tokens", "reasoning_tokens",
+                 "reasoning_in_output")
+
+
 class Usage:
     """Token counts with one meaning for every agent (OpenTelemetry GenAI's).
 
@@ -430,8 +434,7 @@ class Usage:
             (Claude Code, Codex), False when they are not (Gemini CLI), None when unreported.
     """
 
-    __slots__ = ("input_tokens", "cache_read_tokens", "cache_write_tokens", "output_tokens", "reasoning_tokens",
-                 "reasoning_in_output")
+    __slots__ = _USAGE_FIELDS
 
     def __init__(self, input_tokens: int | None = None, output_tokens: int | None = None,
                  cache_read_tokens: int | None = None, cache_write_tokens: int | None = None,
@@ -478,10 +481,10 @@ class Usage:
         return out
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Usage) and all(getattr(self, k) == getattr(other, k) for k in Usage.__slots__)
+        return isinstance(other, Usage) and all(getattr(self, k) == getattr(other, k) for k in _USAGE_FIELDS)
 
     def __repr__(self) -> str:
-        return "Usage(" + ", ".join(f"{k}={getattr(self, k)!r}" for k in Usage.__slots__) + ")"
+        return "Usage(" + ", ".join(f"{k}={getattr(self, k)!r}" for k in _USAGE_FIELDS) + ")"
 
 
 class UsageUpdate(Canonical):

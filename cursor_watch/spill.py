@@ -215,6 +215,11 @@ class SpillList(Generic[T]):
             return self._items[index - self._cold]
         return self._load(index, index + 1)[0]
 
+    def __reversed__(self) -> Iterator[T]:
+        """Newest first (``reversed()``: a compiled class is not a sequence by its ``[i]`` alone)."""
+        for i in range(len(self) - 1, -1, -1):
+            yield self[i]
+
     def __iter__(self) -> Iterator[T]:
         for start in range(0, self._cold, self._batch):  # batch by batch: memory stays bounded
             yield from self._batch_at(start)

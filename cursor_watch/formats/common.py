@@ -93,8 +93,11 @@ class Batch:
         self.out.extend(got)
         if got[0].__class__ is not Invalid:
             last = got[-1]
-            self.last = last if last.__class__ is not Invalid else next(
-                ev for ev in reversed(got) if ev.__class__ is not Invalid)
+            i = len(got) - 1
+            while last.__class__ is Invalid:  # (got[0] is not one)
+                i -= 1
+                last = got[i]
+            self.last = last
 
     def events(self) -> list:
         """The batch's events, the :class:`~cursor_watch.canonical.Silent` of its lead first."""
