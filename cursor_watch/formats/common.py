@@ -6,6 +6,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from mypy_extensions import mypyc_attr
+
 from ..buildinfo import raise_if_compiled_type_error
 from ..canonical import TIME_NONE, TIME_RECEIVED, TIME_STREAM, Canonical, RunStart, Silent, StatusNote, Unknown
 from ..events import Event, Invalid
@@ -107,6 +109,7 @@ class Batch:
         return out
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # the other agents' adapters are not compiled
 class Adapter:
     """The interface of an agent's adapter (one instance per source: adapters keep state).
 
