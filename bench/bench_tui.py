@@ -680,6 +680,7 @@ def driver_live(a) -> int:
                     await asyncio.sleep(0.5)
                     sample()
 
+            sample()  # one at the start: a loop too busy for the sampler in the window still has a row
             st = asyncio.get_running_loop().create_task(sampler())
             n_keys = a.keys
             for k in range(n_keys):

@@ -42,7 +42,7 @@ here and stays unknown downstream (``—`` in views, ``null`` in JSON), never 0.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from .events import Invalid
 
@@ -99,7 +99,15 @@ class Canonical:
     """
 
     __slots__ = ("line", "offset", "size", "ts", "ts_source", "natives", "src")
-    kind_name = "event"
+    kind_name: ClassVar[str] = "event"
+
+    line: int
+    offset: int
+    size: int
+    ts: int | None
+    ts_source: int
+    natives: int
+    src: Any
 
     @property
     def native_name(self) -> str:
@@ -147,7 +155,7 @@ class RunStart(Canonical):
 
     __slots__ = ("agent", "agent_version", "model", "cwd", "session_id", "permission_mode", "api_key_source",
                  "tools", "mcp_servers", "first_line", "first_offset", "implicit", "previous_open")
-    kind_name = "run start"
+    kind_name: ClassVar[str] = "run start"
 
     def __init__(self, native: Any, ts: int | None, ts_source: int, agent: str | None, *, agent_version: Any = None,
                  model: Any = None, cwd: Any = None, session_id: Any = None, permission_mode: Any = None,
@@ -177,7 +185,7 @@ class Prompt(Canonical):
     """
 
     __slots__ = ("text",)
-    kind_name = "prompt"
+    kind_name: ClassVar[str] = "prompt"
 
     def __init__(self, native: Any, ts: int | None, ts_source: int, text: str, natives: int = 1) -> None:
         _place(self, native, ts, ts_source, natives)
@@ -204,7 +212,7 @@ class Text(Canonical):
     """
 
     __slots__ = ("text", "mode", "ts_end")
-    kind_name = "text"
+    kind_name: ClassVar[str] = "text"
 
     def __init__(self, native: Any, ts: int | None, ts_source: int, text: str, mode: int,
                  natives: int = 1) -> None:
@@ -229,7 +237,7 @@ class Thinking(Canonical):
     """
 
     __slots__ = ("text", "done", "ts_end")
-    kind_name = "thinking"
+    kind_name: ClassVar[str] = "thinking"
 
     def __init__(self, native: Any, ts: int | None, ts_source: int, text: str, done: bool = False,
                  natives: int = 1) -> None:
@@ -269,7 +277,7 @@ class ToolEvent(Canonical):
 
     __slots__ = ("call_id", "parent_call_id", "name", "kind", "description", "model_call_id", "started_ms",
                  "ended_ms", "_args", "_lazy", "_summary")
-    kind_name = "tool call"
+    kind_name: ClassVar[str] = "tool call"
 
     def __init__(self, native: Any, ts: int | None, ts_source: int, call_id: str, kind: str, name: str,
                  parent_call_id: str = "", description: str = "", model_call_id: str = "", args: Any = None,
@@ -328,8 +336,14 @@ class ToolUpdate(ToolEvent):
 
     __slots__ = ("elapsed_s",)
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+    def __init__(self, native: Any, ts: int | None, ts_source: int, call_id: str, kind: str, name: str,
+                 parent_call_id: str = "", description: str = "", model_call_id: str = "", args: Any = None,
+                 summary: str | None = None, lazy: Any = None, started_ms: int | None = None,
+                 ended_ms: int | None = None, natives: int = 1) -> None:
+        # (ToolEvent's parameters, passed on by name: a compiled class takes no *args through super())
+        super().__init__(native, ts, ts_source, call_id, kind, name, parent_call_id=parent_call_id,
+                         description=description, model_call_id=model_call_id, args=args, summary=summary,
+                         lazy=lazy, started_ms=started_ms, ended_ms=ended_ms, natives=natives)
         self.elapsed_s: float | None = None
 
 
@@ -394,7 +408,7 @@ class StatusNote(Canonical):
     """
 
     __slots__ = ("kind", "subtype", "text", "call_id", "about_call", "fields", "detail")
-    kind_name = "note"
+    kind_name: ClassVar[str] = "note"
 
     def __init__(self, native: Any, ts: int | None, ts_source: int, kind: str, subtype: str, text: str,
                  call_id: str = "", *, about_call: bool = False, fields: dict | None = None,
@@ -407,6 +421,10 @@ class StatusNote(Canonical):
         self.about_call = about_call
         self.fields = fields
         self.detail = detail
+
+
+_USAGE_FIELDS = ("input_tokens", "cache_read_tokens", "cache_write_tokens", "output_tokens", "reasoning_tokens",
+                 "reasoning_in_output")
 
 
 class Usage:
@@ -422,8 +440,7 @@ class Usage:
             (Claude Code, Codex), False when they are not (Gemini CLI), None when unreported.
     """
 
-    __slots__ = ("input_tokens", "cache_read_tokens", "cache_write_tokens", "output_tokens", "reasoning_tokens",
-                 "reasoning_in_output")
+    __slots__ = _USAGE_FIELDS
 
     def __init__(self, input_tokens: int | None = None, output_tokens: int | None = None,
                  cache_read_tokens: int | None = None, cache_write_tokens: int | None = None,
@@ -470,10 +487,10 @@ class Usage:
         return out
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Usage) and all(getattr(self, k) == getattr(other, k) for k in Usage.__slots__)
+        return isinstance(other, Usage) and all(getattr(self, k) == getattr(other, k) for k in _USAGE_FIELDS)
 
     def __repr__(self) -> str:
-        return "Usage(" + ", ".join(f"{k}={getattr(self, k)!r}" for k in Usage.__slots__) + ")"
+        return "Usage(" + ", ".join(f"{k}={getattr(self, k)!r}" for k in _USAGE_FIELDS) + ")"
 
 
 class UsageUpdate(Canonical):
@@ -489,7 +506,7 @@ class UsageUpdate(Canonical):
     """
 
     __slots__ = ("usage", "model", "call", "call_key")
-    kind_name = "usage"
+    kind_name: ClassVar[str] = "usage"
 
     def __init__(self, native: Any, ts: int | None, ts_source: int, usage: Usage, model: str | None = None,
                  natives: int = 1, call: Usage | None = None, call_key: str = "") -> None:
@@ -523,7 +540,7 @@ class RunEnd(Canonical):
 
     __slots__ = ("subtype", "is_error", "text", "duration_ms", "duration_api_ms", "request_id", "usage", "cost_usd",
                  "model_usage", "error", "session_id", "run_line")
-    kind_name = "run end"
+    kind_name: ClassVar[str] = "run end"
 
     def __init__(self, native: Any, ts: int | None, ts_source: int, *, subtype: str = "", is_error: bool = False,
                  text: str = "", duration_ms: int | None = None, duration_api_ms: int | None = None,
@@ -553,7 +570,7 @@ class Unknown(Canonical):
     """
 
     __slots__ = ("type", "subtype", "keys")
-    kind_name = "unknown event"
+    kind_name: ClassVar[str] = "unknown event"
 
     def __init__(self, native: Any, ts: int | None, ts_source: int, type_: str, subtype: str, keys: str,
                  natives: int = 1) -> None:
@@ -571,7 +588,7 @@ class Silent(Canonical):
     of a batch, and one with a time of its own."""
 
     __slots__ = ()
-    kind_name = "silent"
+    kind_name: ClassVar[str] = "silent"
 
     def __init__(self, native: Any, natives: int, ts: int | None = None, ts_source: int = TIME_NONE) -> None:
         _place(self, native, ts, ts_source, natives)

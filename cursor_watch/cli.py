@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import __version__
+from .buildinfo import CompiledTypeError, describe
 from .samples import DEFAULT_SAMPLE, list_samples, sample_path
 from .output import OutputClosed, served_in_browser
 from .output import error_line as _error
@@ -45,6 +46,7 @@ from .sources import SourceError, open_sources
 asyncio = lazy_module("asyncio")  # imported when an event loop runs (not by a --summary of files: run_summary_replay)
 
 EXIT_USAGE = 2
+EXIT_INTERNAL = 70  # a defect of cursor-watch said loudly (a compiled module's type check failed: buildinfo.py); EX_SOFTWARE
 ALERT_TICK_S = 0.25  # stall and budget rules are checked this often between events
 
 
@@ -184,8 +186,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--sample", nargs="?", const=DEFAULT_SAMPLE, metavar="NAME",
                    help=f"replay a shipped sample stream (default {DEFAULT_SAMPLE}; see --list-samples)")
     p.add_argument("--list-samples", action="store_true", help="list the shipped sample streams")
-    p.add_argument("--version", action="version", version=f"cursor-watch {__version__}")
+    p.add_argument("--version", action=_Version,
+                   help="the version, and whether this build is compiled (mypyc) or pure Python")
     return p
+
+
+class _Version(argparse.Action):
+    """``--version``: ``cursor-watch 0.1.0, compiled (mypyc: 4 modules)`` (or ``pure Python (why)``),
+    read when asked (it imports the compiled modules to check them)."""
+
+    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest=dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: Any, values: Any, option_string: Any = None) -> None:
+        print(f"cursor-watch {__version__}, {describe()}")
+        parser.exit()
 
 
 @dataclass
@@ -518,6 +533,9 @@ def main(argv: list[str] | None = None) -> int:
         if opts.metrics_state is not None and opts.metrics_state.should_linger():
             linger(opts.metrics_state)
         return code
+    except CompiledTypeError as err:  # a defect of ours, said loudly: never a diagnostic, never exit 0
+        _error(f"internal error: {err}")
+        return EXIT_INTERNAL
     finally:
         if opts.metrics_state is not None:
             opts.metrics_state.close()

@@ -19,7 +19,6 @@ facts; :class:`RunTimes` is the clock side kept beside each run's model.
 
 from __future__ import annotations
 
-import weakref
 from dataclasses import dataclass
 from typing import Any
 
@@ -257,7 +256,6 @@ def breaches(session: Any, limits: Limits, times: RunTimes | None = None, now_ms
 
 # -- what the summary lists ----------------------------------------------------------------
 
-_observed: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # session -> RunTimes watched live
 _summary_limits = Limits(stall_s=DISPLAY_STALL_S)
 
 
@@ -273,8 +271,9 @@ def summary_limits() -> Limits:
 
 
 def remember(session: Any, times: RunTimes) -> None:
-    """Keep the live arrival times of ``session`` for its summary (weakly: it goes with the session)."""
-    _observed[session] = times
+    """Keep the live arrival times of ``session`` for its summary (on the session: they go with it;
+    a compiled session has no weak references)."""
+    session.live_times = times
 
 
 def stall_periods(session: Any, stall_s: float | None = None) -> list[dict]:
@@ -300,7 +299,7 @@ def stall_periods(session: Any, stall_s: float | None = None) -> list[dict]:
             covered.add(call.call_id)
             out.append({"start_ms": call.started_ms, "end_ms": call.completed_ms, "duration_ms": d,
                         "call_id": call.call_id, "tool": call.tool, "summary": call.summary, "observed": "recorded"})
-    times = _observed.get(session)
+    times = getattr(session, "live_times", None)
     if times is not None:
         out.extend(dict(p) for p in times.stalls if p["call_id"] not in covered)
     return out

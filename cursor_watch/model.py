@@ -26,9 +26,10 @@ from __future__ import annotations
 import operator
 from collections.abc import Callable
 from itertools import islice
-from typing import Any
+from typing import Any, ClassVar, cast
 
 from . import spill
+from .buildinfo import raise_if_compiled_type_error
 from .canonical import (TEXT_DELTA, TEXT_END, TEXT_PARTIAL, TIME_RECEIVED, TIME_STREAM, TIME_TOOL,
                         RunEnd, RunStart, Prompt, Silent, StatusNote, Text, Thinking, ToolEnd, ToolEvent, ToolStart,
                         UNREAD_AGENT, ToolUpdate, Unknown, Usage, UsageUpdate, short)
@@ -113,7 +114,7 @@ class Segment:
         self._text = text
         self.length = len(text)
 
-    TEXT_STATE = 4  # where :meth:`state` puts the text (read from spilled states: summary.py)
+    TEXT_STATE: ClassVar[int] = 4  # where :meth:`state` puts the text (read from spilled states: summary.py)
 
     def state(self) -> tuple:
         """Everything as a plain tuple (see :mod:`cursor_watch.spill`)."""
@@ -153,7 +154,7 @@ class ThinkingBlock:
             self._parts = ["".join(self._parts)]
         return self._parts[0] if self._parts else ""
 
-    TEXT_STATE = 5  # where :meth:`state` puts the text (read from spilled states: summary.py)
+    TEXT_STATE: ClassVar[int] = 5  # where :meth:`state` puts the text (read from spilled states: summary.py)
 
     def state(self) -> tuple:
         """Everything as a plain tuple (see :mod:`cursor_watch.spill`)."""
@@ -167,6 +168,14 @@ class ThinkingBlock:
         if state[5]:
             block._parts = [state[5]]
         return block
+
+
+# ToolCall's fields, in the order of its state tuple (:mod:`cursor_watch.spill`)
+_CALL_FIELDS = (
+    "index", "call_id", "tool", "summary", "status", "outcome", "started_ms", "completed_ms",
+    "exit_code", "detail", "args", "started_line", "completed_line", "start_span", "end_span",
+    "description", "interaction", "model_call_id", "kind", "parent_call_id", "start_clock",
+)  # fmt: skip
 
 
 class ToolCall:
@@ -199,11 +208,29 @@ class ToolCall:
         interaction: a note about its ``interaction_query`` (approval/question), "" if none.
     """
 
-    __slots__ = (
-        "index", "call_id", "tool", "summary", "status", "outcome", "started_ms", "completed_ms",
-        "exit_code", "detail", "args", "started_line", "completed_line", "start_span", "end_span",
-        "description", "interaction", "model_call_id", "kind", "parent_call_id", "start_clock",
-    )  # fmt: skip
+    __slots__ = _CALL_FIELDS
+
+    index: int
+    call_id: str
+    tool: str
+    summary: str
+    status: str
+    outcome: str
+    started_ms: int | None
+    completed_ms: int | None
+    exit_code: int | None
+    detail: str
+    args: dict | None
+    started_line: int
+    completed_line: int
+    start_span: tuple[int, int] | None
+    end_span: tuple[int, int] | None
+    description: str
+    interaction: str
+    model_call_id: str
+    kind: str
+    parent_call_id: str
+    start_clock: int
 
     def __init__(self, index: int, call_id: str) -> None:
         # one unpacking in __slots__ order (as from_state): index, call_id, tool, summary,
@@ -226,7 +253,7 @@ class ToolCall:
     @classmethod
     def from_state(cls, state: tuple) -> ToolCall:
         """The inverse of :meth:`state` (a ``ValueError`` if its length is not that of the slots)."""
-        call = cls.__new__(cls)
+        call = cls(0, "")
         # one unpacking, in __slots__ order (a test checks the order): 18 setattr calls cost
         # more than the summary's whole write of a spilled call
         (call.index, call.call_id, call.tool, call.summary, call.status, call.outcome, call.started_ms,
@@ -266,7 +293,10 @@ class ToolCall:
         }
 
 
-_CALL_STATE = operator.attrgetter(*ToolCall.__slots__)
+_CALL_STATE = operator.attrgetter(*_CALL_FIELDS)
+
+
+_NOTE_FIELDS = ("kind", "subtype", "text", "line", "ts_ms", "call_id", "detail")
 
 
 class Note:
@@ -280,7 +310,7 @@ class Note:
         detail: more than one line can say, as the agent wrote it ("" for none: a hook's output).
     """
 
-    __slots__ = ("kind", "subtype", "text", "line", "ts_ms", "call_id", "detail")
+    __slots__ = _NOTE_FIELDS
 
     def __init__(self, kind: str, subtype: str, text: str, line: int, ts_ms: int | None, call_id: str = "",
                  detail: str = "") -> None:
@@ -297,13 +327,16 @@ class Note:
         return _NOTE_STATE(self)
 
 
-_NOTE_STATE = operator.attrgetter(*Note.__slots__)  # (kind, subtype, text, line, ts_ms, call_id, detail)
+_NOTE_STATE = operator.attrgetter(*_NOTE_FIELDS)  # (kind, subtype, text, line, ts_ms, call_id, detail)
+
+
+_DIAGNOSTIC_FIELDS = ("line", "offset", "size", "message")
 
 
 class Diagnostic:
     """A line that was not an event. ``line`` 1-based; ``offset``/``size`` bytes."""
 
-    __slots__ = ("line", "offset", "size", "message")
+    __slots__ = _DIAGNOSTIC_FIELDS
 
     def __init__(self, line: int, offset: int, size: int, message: str) -> None:
         self.line = line
@@ -316,13 +349,16 @@ class Diagnostic:
         return _DIAGNOSTIC_STATE(self)
 
 
-_DIAGNOSTIC_STATE = operator.attrgetter(*Diagnostic.__slots__)  # (line, offset, size, message)
+_DIAGNOSTIC_STATE = operator.attrgetter(*_DIAGNOSTIC_FIELDS)  # (line, offset, size, message)
+
+
+_UNKNOWN_FIELDS = ("line", "offset", "size", "type", "subtype", "preview")
 
 
 class UnknownEvent:
     """A valid JSON object of a type we don't model (kept, counted, shown)."""
 
-    __slots__ = ("line", "offset", "size", "type", "subtype", "preview")
+    __slots__ = _UNKNOWN_FIELDS
 
     def __init__(self, line: int, offset: int, size: int, type_: str, subtype: str, preview: str) -> None:
         self.line = line
@@ -345,7 +381,7 @@ class UnknownEvent:
         return _UNKNOWN_STATE(self)
 
 
-_UNKNOWN_STATE = operator.attrgetter(*UnknownEvent.__slots__)  # (line, offset, size, type, subtype, preview)
+_UNKNOWN_STATE = operator.attrgetter(*_UNKNOWN_FIELDS)  # (line, offset, size, type, subtype, preview)
 
 
 class ResultInfo:
@@ -451,19 +487,16 @@ class Session:
         # longer, so a summary looks for recorded stalls only when it reaches the stall limit
         self.longest_call_ms: int | None = None
         sp = self.spill
-
-        def spill_list(name: str, decode: Callable[[tuple], Any], encode: Callable[[Any], tuple] = _state) -> SpillList:
-            return SpillList(sp, name, encode, decode, hot, batch)
-
-        self.segments: SpillList[Segment] = spill_list("segments", Segment.from_state)
-        self.thinking: SpillList[ThinkingBlock] = spill_list("thinking", ThinkingBlock.from_state)
+        self.segments: SpillList[Segment] = SpillList(sp, "segments", _state, Segment.from_state, hot, batch)
+        self.thinking: SpillList[ThinkingBlock] = SpillList(sp, "thinking", _state, ThinkingBlock.from_state, hot, batch)
         self.tool_calls: SpillDict[ToolCall] = SpillDict(
             sp, _CALL_STATE, ToolCall.from_state, _call_id_of, _index_of, _done, hot, batch)
         # (their states read by attrgetters: a state() call per record cost more than its pickle)
-        self.notes: SpillList[Note] = spill_list("notes", _from_args(Note), _NOTE_STATE)
-        self.diagnostics: SpillList[Diagnostic] = spill_list("diagnostics", _from_args(Diagnostic), _DIAGNOSTIC_STATE)
-        self.unknown: SpillList[UnknownEvent] = spill_list("unknown", _from_args(UnknownEvent), _UNKNOWN_STATE)
-        self.timeline: SpillList[tuple[str, Any]] = spill_list("timeline", tuple, tuple)
+        self.notes: SpillList[Note] = SpillList(sp, "notes", _NOTE_STATE, _from_args(Note), hot, batch)
+        self.diagnostics: SpillList[Diagnostic] = SpillList(
+            sp, "diagnostics", _DIAGNOSTIC_STATE, _from_args(Diagnostic), hot, batch)
+        self.unknown: SpillList[UnknownEvent] = SpillList(sp, "unknown", _UNKNOWN_STATE, _from_args(UnknownEvent), hot, batch)
+        self.timeline: SpillList[tuple[str, Any]] = SpillList(sp, "timeline", tuple, tuple, hot, batch)
         self.result: ResultInfo | None = None
         # (first timestamp_ms, prompt, first call_id) as they stood when the run's first tool call
         # ended, its first result came or it ended, whichever was first (None until then): what
@@ -482,6 +515,7 @@ class Session:
         self.last_received_ms: int | None = None
         self.loops = LoopTracker()  # repeated tool calls, counted as they end (cursor_watch.loops)
         self.tool_counts = {STATUS_RUNNING: 0, STATUS_SUCCESS: 0, STATUS_FAILURE: 0, STATUS_REJECTED: 0, STATUS_INCOMPLETE: 0}
+        self.live_times: Any = None  # when a live watch saw its events (guard.RunTimes; guard.remember)
         self._open: Segment | None = None  # segment receiving text
         self._thinking_open: ThinkingBlock | None = None
 
@@ -597,6 +631,7 @@ class Session:
 
     def _not_applied(self, ev: Any, err: Exception) -> list[tuple[str, Any]]:
         """A handler raised on ``ev``: it becomes a diagnostic (the event stays counted)."""
+        raise_if_compiled_type_error(err)  # a defect of ours: it must not pass as the stream's
         self.invalid_lines += 1
         msg = f"event could not be applied ({type(err).__name__}: {err})"
         self.diagnostics.append(Diagnostic(ev.line, ev.offset, ev.size, msg))
@@ -622,7 +657,7 @@ class Session:
         events = self.events
         last_ts = self.last_ts_ms
         ready = self.first_ts_ms is not None and not self.spill.error
-        fold: tuple[str, Any] | None = None
+        fold: tuple[str, Any] = ("", None)  # set before its first use (fold_on is None until then)
         fold_on: Any = None
         while i < n:
             item = items[i]
@@ -846,10 +881,9 @@ class Session:
         changes = self._close_segment() if self._open is not None else []
         call_id = ev.call_id
         kind = ev.kind
-        call = self.tool_calls.revive(call_id)
-        new = call is None
-        if new:
-            call = self._new_call(call_id)
+        revived = self.tool_calls.revive(call_id)
+        new = revived is None
+        call = self._new_call(call_id) if revived is None else revived
         if kind != "unknown" or call.kind == "unknown":
             call.kind = kind
             call.tool = ev.name or kind
@@ -867,7 +901,9 @@ class Session:
             call.description = desc if len(desc) <= 300 else short(desc, 300)
         span = (ev.offset, ev.size)
         done = False
+        end: int | None
         if cls is ToolEnd:
+            ev = cast(ToolEnd, ev)
             call.completed_line = ev.line
             call.end_span = span
             kept_args = call.args
@@ -908,6 +944,7 @@ class Session:
                         call.args = _small_args(args)
                     if not call.summary or started:
                         call.summary = ev.summary()
+            value: int | None
             if ev.started_ms is not None:
                 value, clock = ev.started_ms, CLOCK_STREAM
             else:

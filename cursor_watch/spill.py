@@ -215,6 +215,11 @@ class SpillList(Generic[T]):
             return self._items[index - self._cold]
         return self._load(index, index + 1)[0]
 
+    def __reversed__(self) -> Iterator[T]:
+        """Newest first (``reversed()``: a compiled class is not a sequence by its ``[i]`` alone)."""
+        for i in range(len(self) - 1, -1, -1):
+            yield self[i]
+
     def __iter__(self) -> Iterator[T]:
         for start in range(0, self._cold, self._batch):  # batch by batch: memory stays bounded
             yield from self._batch_at(start)
@@ -285,7 +290,7 @@ class SpillDict(Generic[T]):
         # new key (every new tool call) costs no query; a fixed 1 MiB, made at the first spill
         self._on_disk: bytearray | None = None
         self._blobs = 0  # batches written (their ids are 1..n)
-        self._blob_cache: dict[int, list[tuple]] = {}  # a few batches read back, by id
+        self._blob_cache: dict[int, tuple] = {}  # a few batches read back, by id
 
     def __len__(self) -> int:
         return self._count
@@ -317,11 +322,11 @@ class SpillDict(Generic[T]):
             if final(x) and not (revived and self._key_of(x) in revived):
                 old.append(x)
         for key in list(revived):
-            x = self._by_key.get(key)
-            if x is None:
+            y = self._by_key.get(key)
+            if y is None:
                 revived.discard(key)
-            elif position_of(x) <= limit and final(x):
-                old.append(x)
+            elif position_of(y) <= limit and final(y):
+                old.append(y)
                 revived.discard(key)
         if not old:
             return
@@ -375,7 +380,7 @@ class SpillDict(Generic[T]):
         states = cache.get(blob)
         if states is None:
             rows = self._spill.query("SELECT data FROM call_blobs WHERE id = ?", (blob,))
-            states = pickle.loads(rows[0][0]) if rows else ()
+            states = pickle.loads(rows[0][0]) if rows else ()  # the batch's tuple of state tuples
             if len(cache) >= BLOB_CACHE:
                 del cache[next(iter(cache))]
             cache[blob] = states
@@ -457,7 +462,9 @@ class SpillDict(Generic[T]):
         """Keys in insertion order."""
         return (self._key_of(x) for x in self.values())
 
-    __iter__ = keys
+    def __iter__(self) -> Iterator[str]:
+        """Keys in insertion order (as a dict's)."""
+        return (self._key_of(x) for x in self.values())
 
     def items(self) -> Iterator[tuple[str, T]]:
         """``(key, item)`` in insertion order."""

@@ -197,7 +197,9 @@ def summarize(tool: str, args: Any, outcome_payload: Any = None) -> str:
         if tool == "task":
             return one_line(pick("description", "prompt"))
         if tool == "mcp":  # its arguments (the server and tool are the call's name)
-            inner = a.get("args") if isinstance(a.get("args"), dict) else a
+            inner = a.get("args")
+            if not isinstance(inner, dict):
+                inner = a
             for key, value in inner.items():
                 if key not in _MCP_NAMING and isinstance(value, (str, int, float, bool)) and value != "":
                     return one_line(f"{key}={value}")

@@ -81,6 +81,47 @@ BACKENDS: dict[str, Callable[[], str | None]] = {
 }
 
 
+# -- which build is tested (issue 27: the suite runs on the compiled install and on the pure source) --
+
+TEST_BUILD = os.environ.get("CURSOR_WATCH_TEST_BUILD", "")
+"""``compiled`` or ``pure``: the build this run must test (README's test command sets it for each of
+its two runs); a run that would test the other one stops before it starts. Unset: either."""
+
+
+# The pure run (CURSOR_WATCH_TEST_BUILD=pure, after the whole suite ran on the compiled install) runs
+# these: every module imported and the two builds compared (test_build), every expected output, and
+# the tests of the compiled modules themselves (model, decoding, adapters, spill, properties, faults)
+PURE_RUN = {
+    "test_build.py", "test_expected_output.py", "test_agents.py", "test_agents_2026.py", "test_canonical.py",
+    "test_model.py", "test_events.py", "test_framing.py", "test_typed.py", "test_spill.py", "test_properties.py",
+    "test_faults.py", "test_fidelity.py", "test_honesty.py", "test_payloads.py",
+}
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    if TEST_BUILD != "pure":
+        return
+    keep = [item for item in items if item.path.name in PURE_RUN]
+    config.hook.pytest_deselected(items=[item for item in items if item.path.name not in PURE_RUN])
+    items[:] = keep
+
+
+def pytest_report_header(config) -> str:
+    import cursor_watch
+    from cursor_watch.buildinfo import describe
+
+    return f"cursor-watch: {describe()}, from {Path(cursor_watch.__file__).parent}"
+
+
+def pytest_sessionstart(session) -> None:
+    from cursor_watch.buildinfo import build_kind, describe
+
+    if TEST_BUILD and build_kind() != TEST_BUILD:
+        raise pytest.UsageError(f"CURSOR_WATCH_TEST_BUILD={TEST_BUILD}, but the cursor_watch imported is "
+                                f"{describe()} (the compiled run imports the installed package: PYTHONSAFEPATH=1 "
+                                "keeps the source tree off sys.path)")
+
+
 def pytest_configure(config) -> None:
     for marker, text in (("e2e", "end-to-end: the real command in tmux (needs tmux)"),
                          ("browser", "drives Debian's Chromium through Playwright (needs both)"),

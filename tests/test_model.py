@@ -8,6 +8,7 @@ import pytest
 from conftest import EDITED_FIXTURES, SAMPLES, real_params, run_bytes, run_file
 
 from cursor_watch.canonical import Usage
+from cursor_watch.model import _CALL_FIELDS
 
 # Expected tool statuses on the real captures, in order of first appearance (read
 # off each capture by hand: outcome keys and exit codes).
@@ -265,7 +266,7 @@ def test_big_payload_is_not_kept_but_its_offset_is():
     assert c.args is None or len(orjson.dumps(c.args)) < 1000
     assert c.end_span == (len(started), len(completed))
     assert data[c.end_span[0] : c.end_span[0] + c.end_span[1]] == completed
-    assert not any(isinstance(getattr(c, a), str) and len(getattr(c, a)) > 5000 for a in c.__slots__)
+    assert not any(isinstance(getattr(c, a), str) and len(getattr(c, a)) > 5000 for a in _CALL_FIELDS)
 
 
 # -- header, result, notes, counts ---------------------------------------------------

@@ -11,7 +11,7 @@ import pytest
 from apphelpers import make_app, wait_until
 from conftest import SAMPLES, real_params
 from cursor_watch import spill
-from cursor_watch.model import Session, ToolCall
+from cursor_watch.model import _CALL_FIELDS, Session, ToolCall
 from cursor_watch.plain import PlainPrinter, make_console, summary_json
 from cursor_watch.runner import Monitor
 from cursor_watch.screens.detail import ToolDetailScreen
@@ -56,11 +56,21 @@ def test_spill_list_keeps_the_newest_items_as_the_same_objects():
 
 def test_a_tool_call_state_round_trips_every_slot():
     call = ToolCall(7, "c\n1")
-    for n, name in enumerate(ToolCall.__slots__):
-        setattr(call, name, (n, name))  # a distinct value per slot: a swapped pair shows
+    # a distinct value per field, of the field's type (a compiled ToolCall checks them): a swapped
+    # pair shows, as a wrong value or a type error
+    values = []
+    for n, name in enumerate(_CALL_FIELDS):
+        kind = type(getattr(ToolCall(1, "x"), name))
+        value = {int: 1000 + n, str: f"{n}:{name}", type(None): n * 10}.get(kind)
+        if name in ("start_span", "end_span"):
+            value = (n, n + 1)
+        elif name == "args":
+            value = {"n": n}
+        values.append(value)
+        setattr(call, name, value)
     back = ToolCall.from_state(call.state())
-    assert [getattr(back, name) for name in ToolCall.__slots__] == [(n, name) for n, name in
-                                                                     enumerate(ToolCall.__slots__)]
+    assert [getattr(back, name) for name in _CALL_FIELDS] == values
+    assert len(set(map(repr, values))) == len(values) == len(_CALL_FIELDS) == 21
     with pytest.raises(ValueError):
         ToolCall.from_state(call.state()[:-1])
 

@@ -6,6 +6,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from mypy_extensions import mypyc_attr
+
+from ..buildinfo import raise_if_compiled_type_error
 from ..canonical import TIME_NONE, TIME_RECEIVED, TIME_STREAM, Canonical, RunStart, Silent, StatusNote, Unknown
 from ..events import Event, Invalid
 from ..tools import one_line  # (the adapters' one-line notes: the tools' rule)
@@ -92,8 +95,11 @@ class Batch:
         self.out.extend(got)
         if got[0].__class__ is not Invalid:
             last = got[-1]
-            self.last = last if last.__class__ is not Invalid else next(
-                ev for ev in reversed(got) if ev.__class__ is not Invalid)
+            i = len(got) - 1
+            while last.__class__ is Invalid:  # (got[0] is not one)
+                i -= 1
+                last = got[i]
+            self.last = last
 
     def events(self) -> list:
         """The batch's events, the :class:`~cursor_watch.canonical.Silent` of its lead first."""
@@ -103,6 +109,7 @@ class Batch:
         return out
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # the other agents' adapters are not compiled
 class Adapter:
     """The interface of an agent's adapter (one instance per source: adapters keep state).
 
@@ -161,7 +168,10 @@ class Adapter:
         return []
 
     def unreadable(self, item: Any, err: Exception) -> Invalid:
-        """The diagnostic of a native event whose shape :meth:`convert` could not read."""
+        """The diagnostic of a native event whose shape :meth:`convert` could not read
+        (:class:`~cursor_watch.buildinfo.CompiledTypeError` if a compiled module's type check
+        failed: a defect of ours must not pass as a diagnostic of the stream)."""
+        raise_if_compiled_type_error(err)
         return Invalid(item.line, item.offset, item.size,
                        f"event could not be read as {self.agent}'s ({type(err).__name__}: {err})",
                        f"{item.type}/{item.subtype}".strip("/"))

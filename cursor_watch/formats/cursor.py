@@ -555,18 +555,28 @@ class CursorAdapter(Adapter):
         return out
 
     def _interaction(self, item: Event, data: dict, ts: int | None, now: int | None) -> StatusNote:
-        qtype = data.get("query_type") if isinstance(data.get("query_type"), str) else "query"
+        qtype = data.get("query_type")
+        if not isinstance(qtype, str):
+            qtype = "query"
         kind = qtype.replace("RequestQuery", "").replace("InteractionQuery", "").replace("Query", "") or qtype
         if item.subtype == "request":
-            query = data.get("query") if isinstance(data.get("query"), dict) else {}
+            query = data.get("query")
+            if not isinstance(query, dict):
+                query = {}
             inner = next((v for k, v in query.items() if k != "id" and isinstance(v, dict)), {})
-            args = inner.get("args") if isinstance(inner.get("args"), dict) else inner
-            call_id = args.get("toolCallId") if isinstance(args.get("toolCallId"), str) else ""
+            args = inner.get("args")
+            if not isinstance(args, dict):
+                args = inner
+            call_id = args.get("toolCallId")
+            if not isinstance(call_id, str):
+                call_id = ""
             self._requests[kind] = call_id
             what = summarize(kind, args) if args else ""
             text = f"{kind} request" + (f": {what}" if what and what != kind else "")
             return StatusNote(item, *when(ts, now), "interaction_query", item.subtype, text, call_id)
-        resp = data.get("response") if isinstance(data.get("response"), dict) else {}
+        resp = data.get("response")
+        if not isinstance(resp, dict):
+            resp = {}
         inner = next((v for k, v in resp.items() if k != "id" and isinstance(v, dict)), {})
         if "result" in inner and isinstance(inner["result"], dict):
             inner = inner["result"]
@@ -576,7 +586,7 @@ class CursorAdapter(Adapter):
             reason = str(inner[answer].get("reason") or "")
         text = f"{kind} {item.subtype or 'response'}: {answer}" + (f" ({short(reason, 120)})" if reason else "")
         # the call named by the last request of the same kind
-        call_id = self._requests.get(kind, "")
+        call_id = self._requests.get(kind) or ""
         return StatusNote(item, *when(ts, now), "interaction_query", item.subtype, text, call_id,
                           about_call=bool(call_id))
 
@@ -615,6 +625,7 @@ class CursorAdapter(Adapter):
         started = f.started_at
         if started is not None and started.__class__ is not int:
             started = as_int(started)
+        t: int | None
         if ts is not None:
             t, src = ts, TIME_STREAM
         else:
@@ -715,6 +726,7 @@ def payloads_of(kind: str, args: Any, result: Any, has_result: bool = True) -> C
     """:class:`~cursor_watch.formats.common.CallPayloads` of a Cursor call of ``kind`` from its
     variant's ``args`` and ``result`` (``has_result``: a result was read, even a null one)."""
     a = args if isinstance(args, dict) else {}
+    p: dict
     if not has_result and result is None:
         status, outcome, p = "running", "", {}
     else:
@@ -793,7 +805,9 @@ def view_of(kind: str, a: dict, p: dict) -> dict:
                     files.append((_s(f), []))
         v["matches"] = files
     elif kind == "glob":
-        files_list = p.get("files") if isinstance(p.get("files"), list) else []
+        files_list = p.get("files")
+        if not isinstance(files_list, list):
+            files_list = []
         v["pattern"] = _s(a.get("globPattern") or p.get("pattern"))
         v["directory"] = _s(a.get("targetDirectory") or p.get("path"))
         v["count"] = _s(p.get("totalFiles", len(files_list)))

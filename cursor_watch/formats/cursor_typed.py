@@ -193,6 +193,18 @@ class ToolFields:
     __slots__ = ("tool", "tool_call_id", "_args", "_args_raw", "description", "result", "_payload_raw",
                  "started_at", "completed_at", "_full_payload", "_raw")
 
+    tool: str
+    tool_call_id: Any
+    _args: Any
+    _args_raw: Any
+    description: Any
+    result: tuple[str, str, dict]
+    _payload_raw: Any
+    started_at: Any
+    completed_at: Any
+    _full_payload: Any
+    _raw: Any
+
     def summary(self, kind: str, ended: bool) -> str:
         """The call's one-line summary (:func:`cursor_watch.tools.summarize` of its arguments;
         an ended call's outcome payload too, where its arguments don't tell: a rejected call has
