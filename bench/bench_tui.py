@@ -58,6 +58,9 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+# this directory on sys.path in every mode, the child processes' too: under PYTHONSAFEPATH=1 (README's
+# test command on the compiled install) a script's own directory is not on it
+sys.path.insert(0, str(HERE))
 REPO = HERE.parent
 SIZE = (160, 48)
 
@@ -680,7 +683,6 @@ def driver_live(a) -> int:
                     await asyncio.sleep(0.5)
                     sample()
 
-            sample()  # one at the start: a loop too busy for the sampler in the window still has a row
             st = asyncio.get_running_loop().create_task(sampler())
             n_keys = a.keys
             for k in range(n_keys):

@@ -123,6 +123,25 @@ class Canonical:
         return f"{type(self).__name__}(line={self.line})"
 
 
+class Folded:
+    """The ``src`` of a canonical event a native event without a time was folded into (an
+    adapter's fold of an event that shows nothing: :class:`Silent`'s note): that native's line,
+    bytes, ``type`` and ``subtype``, and no time of its own. The end note names it as the run's
+    last event without lending it the time of the event it was folded into (its time is then "the
+    last time recorded", however the stream was cut into reads)."""
+
+    __slots__ = ("line", "offset", "size", "type", "subtype")
+
+    def __init__(self, native: Any) -> None:
+        self.line: int = native.line
+        self.offset: int = native.offset
+        self.size: int = native.size
+        t = getattr(native, "type", "")
+        st = getattr(native, "subtype", "")
+        self.type: str = t if t.__class__ is str else ""
+        self.subtype: str = st if st.__class__ is str else ""
+
+
 def _place(ev: Canonical, native: Any, ts: int | None, ts_source: int, natives: int) -> None:
     ev.line = native.line
     ev.offset = native.offset

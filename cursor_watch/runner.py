@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from .canonical import TIME_STREAM, RunEnd
+from .canonical import TIME_STREAM, Folded, RunEnd
 from .events import Decoder, Invalid
 from .formats import Adapter, Reader
 from .lazy import lazy_module
@@ -238,7 +238,7 @@ def _mark_last(run: Run, items: list, stop: int) -> None:
         src = ev.src
         line = getattr(src, "line", ev.line)
         ts = None
-        if ev.ts_source == TIME_STREAM:  # (merged deltas: their last one's time)
+        if ev.ts_source == TIME_STREAM and src.__class__ is not Folded:  # (merged deltas: their last one's time)
             ts = ev.ts if line == ev.line else getattr(ev, "ts_end", None)
         last = run.last_event
         if last is not None and last[2] > line:

@@ -385,6 +385,24 @@ def test_random_bytes_never_raise(data):
     check_consistent(data, run_bytes(data))
 
 
+def test_a_folded_event_ending_the_stream_has_no_time_of_its_own_however_it_is_read():
+    """Found by the property below: an assistant event without a time (it shows nothing) after a
+    timed thinking delta. Read whole, it was folded into the thinking event and the end note lent
+    it the thinking's time as its own; read in two reads, it was its own event and the note said
+    "the last time recorded". Now both say that (the event has no time)."""
+    whole = (b'{"type":"thinking","subtype":"delta","text":"Running","session_id":"a","timestamp_ms":1790994290493}\n'
+             b'{"type":"assistant","message":{"role":"assistant"},"session_id":"b","timestamp_ms":null}\n')
+    one = run_bytes(whole)
+    mon = Monitor(clock=lambda: CLOCK_MS)
+    cut = whole.index(b"\n") + 1
+    mon.feed(whole[:cut])
+    mon.feed(whole[cut:])
+    mon.finish()
+    assert snapshot(mon) == snapshot(one)
+    [end] = [n for n in one.session.notes if n.kind == "end"]
+    assert "last event assistant on line 2 at" in end.text and end.text.endswith("(the last time recorded)")
+
+
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(st.data())
 def test_any_chunking_gives_the_same_model(data):

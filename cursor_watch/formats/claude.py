@@ -46,7 +46,7 @@ from typing import Any
 import orjson
 from msgspec import UNSET
 
-from ..canonical import (TEXT_DELTA, TEXT_END, TEXT_PARTIAL, Prompt, RunEnd, RunStart, Silent, StatusNote, Text,
+from ..canonical import (TEXT_DELTA, TEXT_END, TEXT_PARTIAL, Folded, Prompt, RunEnd, RunStart, Silent, StatusNote, Text,
                          Thinking, ToolEnd, ToolStart, ToolUpdate, Usage, UsageUpdate, as_int)
 from ..events import Event, Invalid, invalid_item
 from ..tools import STATUS_FAILURE, STATUS_REJECTED, STATUS_SUCCESS, summarize, todo_status
@@ -397,7 +397,7 @@ class ClaudeAdapter(Adapter):
             held = self._release()
             if not out:  # this event gives nothing: it counts with the last of them
                 held[-1].natives += 1
-                held[-1].src = item
+                held[-1].src = Folded(item)
             if out and out[0].__class__ is RunStart:
                 out[0].first_line = held[0].line
                 out[0].first_offset = held[0].offset

@@ -9,7 +9,7 @@ from typing import Any
 from mypy_extensions import mypyc_attr
 
 from ..buildinfo import raise_if_compiled_type_error
-from ..canonical import TIME_NONE, TIME_RECEIVED, TIME_STREAM, Canonical, RunStart, Silent, StatusNote, Unknown
+from ..canonical import TIME_NONE, TIME_RECEIVED, TIME_STREAM, Canonical, Folded, RunStart, Silent, StatusNote, Unknown
 from ..events import Event, Invalid
 from ..tools import one_line  # (the adapters' one-line notes: the tools' rule)
 
@@ -84,7 +84,7 @@ class Batch:
             self.lead_src = item
         else:
             last.natives += 1
-            last.src = item
+            last.src = Folded(item)
 
     def add(self, item: Any, got: list) -> None:
         """The events the adapter made of the native event ``item`` (its ``convert``: each
@@ -261,7 +261,7 @@ def fold_silent(out: list, item: Any) -> bool:
         ev = out[k]
         if ev.__class__ is not Invalid:
             ev.natives += 1
-            ev.src = item
+            ev.src = Folded(item)
             return True
     return False
 
