@@ -19,7 +19,7 @@ from typing import Any
 import orjson
 
 from .costs import cost_json, run_cost
-from .guard import breaches, stall_periods, summary_limits
+from .guard import breaches, quiet_periods, stall_periods, summary_limits
 from .model import Segment, Session, ThinkingBlock
 from .output import error_line, write_private
 from .runs import Run
@@ -85,6 +85,7 @@ def _summary_fields(session: Session, stderr_tail: list[str] | None, redact: Any
         ("exit_status", s.exit_status),
         ("stalls", stall_periods(s)),
         ("budget", [b.to_json() for b in breaches(s, limits)]),
+        ("quiet", quiet_periods(s)),
     ]
     if redact is None:
         return fields
