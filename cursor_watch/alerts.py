@@ -127,6 +127,7 @@ class AlertRules:
                  replay: bool = False) -> None:
         self.limits = limits or Limits()
         self.stall_s = self.limits.stall_s or DISPLAY_STALL_S
+        self.quiet_show_s = min(QUIET_SHOW_S, self.stall_s)  # a quiet this long says why
         self._clock = clock or (lambda: time.time() * 1000.0)
         self.replay = replay
         self._times: dict[int, tuple[Any, RunTimes]] = {}
@@ -159,17 +160,17 @@ class AlertRules:
         times.observe(run.session, changes, self._clock(), live or self.replay)
 
     def quiet(self, run: Any, now_ms: float | None = None) -> Quiet | None:
-        """The run's quiet now when it has lasted :data:`~cursor_watch.quiet.QUIET_SHOW_S` (what
-        the views show), else None."""
+        """The run's quiet now when it has lasted :data:`~cursor_watch.quiet.QUIET_SHOW_S`, or the
+        stall duration if shorter (what the views show), else None."""
         entry = self._times.get(id(run))
         if entry is None:
             return None
         q = quiet_now(run.session, entry[1], self._clock() if now_ms is None else now_ms)
-        return q if q is not None and q.for_ms >= QUIET_SHOW_S * 1000.0 else None
+        return q if q is not None and q.for_ms >= self.quiet_show_s * 1000.0 else None
 
     def quiet_news(self, now_ms: float | None = None) -> list[tuple[Any, Quiet]]:
-        """``(run, quiet)`` for each live run whose quiet reached :data:`~cursor_watch.quiet.QUIET_SHOW_S`
-        or changed reason since last asked (``--plain`` prints them)."""
+        """``(run, quiet)`` for each live run whose quiet reached its showing time (:meth:`quiet`) or
+        changed reason since last asked (``--plain`` prints them)."""
         now = self._clock() if now_ms is None else now_ms
         out = []
         for key, (run, times) in list(self._times.items()):
@@ -203,7 +204,7 @@ class AlertRules:
                 continue
             s = run.session
             raised = self._raised.setdefault(key, set())
-            times.quiet.track(quiet_now(s, times, now), now)
+            times.quiet.track(quiet_now(s, times, now), now, self.quiet_show_s)
             stall = stall_of(s, times, now, self.stall_s, self.limits.stall_explained_s)
             if times.track(stall, now):
                 out.append(self._alert("stalled", run, now, stall.label(), {"stall": stall.to_json()}))
@@ -476,6 +477,9 @@ class AlertOutlet:
         """Raise the alerts due now: to the view, the receivers, the budget hook; note failed
         deliveries on their runs."""
         alerts = self.rules.check(now_ms)
+        if self.on_quiet is not None:  # why it is quiet, before what that makes it
+            for run, quiet in self.rules.quiet_news(now_ms):
+                self.on_quiet(run, quiet)
         for alert in alerts:
             self.raised.append(alert)
             if self.on_alert is not None:
@@ -485,9 +489,6 @@ class AlertOutlet:
             if self.on_budget is not None and (alert.kind == "budget" or (alert.kind == "stalled"
                                                                           and self.enforce_stalls)):
                 self.on_budget(alert)
-        if self.on_quiet is not None:
-            for run, quiet in self.rules.quiet_news(now_ms):
-                self.on_quiet(run, quiet)
         self.note_failures()
         return alerts
 

@@ -230,12 +230,13 @@ class RunTimes:
         return True
 
 
-def quiet_now(session: Any, times: RunTimes | None, now_ms: float) -> Quiet | None:
+def quiet_now(session: Any, times: RunTimes | None, now_ms: float, since_ms: float | None = None) -> Quiet | None:
     """The live run's quiet period and its reason at ``now_ms`` (:mod:`cursor_watch.quiet`), or
-    None (not watched live, or finished)."""
+    None (not watched live, or finished); ``since_ms``: from then (a call's start), not from
+    its last progress."""
     if times is None or not times.live or session.ended or session.result is not None:
         return None
-    return quiet_of(session, times.quiet, now_ms, times.calls, times.open_queries, times.cpu)
+    return quiet_of(session, times.quiet, now_ms, times.calls, times.open_queries, times.cpu, since_ms)
 
 
 def stall_of(session: Any, times: RunTimes | None, now_ms: float, stall_s: float | None,
@@ -252,17 +253,19 @@ def stall_of(session: Any, times: RunTimes | None, now_ms: float, stall_s: float
         return None
     if times.open_queries:
         return None  # waiting for an answer: its own state
-    limit = stall_s * 1000.0
-    quiet = quiet_now(session, times, now_ms)
-    explained = quiet is not None and quiet.explained
-    if explained:
-        limit = (explained_s if explained_s is not None else stall_s * EXPLAINED_FACTOR) * 1000.0
+    unexplained = stall_s * 1000.0
+    longer = (explained_s if explained_s is not None else stall_s * EXPLAINED_FACTOR) * 1000.0
     if times.calls:
         call_id, started = min(times.calls.items(), key=lambda kv: kv[1])
-        if now_ms - started >= limit:
-            call = session.tool_calls.get(call_id)
-            tool, summary = (call.tool, call.summary) if call is not None else ("", "")
-            return Stall(started, now_ms - started, call_id, tool, summary, quiet, limit)
+        if now_ms - started >= unexplained:  # the call's own heartbeat, the CPU since it began
+            quiet = quiet_now(session, times, now_ms, started)
+            limit = longer if quiet is not None and quiet.explained else unexplained
+            if now_ms - started >= limit:
+                call = session.tool_calls.get(call_id)
+                tool, summary = (call.tool, call.summary) if call is not None else ("", "")
+                return Stall(started, now_ms - started, call_id, tool, summary, quiet, limit)
+    quiet = quiet_now(session, times, now_ms)
+    limit = longer if quiet is not None and quiet.explained else unexplained
     idle = now_ms - times.last_ms
     if quiet is not None:
         idle = max(idle, quiet.for_ms)  # heartbeats are not progress

@@ -42,7 +42,7 @@ from .fmt import short_duration
 __all__ = ["BUSY_CPU_PERCENT", "CPU_SAMPLE_S", "HEARTBEAT_FRESH_S", "QUIET_SHOW_S", "REASONS", "CpuSampler",
            "Quiet", "QuietTracker", "process_id", "quiet_of"]
 
-QUIET_SHOW_S = 30.0  # a live run quiet this long says why (header, runs list, --plain, summary)
+QUIET_SHOW_S = 30.0  # a live run quiet this long (or --stall, if shorter) says why (header, runs list, --plain, summary)
 HEARTBEAT_FRESH_S = 90.0  # a running call's last heartbeat within this is fresh (Claude Code beats every 30 s)
 BUSY_CPU_PERCENT = 5.0  # the agent's process tree used at least this much of one CPU: it is working
 CPU_SAMPLE_S = 1.0  # the process tree's CPU time is sampled at most this often
@@ -106,7 +106,7 @@ class QuietTracker:
         beats: ``call_id -> arrival`` of each running call's last heartbeat.
         wait: ``(reason, since_ms, until_ms, why)`` of what the stream said it waits on
             (``compacting``, ``rate_limit``, ``retry``), or None.
-        periods: quiet periods at least :data:`QUIET_SHOW_S` long, as dicts (the summary's
+        periods: quiet periods at least :data:`QUIET_SHOW_S` (or ``--stall``) long, as dicts (the summary's
             ``quiet``): ``{"start_ms", "end_ms", "duration_ms", "reason", "explained", "why"}``
             (``end_ms`` None while it lasts).
     """
@@ -169,10 +169,10 @@ class QuietTracker:
             elif self.wait is not None and self.wait[0] == "retry":
                 self.wait = None
 
-    def track(self, quiet: Quiet | None, now_ms: float) -> None:
-        """Record the quiet state at ``now_ms`` (a period is kept once it reaches
-        :data:`QUIET_SHOW_S`; its reason is the latest seen)."""
-        if quiet is None or quiet.for_ms < QUIET_SHOW_S * 1000.0:
+    def track(self, quiet: Quiet | None, now_ms: float, show_s: float = QUIET_SHOW_S) -> None:
+        """Record the quiet state at ``now_ms`` (a period is kept once it reaches ``show_s``
+        seconds; its reason is the latest seen)."""
+        if quiet is None or quiet.for_ms < show_s * 1000.0:
             return
         if self._open is None:
             self._open = {"start_ms": int(quiet.since_ms), "end_ms": None, "duration_ms": None}
@@ -212,15 +212,16 @@ def _cpu_words(percent: float | None) -> str:
 
 
 def quiet_of(session: Any, tracker: QuietTracker, now_ms: float, calls: dict[str, float],
-             open_queries: int = 0, cpu: CpuSampler | None = None) -> Quiet:
+             open_queries: int = 0, cpu: CpuSampler | None = None, since_ms: float | None = None) -> Quiet:
     """The run's quiet period at ``now_ms`` and its reason (see the module doc).
 
     Args:
         tracker: the run's :class:`QuietTracker`; calls: ``call_id -> arrival`` of its running
             calls; open_queries: interaction queries without an answer.
         cpu: the spawned agent's :class:`CpuSampler` (None: not spawn mode).
+        since_ms: measure from then instead of the last progress (a long call's own start).
     """
-    since = tracker.progress_ms
+    since = tracker.progress_ms if since_ms is None else since_ms
     for_ms = max(0.0, now_ms - since)
     percent = cpu.percent(since, now_ms) if cpu is not None else None
     if open_queries:
