@@ -14,7 +14,7 @@ import pytest
 
 from conftest import ROOT
 from cursor_watch.guard import Limits, RunTimes, quiet_now, stall_of
-from cursor_watch.quiet import CpuSampler
+from cursor_watch.quiet import BUSY_CPU_PERCENT, CpuSampler
 from cursor_watch.runner import Monitor
 
 CMD = [sys.executable, "-m", "cursor_watch"]
@@ -189,8 +189,8 @@ def test_the_cpu_of_the_process_tree_counts_its_descendants():
             time.sleep(0.1)
         now = time.time() * 1000.0
         low, high = (s.percent(start, now) for s in samplers)
-        assert low is not None and low < 5.0
-        assert high is not None and high > 20.0  # a spinning child on a shared machine
+        assert low is not None and low < BUSY_CPU_PERCENT
+        assert high is not None and high >= 2 * BUSY_CPU_PERCENT  # a spinning child, on a shared machine
     finally:
         for p in (idle, busy):
             p.kill()
