@@ -141,6 +141,7 @@ class AlertRules:
         entry = self._times.get(id(run))
         if entry is None:
             times = RunTimes(self._clock())
+            times.quiet.prime(run.session, times.seen_ms)  # what a followed file's backlog said
             entry = self._times[id(run)] = (run, times)
             remember(run.session, times)
         return entry[1]

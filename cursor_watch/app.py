@@ -458,7 +458,7 @@ class CursorWatchApp(App):
             activity = stall.label()
         elif is_live_state(state) and state != "waiting" and (quiet := self.quiet_of(run)) is not None:
             state = f"quiet {short_duration(quiet.for_ms)}"
-            activity = quiet.label()
+            activity = quiet.why  # (the state says how long)
         several = len(feed.runs) > 1
         path = src.path if isinstance(src, FileSource) else None
         started, file_time = run_started_ms(run, act, path) if (s.events or s.invalid_lines) else (None, False)

@@ -139,6 +139,20 @@ class QuietTracker:
             self.progress_ms = now_ms
             self.close(now_ms)
 
+    def prime(self, session: Any, now_ms: float, tail: int = 64) -> None:
+        """Read what the stream said before the run was watched live (a followed file's backlog)
+        from the last ``tail`` entries of the run's timeline, so a compaction or a rate limit it
+        began with is known; quiet is measured from ``now_ms`` (the watch's clock starts then)."""
+        n = len(session.timeline)
+        kinds = {"tool": "tool_started", "segment": "segment", "thinking": "thinking", "prompt": "prompt"}
+        for i in range(max(0, n - tail), n):
+            kind, key = session.timeline[i]
+            if kind == "note":
+                self._note(session, key, now_ms)
+            elif kind in kinds:
+                self.wait = None
+        self.progress_ms = now_ms
+
     def _note(self, session: Any, index: int, now_ms: float) -> None:
         try:
             note = session.notes[index]

@@ -14,7 +14,7 @@ import pytest
 
 from conftest import ROOT
 from cursor_watch.guard import Limits, RunTimes, quiet_now, stall_of
-from cursor_watch.quiet import BUSY_CPU_PERCENT, CpuSampler
+from cursor_watch.quiet import BUSY_CPU_PERCENT, CpuSampler, QuietTracker
 from cursor_watch.runner import Monitor
 
 CMD = [sys.executable, "-m", "cursor_watch"]
@@ -74,6 +74,20 @@ def test_compacting_is_explained_until_the_compaction_ends():
     run.feed(b"".join(lines[22:24]), T0 + 250_000)  # compact_result success, compact_boundary
     q = run.quiet(T0 + 260_000)
     assert (q.reason, q.explained, q.for_ms) == ("none", False, 10_000)
+
+
+@needs_shared
+def test_a_followed_files_backlog_says_it_was_compacting_when_the_watch_goes_live():
+    lines = lines_of(AUTOCOMPACT)
+    m = Monitor(clock=lambda: T0)
+    m.feed(b"".join(lines[17:22]))  # read as a backlog: no arrival times, up to its status: compacting
+    tracker = QuietTracker(T0)
+    tracker.prime(m.session, T0 + 5_000)
+    assert tracker.wait[0] == "compacting" and tracker.progress_ms == T0 + 5_000
+    m.feed(b"".join(lines[22:28]))  # the compaction ended, the run went on
+    again = QuietTracker(T0)
+    again.prime(m.session, T0)
+    assert again.wait is None
 
 
 @needs_shared
