@@ -1,8 +1,9 @@
 """Alerts that reach the user: one stream of alerts, read by the TUI's notifications, ``--notify``,
 ``--plain``, and sent out by Apprise (``--alert URL``) and a command (``--alert-cmd``).
 
-Kinds: ``waiting`` (an ``interaction_query`` waits for an answer), ``stalled`` and ``budget``
-(:mod:`cursor_watch.guard`), ``loop`` (a tool call repeated ``--max-repeats`` times:
+Kinds: ``waiting`` (an ``interaction_query`` waits for an answer), ``stalled`` (an unexplained
+quiet past ``--stall``, an explained one past ``--stall-explained``: :mod:`cursor_watch.quiet`)
+and ``budget`` (:mod:`cursor_watch.guard`), ``loop`` (a tool call repeated ``--max-repeats`` times:
 :mod:`cursor_watch.loops`), ``failed`` (a run ended in error, or without a result) and ``ended``
 (a run ended with a successful result). A run still in progress when cursor-watch stopped
 watching it (``Run.observed_until_stop``: a followed file or a pipe, stopped by a signal or a
@@ -33,8 +34,9 @@ from typing import Any
 
 import orjson
 
-from .guard import DISPLAY_STALL_S, Limits, RunTimes, breaches, remember, stall_of
+from .guard import DISPLAY_STALL_S, Limits, RunTimes, breaches, quiet_now, remember, stall_of
 from .loops import loop_label
+from .quiet import QUIET_SHOW_S, CpuSampler, Quiet
 from .runs import RESTART_REASONS
 from .safe import visible_line
 
@@ -128,46 +130,88 @@ class AlertRules:
                  replay: bool = False) -> None:
         self.limits = limits or Limits()
         self.stall_s = self.limits.stall_s or DISPLAY_STALL_S
+        self.quiet_show_s = min(QUIET_SHOW_S, self.stall_s)  # a quiet this long says why
         self._clock = clock or (lambda: time.time() * 1000.0)
         self.replay = replay
         self._times: dict[int, tuple[Any, RunTimes]] = {}
         self._raised: dict[int, set[str]] = {}
         self._waits: dict[int, int] = {}  # run -> queries already alerted
+        self._cpu: dict[int, CpuSampler] = {}  # pid -> its sampler (one process may write several runs)
+        self._said: dict[int, tuple[float, str]] = {}  # run -> (since_ms, reason) of the quiet last told
 
     def times_of(self, run: Any) -> RunTimes:
         """The run's arrival times (made on first use)."""
         entry = self._times.get(id(run))
         if entry is None:
             times = RunTimes(self._clock())
+            times.quiet.prime(run.session, times.seen_ms)  # what a followed file's backlog said
             entry = self._times[id(run)] = (run, times)
             remember(run.session, times)
         return entry[1]
 
-    def observe(self, run: Any, changes: list[tuple[str, Any]], live: bool) -> None:
-        """A batch of the run's changes arrived (``live``: from a live source)."""
-        self.times_of(run).observe(run.session, changes, self._clock(), live or self.replay)
+    def observe(self, run: Any, changes: list[tuple[str, Any]], live: bool, pid: int | None = None) -> None:
+        """A batch of the run's changes arrived (``live``: from a live source; ``pid``: the spawned
+        command's process, whose CPU time explains a quiet)."""
+        times = self.times_of(run)
+        if pid is not None and times.cpu is None:
+            sampler = self._cpu.get(pid)
+            if sampler is None:
+                try:
+                    sampler = self._cpu[pid] = CpuSampler(pid, self._clock)
+                except ImportError:  # psutil is a dependency; an odd install explains less
+                    sampler = None
+            times.cpu = sampler
+        times.observe(run.session, changes, self._clock(), live or self.replay)
+
+    def quiet(self, run: Any, now_ms: float | None = None) -> Quiet | None:
+        """The run's quiet now when it has lasted :data:`~cursor_watch.quiet.QUIET_SHOW_S`, or the
+        stall duration if shorter (what the views show), else None."""
+        entry = self._times.get(id(run))
+        if entry is None:
+            return None
+        q = quiet_now(run.session, entry[1], self._clock() if now_ms is None else now_ms)
+        return q if q is not None and q.for_ms >= self.quiet_show_s * 1000.0 else None
+
+    def quiet_news(self, now_ms: float | None = None) -> list[tuple[Any, Quiet]]:
+        """``(run, quiet)`` for each live run whose quiet reached its showing time (:meth:`quiet`) or
+        changed reason since last asked (``--plain`` prints them)."""
+        now = self._clock() if now_ms is None else now_ms
+        out = []
+        for key, (run, times) in list(self._times.items()):
+            if not times.live:
+                continue
+            q = self.quiet(run, now)
+            if q is None:
+                continue
+            mark = (q.since_ms, q.reason + str(q.explained))
+            if self._said.get(key) != mark:
+                self._said[key] = mark
+                out.append((run, q))
+        return out
 
     def stall(self, run: Any, now_ms: float | None = None) -> Any:
         """The run's :class:`~cursor_watch.guard.Stall` now, or None (what the views show)."""
         entry = self._times.get(id(run))
         if entry is None:
             return None
-        return stall_of(run.session, entry[1], self._clock() if now_ms is None else now_ms, self.stall_s)
+        return stall_of(run.session, entry[1], self._clock() if now_ms is None else now_ms, self.stall_s,
+                        self.limits.stall_explained_s)
 
     def check(self, now_ms: float | None = None) -> list[Alert]:
         """The alerts to raise now, in run order."""
         now = self._clock() if now_ms is None else now_ms
         out: list[Alert] = []
+        for sampler in self._cpu.values():
+            sampler.sample(now)
         for key, (run, times) in list(self._times.items()):
             if not times.live:
                 continue
             s = run.session
             raised = self._raised.setdefault(key, set())
-            stall = stall_of(s, times, now, self.stall_s)
+            times.quiet.track(quiet_now(s, times, now), now, self.quiet_show_s)
+            stall = stall_of(s, times, now, self.stall_s, self.limits.stall_explained_s)
             if times.track(stall, now):
-                out.append(self._alert("stalled", run, now, stall.label(), {
-                    "stall": {"since_ms": int(stall.since_ms), "for_ms": int(stall.for_ms), "call_id": stall.call_id,
-                              "tool": stall.tool, "summary": stall.summary}}))
+                out.append(self._alert("stalled", run, now, stall.label(), {"stall": stall.to_json()}))
             if self.limits.budgets and "budget" not in raised:
                 over = breaches(s, self.limits, times, now)
                 if over:
@@ -404,7 +448,10 @@ class AlertOutlet:
         deliverer: where alerts go out (may have no targets).
         kinds: kinds sent out (``--alert-on``); ``stalled`` only when ``send_stalls`` (``--stall`` given).
         on_alert: a view's callback for every alert (the TUI's notification, ``--plain``'s line).
-        on_budget: called with an alert of kind ``budget`` or ``loop`` (``--enforce`` stops the command).
+        on_budget: called with an alert of kind ``budget`` or ``loop`` (``--enforce`` stops the command),
+            and of kind ``stalled`` when ``enforce_stalls`` (``--enforce`` with ``--stall``).
+        on_quiet: called with ``(run, quiet)`` when a live run's quiet reaches
+            :data:`~cursor_watch.quiet.QUIET_SHOW_S` or changes reason (``--plain``'s line).
         on_note: called with ``(run, changes)`` when a failed delivery is noted on a run (the
             view shows the note like any other).
     """
@@ -412,8 +459,11 @@ class AlertOutlet:
     def __init__(self, rules: AlertRules, deliverer: Deliverer, kinds: frozenset[str] = DEFAULT_KINDS,
                  send_stalls: bool = False, on_alert: Callable[[Alert], None] | None = None,
                  on_budget: Callable[[Alert], None] | None = None,
-                 on_note: Callable[[Any, list], None] | None = None) -> None:
+                 on_note: Callable[[Any, list], None] | None = None, enforce_stalls: bool = False,
+                 on_quiet: Callable[[Any, Quiet], None] | None = None) -> None:
         self.rules = rules
+        self.enforce_stalls = enforce_stalls
+        self.on_quiet = on_quiet
         self.on_note = on_note
         self.deliverer = deliverer
         self.kinds = kinds if send_stalls else kinds - {"stalled"}
@@ -421,12 +471,13 @@ class AlertOutlet:
         self.on_budget = on_budget
         self.raised: list[Alert] = []
 
-    def observe(self, run: Any, changes: list[tuple[str, Any]], live: bool) -> None:
+    def observe(self, run: Any, changes: list[tuple[str, Any]], live: bool, pid: int | None = None) -> None:
         """A batch of changes: update the rules and raise what they now say (a budget at once).
-        A replayed run costs nothing here unless ``--alert-replay`` (it raises no alert)."""
+        A replayed run costs nothing here unless ``--alert-replay`` (it raises no alert).
+        ``pid``: the spawned command's process (its CPU explains a quiet)."""
         if not (live or self.rules.replay):
             return
-        self.rules.observe(run, changes, live)
+        self.rules.observe(run, changes, live, pid)
         if changes:
             self.check()
 
@@ -434,13 +485,17 @@ class AlertOutlet:
         """Raise the alerts due now: to the view, the receivers, the budget hook; note failed
         deliveries on their runs."""
         alerts = self.rules.check(now_ms)
+        if self.on_quiet is not None:  # why it is quiet, before what that makes it
+            for run, quiet in self.rules.quiet_news(now_ms):
+                self.on_quiet(run, quiet)
         for alert in alerts:
             self.raised.append(alert)
             if self.on_alert is not None:
                 self.on_alert(alert)
             if alert.kind in self.kinds:
                 self.deliverer.send(alert)
-            if alert.kind in ENFORCED and self.on_budget is not None:
+            if self.on_budget is not None and (alert.kind in ENFORCED or (alert.kind == "stalled"
+                                                                          and self.enforce_stalls)):
                 self.on_budget(alert)
         self.note_failures()
         return alerts

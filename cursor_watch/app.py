@@ -32,6 +32,7 @@ from .costs import run_cost, usage_of
 from .fmt import cost_label, short_duration
 from .canonical import agent_short
 from .guard import Limits, Stall
+from .quiet import Quiet, process_id
 from .model import Session
 from .runner import RESULT_EXIT_GRACE_S, Feed, Monitor, Watch
 from .loops import display_repeats
@@ -129,7 +130,8 @@ class CursorWatchApp(App):
         self.notify_stalls = limits is not None and limits.stall_s is not None
         self.alerts = AlertOutlet(AlertRules(limits, clock=alert_clock, replay=alert_replay), deliverer or Deliverer(),
                                   alert_on or DEFAULT_KINDS, send_stalls=self.notify_stalls, on_alert=self._show_alert,
-                                  on_budget=self._enforce if enforce else None, on_note=self._on_changes)
+                                  on_budget=self._enforce if enforce else None, on_note=self._on_changes,
+                                  enforce_stalls=enforce and self.notify_stalls)
         self.watch = Watch(sources, speed=speed, result_grace=result_grace, on_signal=self._on_signal,
                            install_signals=install_signals, clock=self._clock, on_stderr=self._on_stderr,
                            directories=directories, follow=follow, fmt=fmt)
@@ -281,7 +283,7 @@ class CursorWatchApp(App):
     def _on_changes(self, run: Run, changes: list[tuple[str, Any]]) -> None:
         live = self.feed_of(run).live
         self.activity_of(run).observe(run, changes, self._monotonic(), live)
-        self.alerts.observe(run, changes, live)
+        self.alerts.observe(run, changes, live, process_id(self.feed_of(run)))
         if run is self._shown:
             self._pending.extend(changes)
         self._dirty.add(id(run))
@@ -410,7 +412,8 @@ class CursorWatchApp(App):
             self.ring(visible_line(label), alert.text)
 
     def _enforce(self, alert: Alert) -> None:
-        """``--enforce``: a run went past a budget; stop the command (exit status 3)."""
+        """``--enforce``: a run went past a budget, or stalled with ``--stall``; stop the command
+        (exit status 3)."""
         if self.watch.stop_for_budget(alert.text):
             self.notify(f"{alert.text}: stopping the command (--enforce)", title="cursor-watch", severity="error")
             self.call_later(self._exit_when_done)
@@ -418,6 +421,11 @@ class CursorWatchApp(App):
     def stall_of(self, run: Run) -> Stall | None:
         """The run's stall now (shown in the header and the runs list), or None."""
         return self.alerts.rules.stall(run)
+
+    def quiet_of(self, run: Run) -> Quiet | None:
+        """The live run's quiet and its reason, once it has lasted ``quiet.QUIET_SHOW_S`` (the
+        header and the runs list say it), or None."""
+        return self.alerts.rules.quiet(run)
 
     def ring(self, title: str, body: str) -> None:
         """``--notify``: the terminal bell, then OSC 9 and OSC 777 desktop notifications.
@@ -449,6 +457,9 @@ class CursorWatchApp(App):
         if stall is not None:
             state = f"stalled {short_duration(stall.for_ms)}"
             activity = stall.label()
+        elif is_live_state(state) and state != "waiting" and (quiet := self.quiet_of(run)) is not None:
+            state = f"quiet {short_duration(quiet.for_ms)}"
+            activity = quiet.why  # (the state says how long)
         elif s.loops.peak >= display_repeats():  # a loop says more than the last activity
             worst = s.loops.worst()
             if worst is not None:

@@ -156,7 +156,10 @@ def build_parser() -> argparse.ArgumentParser:
     guard = p.add_argument_group("stalls and budgets (per run)")
     guard.add_argument("--stall", metavar="DURATION",
                        help="a live run with no event, or one tool call running, for DURATION (90s, 10m) is stalled "
-                            "(shown after 5m without this option; alerts only with it)")
+                            "(shown after 5m without this option; alerts only with it) unless something explains the "
+                            "quiet: a heartbeat, a compaction, a rate limit, a retry, a busy process")
+    guard.add_argument("--stall-explained", metavar="DURATION",
+                       help="an explained quiet is stalled only after DURATION (default 4 times --stall)")
     guard.add_argument("--max-duration", metavar="DURATION", help="budget: a run's duration (e.g. 30m)")
     guard.add_argument("--max-tool-calls", type=int, metavar="N", help="budget: tool calls per run")
     guard.add_argument("--max-failures", type=int, metavar="N", help="budget: failed tool calls per run")
@@ -169,7 +172,7 @@ def build_parser() -> argparse.ArgumentParser:
                             "command retried, the same call again) is looping: a loop alert (the views mark it "
                             "at 3 without this option)")
     guard.add_argument("--enforce", action="store_true",
-                       help="spawn mode: a run past a budget (or looping: --max-repeats) stops the command (TERM, then "
+                       help="spawn mode: a run past a budget, looping (--max-repeats) or stalled (--stall) stops the command (TERM, then "
                             "KILL) and cursor-watch exits 3")
     alerts = p.add_argument_group("alerts (--alert needs pip install 'cursor-watch[alerts]')")
     alerts.add_argument("--alert", action="append", default=[], metavar="URL",
@@ -352,15 +355,18 @@ def _limits(ns: argparse.Namespace, stall_s: float | None, command: list[str]) -
             raise UsageError(f"--{name.replace('_', '-')} must be a number >= 0")
     if ns.max_repeats is not None and ns.max_repeats < 2:
         raise UsageError("--max-repeats must be 2 or more (a call made twice is repeated once)")
-    limits = Limits(stall_s=stall_s,
+    explained_s = _duration(ns.stall_explained, "--stall-explained") if ns.stall_explained is not None else None
+    if explained_s is not None and stall_s is not None and explained_s < stall_s:
+        raise UsageError("--stall-explained must be at least --stall (an explained quiet waits longer)")
+    limits = Limits(stall_s=stall_s, stall_explained_s=explained_s,
                     max_duration_s=_duration(ns.max_duration, "--max-duration") if ns.max_duration else None,
                     max_tool_calls=ns.max_tool_calls, max_failures=ns.max_failures, max_tokens=ns.max_tokens,
                     max_cost_usd=ns.max_cost, max_repeats=ns.max_repeats)
     if ns.enforce and not command:
         raise UsageError("--enforce stops a spawned command: run it after -- (files and pipes can't be stopped)")
-    if ns.enforce and not limits.budgets:
+    if ns.enforce and not limits.budgets and stall_s is None:
         raise UsageError("--enforce needs a budget (--max-duration, --max-tool-calls, --max-failures, --max-tokens, "
-                         "--max-cost or --max-repeats)")
+                         "--max-cost or --max-repeats) or --stall")
     return limits
 
 
@@ -614,9 +620,9 @@ def make_deliverer(opts: Options) -> Any:
 
 
 def make_outlet(opts: Options, watch: Watch, on_alert: Any = None, on_note: Any = None,
-                clock: Any = None) -> Any:
+                clock: Any = None, on_quiet: Any = None) -> Any:
     """The watch's alert stream (``alerts.AlertOutlet``): rules from the options, the deliverer,
-    ``--enforce`` wired to stop the command."""
+    ``--enforce`` wired to stop the command (on a budget, and on a stall with ``--stall``)."""
     from .alerts import DEFAULT_KINDS, AlertOutlet, AlertRules
 
     on_budget = None
@@ -628,7 +634,8 @@ def make_outlet(opts: Options, watch: Watch, on_alert: Any = None, on_note: Any 
     rules = AlertRules(opts.limits, clock=clock, replay=opts.alert_replay)
     deliverer = getattr(opts, "deliverer", None) or make_deliverer(opts)
     return AlertOutlet(rules, deliverer, opts.alert_on or DEFAULT_KINDS, send_stalls=opts.stall_s is not None,
-                       on_alert=on_alert, on_budget=on_budget, on_note=on_note)
+                       on_alert=on_alert, on_budget=on_budget, on_note=on_note,
+                       enforce_stalls=opts.enforce and opts.stall_s is not None, on_quiet=on_quiet)
 
 
 class _LiveAlerts:
@@ -644,7 +651,9 @@ class _LiveAlerts:
     def observe(self, run: Any, changes: list) -> None:
         feed = self.watch.feed_of(run)
         if feed is not None:
-            self.outlet.observe(run, changes, feed.live)
+            from .quiet import process_id
+
+            self.outlet.observe(run, changes, feed.live, process_id(feed))
 
     async def _tick(self) -> None:
         while True:
@@ -652,9 +661,10 @@ class _LiveAlerts:
             self.outlet.check()
 
 
-def start_alerts(opts: Options, watch: Watch, on_alert: Any = None, on_note: Any = None) -> _LiveAlerts:
+def start_alerts(opts: Options, watch: Watch, on_alert: Any = None, on_note: Any = None,
+                 on_quiet: Any = None) -> _LiveAlerts:
     """Attach the alert stream (:func:`make_outlet`) to ``watch.outlets`` and start its checks."""
-    live = _LiveAlerts(make_outlet(opts, watch, on_alert=on_alert, on_note=on_note), watch)
+    live = _LiveAlerts(make_outlet(opts, watch, on_alert=on_alert, on_note=on_note, on_quiet=on_quiet), watch)
     watch.outlets.append(live)
     return live
 
@@ -951,7 +961,7 @@ async def run_headless(opts: Options) -> int:
     outlet = start_otlp(opts, watch)
     ticks = _start_ticks(opts, watch)
     # stalls are shown (after 5 minutes unless --stall), budgets and alerts checked, on live runs
-    alerts = start_alerts(opts, watch, on_alert=printer.alert, on_note=printer.handle)
+    alerts = start_alerts(opts, watch, on_alert=printer.alert, on_note=printer.handle, on_quiet=printer.quiet)
     try:
         code = await watch.run(printer.handle, close=False)
     except OutputClosed:

@@ -2,7 +2,10 @@
 
 A run is **stalled** when it is live, not finished, not waiting for an answer
 (``interaction_query``: its own state), and either one tool call has been running for the stall
-duration or nothing has arrived for that long. A replayed file is never stalled: it ended, with
+duration or nothing has arrived for that long, and nothing explains it
+(:mod:`cursor_watch.quiet`: a heartbeat, a compaction, a rate limit, a retry backoff, a busy
+process tree); an explained quiet is stalled only past the second, longer limit
+(``--stall-explained``, default :data:`EXPLAINED_FACTOR` times the stall duration). A replayed file is never stalled: it ended, with
 or without a result. Times are measured on the watcher's clock, when the events *arrived*: a
 stream's own ``startedAtMs`` may come from another machine, or from a capture made long ago.
 
@@ -24,9 +27,11 @@ from typing import Any
 
 from .costs import live_usage_of, run_cost, total_tokens
 from .fmt import plural, short_duration, usd
+from .quiet import CpuSampler, Quiet, QuietTracker, quiet_of
 from .tools import STATUS_FAILURE
 
 DISPLAY_STALL_S = 300.0  # the TUI and --plain show a stall after 5 minutes unless --stall says otherwise
+EXPLAINED_FACTOR = 4.0  # an explained quiet is a stall past this many stall durations (unless --stall-explained)
 
 
 @dataclass(frozen=True)
@@ -35,6 +40,8 @@ class Limits:
 
     Attributes:
         stall_s: seconds without progress that make a run stalled (``--stall``).
+        stall_explained_s: seconds of an explained quiet that make it stalled (``--stall-explained``;
+            None: :data:`EXPLAINED_FACTOR` times ``stall_s``).
         max_duration_s: seconds (``--max-duration``); max_tool_calls, max_failures, max_tokens: counts;
         max_cost_usd: USD (``--max-cost``).
         max_repeats: repeats of one tool call that make a run looping (``--max-repeats``: a ``loop``
@@ -42,6 +49,7 @@ class Limits:
     """
 
     stall_s: float | None = None
+    stall_explained_s: float | None = None
     max_duration_s: float | None = None
     max_tool_calls: int | None = None
     max_failures: int | None = None
@@ -64,6 +72,8 @@ class Stall:
         since_ms: when it began (the clock's epoch ms: the call's arrival, or the last event's).
         for_ms: how long it has lasted.
         call_id, tool, summary: the tool call it waits on ("" when nothing runs).
+        quiet: the quiet's reason (:class:`~cursor_watch.quiet.Quiet`), or None.
+        limit_ms: the limit it went past (the stall duration, or the explained one).
     """
 
     since_ms: float
@@ -71,15 +81,42 @@ class Stall:
     call_id: str = ""
     tool: str = ""
     summary: str = ""
+    quiet: Quiet | None = None
+    limit_ms: float = 0.0
+
+    @property
+    def explained(self) -> bool:
+        """Something explains the quiet (it went past the explained limit)."""
+        return self.quiet is not None and self.quiet.explained
 
     @property
     def what(self) -> str:
         """``shell npm test``, or ``no event`` when no call runs."""
         return f"{self.tool} {self.summary}".strip() if self.call_id else "no event"
 
+    @property
+    def why(self) -> str:
+        """``unexplained: process idle, 0 % CPU``, ``explained (compacting) but past 20m``, or ""."""
+        q = self.quiet
+        if q is None:
+            return ""
+        why = q.evidence or q.why
+        if q.explained:
+            return f"explained ({why}) but past {short_duration(self.limit_ms)}"
+        return "unexplained" if q.reason == "none" else f"unexplained: {why}"
+
     def label(self) -> str:
-        """``stalled 6m: shell npm test`` (stream text: escape it before showing)."""
-        return f"stalled {short_duration(self.for_ms)}: {self.what}"
+        """``stalled 6m: shell npm test (unexplained: no heartbeat, 0 % CPU)`` (stream text:
+        escape it before showing)."""
+        why = self.why
+        return f"stalled {short_duration(self.for_ms)}: {self.what}" + (f" ({why})" if why else "")
+
+    def to_json(self) -> dict:
+        """The alert's ``stall`` details: ``since_ms``, ``for_ms``, ``call_id``, ``tool``, ``summary``,
+        ``explained``, ``quiet`` (:meth:`~cursor_watch.quiet.Quiet.to_json`, or null)."""
+        return {"since_ms": int(self.since_ms), "for_ms": int(self.for_ms), "call_id": self.call_id,
+                "tool": self.tool, "summary": self.summary, "explained": self.explained,
+                "quiet": self.quiet.to_json() if self.quiet is not None else None}
 
 
 @dataclass(frozen=True)
@@ -128,7 +165,7 @@ class RunTimes:
     """
 
     __slots__ = ("seen_ms", "last_ms", "calls", "open_queries", "queries", "waiting_since_ms", "live", "_stall", "stalls",
-                 "__weakref__")
+                 "quiet", "cpu", "__weakref__")
 
     def __init__(self, seen_ms: float) -> None:
         self.seen_ms = seen_ms
@@ -140,6 +177,8 @@ class RunTimes:
         self.live = False
         self._stall: dict | None = None
         self.stalls: list[dict] = []
+        self.quiet = QuietTracker(seen_ms)  # why it is quiet (cursor_watch.quiet)
+        self.cpu: CpuSampler | None = None  # spawn mode: the agent's process tree
 
     def observe(self, session: Any, changes: list[tuple[str, Any]], now_ms: float, live: bool) -> None:
         """Take a batch of the run's changes that arrived at ``now_ms``."""
@@ -148,6 +187,7 @@ class RunTimes:
         if not changes:
             return
         self.last_ms = now_ms
+        self.quiet.observe(session, changes, now_ms, self.calls)
         for kind, key in changes:
             if kind == "tool_started":
                 self.calls[key] = now_ms
@@ -186,36 +226,58 @@ class RunTimes:
         if self._stall is not None:
             self.track(None, now_ms)
         self._stall = {"start_ms": int(stall.since_ms), "end_ms": None, "duration_ms": None,
-                       "call_id": stall.call_id, "tool": stall.tool, "summary": stall.summary, "observed": "live"}
+                       "call_id": stall.call_id, "tool": stall.tool, "summary": stall.summary, "observed": "live",
+                       "explained": stall.explained, "why": stall.why}
         self.stalls.append(self._stall)
         return True
 
 
-def stall_of(session: Any, times: RunTimes | None, now_ms: float, stall_s: float | None) -> Stall | None:
+def quiet_now(session: Any, times: RunTimes | None, now_ms: float, since_ms: float | None = None) -> Quiet | None:
+    """The live run's quiet period and its reason at ``now_ms`` (:mod:`cursor_watch.quiet`), or
+    None (not watched live, or finished); ``since_ms``: from then (a call's start), not from
+    its last progress."""
+    if times is None or not times.live or session.ended or session.result is not None:
+        return None
+    return quiet_of(session, times.quiet, now_ms, times.calls, times.open_queries, times.cpu, since_ms)
+
+
+def stall_of(session: Any, times: RunTimes | None, now_ms: float, stall_s: float | None,
+             explained_s: float | None = None) -> Stall | None:
     """The run's stall at ``now_ms`` (None: not stalled; see the module doc).
 
     Args:
         times: the run's arrival times (None: not watched live, never stalled).
         stall_s: the stall duration in seconds (None: stalls are off).
+        explained_s: the explained quiet's limit in seconds (None: :data:`EXPLAINED_FACTOR`
+            times ``stall_s``).
     """
     if times is None or not times.live or not stall_s or session.ended or session.result is not None:
         return None
     if times.open_queries:
         return None  # waiting for an answer: its own state
-    limit = stall_s * 1000.0
+    unexplained = stall_s * 1000.0
+    longer = (explained_s if explained_s is not None else stall_s * EXPLAINED_FACTOR) * 1000.0
     if times.calls:
         call_id, started = min(times.calls.items(), key=lambda kv: kv[1])
-        if now_ms - started >= limit:
-            call = session.tool_calls.get(call_id)
-            tool, summary = (call.tool, call.summary) if call is not None else ("", "")
-            return Stall(started, now_ms - started, call_id, tool, summary)
+        if now_ms - started >= unexplained:  # the call's own heartbeat, the CPU since it began
+            quiet = quiet_now(session, times, now_ms, started)
+            limit = longer if quiet is not None and quiet.explained else unexplained
+            if now_ms - started >= limit:
+                call = session.tool_calls.get(call_id)
+                tool, summary = (call.tool, call.summary) if call is not None else ("", "")
+                return Stall(started, now_ms - started, call_id, tool, summary, quiet, limit)
+    quiet = quiet_now(session, times, now_ms)
+    limit = longer if quiet is not None and quiet.explained else unexplained
     idle = now_ms - times.last_ms
+    if quiet is not None:
+        idle = max(idle, quiet.for_ms)  # heartbeats are not progress
     if idle >= limit:
+        since = now_ms - idle
         running = session.running_calls()
         call = running[0] if running else None
         if call is not None:
-            return Stall(times.last_ms, idle, call.call_id, call.tool, call.summary)
-        return Stall(times.last_ms, idle)
+            return Stall(since, idle, call.call_id, call.tool, call.summary, quiet, limit)
+        return Stall(since, idle, quiet=quiet, limit_ms=limit)
     return None
 
 
@@ -303,3 +365,14 @@ def stall_periods(session: Any, stall_s: float | None = None) -> list[dict]:
     if times is not None:
         out.extend(dict(p) for p in times.stalls if p["call_id"] not in covered)
     return out
+
+
+def quiet_periods(session: Any) -> list[dict] | None:
+    """The run's quiet periods seen live (at least :data:`~cursor_watch.quiet.QUIET_SHOW_S` long), for
+    the summary's ``quiet``: ``{"start_ms", "end_ms", "duration_ms", "reason", "explained", "why",
+    "cpu_percent"}`` (``end_ms`` None while it lasts); None when the run was not watched live (a
+    replay has no clock to be quiet on)."""
+    times = getattr(session, "live_times", None)
+    if times is None or not times.live:
+        return None
+    return [dict(p) for p in times.quiet.periods]

@@ -493,6 +493,8 @@ class Session:
             sp, _CALL_STATE, ToolCall.from_state, _call_id_of, _index_of, _done, hot, batch)
         # (their states read by attrgetters: a state() call per record cost more than its pickle)
         self.notes: SpillList[Note] = SpillList(sp, "notes", _NOTE_STATE, _from_args(Note), hot, batch)
+        # the agent's fields of the notes that explain a quiet (note index -> fields; cursor_watch.quiet)
+        self.note_fields: dict[int, dict[str, Any]] = {}
         self.diagnostics: SpillList[Diagnostic] = SpillList(
             sp, "diagnostics", _DIAGNOSTIC_STATE, _from_args(Diagnostic), hot, batch)
         self.unknown: SpillList[UnknownEvent] = SpillList(sp, "unknown", _UNKNOWN_STATE, _from_args(UnknownEvent), hot, batch)
@@ -987,6 +989,8 @@ class Session:
                 changes.append((CHANGE_TOOL_UPDATED, call_id))
         if ev.kind == "compaction":
             self.context.add_compaction(ev.fields, ev.line, ev.ts)
+        if ev.fields is not None and ev.kind in _QUIET_NOTE_KINDS:
+            self.note_fields[len(self.notes)] = ev.fields
         return changes + self._note(ev.kind, ev.subtype, ev.text, ev, call_id, ev.detail)
 
     def _usage(self, ev: UsageUpdate) -> list[tuple[str, Any]]:
@@ -1072,6 +1076,9 @@ def _detail(status: str, outcome: str, reason: str, exit_code: int | None) -> st
 
 _RUN_FIELDS = ("session_id", "model", "cwd", "api_key_source", "permission_mode", "agent", "agent_version", "tools",
                "mcp_servers")
+
+# notes whose fields cursor_watch.quiet reads (a compaction status, a rate limit's reset, a retry's delay)
+_QUIET_NOTE_KINDS = frozenset({"status", "rate_limit", "retry", "connection"})
 
 _HANDLERS: dict[type, Callable[..., list]] = {
     RunStart: Session._run_start,

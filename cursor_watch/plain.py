@@ -428,6 +428,17 @@ class RunsPrinter:
         finally:
             self.writer.flush()
 
+    def quiet(self, run: Any, quiet: Any) -> None:
+        """One line when a live run has been quiet for a while, and when its reason changes
+        (``~ quiet 30s: compacting``; :mod:`cursor_watch.quiet`), within its run's output."""
+        pieces: list[Piece] = [(f"~ {visible_line(quiet.label())}", None)]
+        if not quiet.explained:
+            pieces.append((" (unexplained)", None))
+        try:
+            self._printer(run)._print(pieces, "yellow" if quiet.explained else "bold yellow")
+        finally:
+            self.writer.flush()
+
     def stderr(self, line: str) -> None:
         """A stderr line of the spawned command, printed within the current run."""
         if self._current is not None:

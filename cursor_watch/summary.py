@@ -20,7 +20,7 @@ import orjson
 
 from .context import context_json
 from .costs import cost_json, run_cost
-from .guard import breaches, stall_periods, summary_limits
+from .guard import breaches, quiet_periods, stall_periods, summary_limits
 from .model import Segment, Session, ThinkingBlock
 from .output import error_line, write_private
 from .runs import Run
@@ -88,6 +88,7 @@ def _summary_fields(session: Session, stderr_tail: list[str] | None, redact: Any
         ("budget", [b.to_json() for b in breaches(s, limits)]),
         ("loops", s.loops.to_json()),
         ("context", context_json(s.context, s.model, s.agent)),
+        ("quiet", quiet_periods(s)),
     ]
     if redact is None:
         return fields

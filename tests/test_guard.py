@@ -57,7 +57,7 @@ def test_a_call_running_as_long_as_the_stall_duration_is_named():
     run.feed(init() + started("c1", "npm test", 1), T0)
     assert stall_of(run.s, run.times, T0 + 359_000, 360) is None
     stall = stall_of(run.s, run.times, T0 + 360_000, 360)
-    assert stall.label() == "stalled 6m: shell npm test" and stall.call_id == "c1" and stall.since_ms == T0
+    assert stall.label() == "stalled 6m: shell npm test (unexplained: no heartbeat)" and stall.call_id == "c1" and stall.since_ms == T0
     # an event of another kind arriving does not un-stall the long call
     run.feed(line(type="thinking", subtype="delta", text="hm", session_id="s", timestamp_ms=2), T0 + 300_000)
     assert stall_of(run.s, run.times, T0 + 370_000, 360).call_id == "c1"
@@ -69,7 +69,7 @@ def test_silence_with_nothing_running_is_a_stall_of_no_event():
     run = Live()
     run.feed(init() + line(type="thinking", subtype="delta", text="x", session_id="s", timestamp_ms=1), T0)
     assert stall_of(run.s, run.times, T0 + 89_000, 90) is None
-    assert stall_of(run.s, run.times, T0 + 90_000, 90).label() == "stalled 1m: no event"
+    assert stall_of(run.s, run.times, T0 + 90_000, 90).label() == "stalled 1m: no event (unexplained)"
     assert stall_of(run.s, run.times, T0 + 90_000, None) is None  # stalls off
 
 
@@ -98,7 +98,8 @@ def test_stall_periods_open_and_close_and_reach_the_summary():
     run.feed(line(type="thinking", subtype="completed", session_id="s", timestamp_ms=2), T0 + 4_000)
     run.times.track(stall_of(run.s, run.times, T0 + 4_000, 2), T0 + 4_000)  # ended
     assert stall_periods(run.s, 2) == [{"start_ms": int(T0), "end_ms": int(T0) + 4_000, "duration_ms": 4_000,
-                                        "call_id": "", "tool": "", "summary": "", "observed": "live"}]
+                                        "call_id": "", "tool": "", "summary": "", "observed": "live",
+                                        "explained": False, "why": "unexplained"}]
 
 
 def test_recorded_stall_periods_come_from_the_calls_own_times():

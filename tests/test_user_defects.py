@@ -75,7 +75,8 @@ def test_a_stall_notice_names_the_tool_once():
     times.observe(m.session, m.feed(first_two), T0, True)
     stall = stall_of(m.session, times, T0 + 360_000, 360)
     assert stall is not None
-    assert stall.label() == "stalled 6m: ToolSearch query=select:mcp__lean_beam__lean_sync,mcp__lean_beam__lean_goals"
+    assert stall.label() == ("stalled 6m: ToolSearch query=select:mcp__lean_beam__lean_sync,mcp__lean_beam__lean_goals "
+                             "(unexplained: no heartbeat)")
 
 
 @needs_streams

@@ -236,6 +236,10 @@ class RunScreen(Finder, Screen):
         stall = stall_of(self.run) if stall_of is not None and live.state in ("streaming", "idle") else None
         if stall is not None:
             live.state, live.stall = "stalled", stall.label()
+        quiet_of = getattr(self.app, "quiet_of", None)
+        quiet = quiet_of(self.run) if quiet_of is not None and live.state in ("streaming", "idle") else None
+        if quiet is not None:
+            live.quiet, live.quiet_explained = quiet.label(), quiet.explained
         progress = source.progress() if isinstance(source, FileSource) else None
         if progress is not None and not watch_ended and live.state in ("streaming", "idle"):
             live.state, live.progress = "reading", progress

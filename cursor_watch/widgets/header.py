@@ -59,6 +59,8 @@ class LiveState:
     new_entries: int = 0
     progress: float | None = None
     stall: str = ""  # "stalled 6m: shell npm test" when the state is "stalled"
+    quiet: str = ""  # "quiet 4m: compacting": why a live run is quiet (cursor_watch.quiet), said in place of its state
+    quiet_explained: bool = True
 
 
 class SessionHeader(Static):
@@ -265,9 +267,14 @@ def _state_line(s: Session, live: LiveState, width: int | None = None) -> Text:
         label = f"idle for {int(live.idle_s)} s"
     elif live.state == "stalled":
         label = visible_line(live.stall)
+    if live.quiet and live.state in ("idle", "streaming"):
+        label = visible_line(live.quiet)
     elif live.exit_status is not None and live.state in ("success", "error", "incomplete"):
         label = f"{live.state} · exit {live.exit_status}"
-    parts = [Part(0, 100, [_text((f" {label} ", STATE_STYLE.get(live.state, "bold")))])]
+    style = STATE_STYLE.get(live.state, "bold")
+    if live.quiet and live.state in ("idle", "streaming"):
+        style = STATE_STYLE["idle" if live.quiet_explained else "stalled"]
+    parts = [Part(0, 100, [_text((f" {label} ", style))])]
     running = s.running_calls()
     if live.state == "stalled" and len(running) == 1:
         running = []  # the stall names it

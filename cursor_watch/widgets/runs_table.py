@@ -44,7 +44,7 @@ MIDDLE = frozenset({1})  # cut in the middle (the distinctive end of a log name,
 GAP = 1
 STATE_STYLE = {"success": "bold green", "error": "bold red", "incomplete": "bold magenta", "waiting": "bold yellow",
                "streaming": "bold cyan", "reading": "cyan", "idle": "yellow", "queued": "dim", "connecting": "dim",
-               "unreadable": "bold red", "stalled": "bold dark_orange3"}
+               "unreadable": "bold red", "stalled": "bold dark_orange3", "quiet": "yellow"}
 MARK_STYLE = {"success": "green", "error": "red", "incomplete": "magenta", "waiting": "bold yellow",
               "stalled": "bold dark_orange3", "budget": "bold red", "restart": "yellow", "loop": "bold yellow"}
 UNKNOWN = "—"  # a time the stream did not record
