@@ -32,9 +32,11 @@ async def test_the_runs_list_and_the_header_show_a_stall_and_it_is_notified_once
         clock.t += 3
         await wait_until(pilot, lambda: {r.plain()[3] for r in table.rows} == {"stalled 3s"})
         row = next(r for r in table.rows if r.source == "agent-a")
-        assert row.plain()[10] == "stalled 3s: shell npm test" and row.mark == "stalled"
+        # (the stall says why it is one: no event since the call began, and no heartbeat from it)
+        assert row.plain()[10] == "stalled 3s: shell npm test (unexplained: no heartbeat)" and row.mark == "stalled"
         await wait_until(pilot, lambda: len(app.attention_log) >= 2)
-        assert sorted(app.attention_log) == ["agent-a: stalled 3s: shell npm test", "agent-b: stalled 3s: shell npm test"]
+        assert sorted(app.attention_log) == ["agent-a: stalled 3s: shell npm test (unexplained: no heartbeat)",
+                                             "agent-b: stalled 3s: shell npm test (unexplained: no heartbeat)"]
         # an event that ends the call ends agent-a's stall: its state goes back
         await a.push(ev(type="tool_call", subtype="completed", call_id="a-1", session_id="a",
                         timestamp_ms=1_790_000_003_000,
@@ -93,5 +95,5 @@ async def test_with_stall_option_a_stall_rings_with_notify():
                          and "npm test" in text_of(app.screen.query_one(SessionHeader)))
         clock.t += 301
         await wait_until(pilot, lambda: app.terminal_notifications)
-        assert app.attention_log == ["agent-a: stalled 5m: shell npm test"]
+        assert app.attention_log == ["agent-a: stalled 5m: shell npm test (unexplained: no heartbeat)"]
         assert app.terminal_notifications[0] == "\a" and "stalled 5m" in app.terminal_notifications[1]
