@@ -57,11 +57,13 @@ def _venv(where: Path, wheel: Path) -> Path:
     """A fresh virtual environment at ``where`` with ``wheel`` installed; its python."""
     subprocess.run([sys.executable, "-m", "venv", str(where)], check=True, timeout=300)
     py = where / "bin" / "python"
+    subprocess.run([str(py), "-m", "pip", "install", "-q", "--no-deps", "--no-index", str(wheel)], check=True,
+                   timeout=300)
+    # the dependencies after the wheel: pip would take the test install's cursor-watch (the same
+    # version) for this one and install nothing
     site = subprocess.run([str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
                           capture_output=True, text=True, check=True).stdout.strip()
     Path(site, "zz_test_dependencies.pth").write_text(_site_packages() + "\n")
-    subprocess.run([str(py), "-m", "pip", "install", "-q", "--no-deps", "--no-index", str(wheel)], check=True,
-                   timeout=300)
     return py
 
 
@@ -174,23 +176,34 @@ def test_outputs_identical_compiled_and_pure(compiled_python, tmp_path):
 
 # -- a type error of ours is loud ---------------------------------------------------------------
 
-# a Text event whose line is not an int (a defect an adapter could have): the model's annotations
-# say int; compiled, the model's check raises, and that must never pass as a stream diagnostic
-_BAD_EVENT = """
+# A defect an adapter could have: an object that says it is a Text (its __class__) but is not one.
+# Pure Python reads it as one (duck typing); the compiled model's handler checks its argument's type,
+# and that failure must never pass as a stream diagnostic
+_FAKE = """
+from cursor_watch.canonical import TEXT_MESSAGE, Text
+
+
+class Fake:
+    __class__ = property(lambda self: Text)
+
+    def __init__(self, ev):
+        for k in ("line", "offset", "size", "ts", "ts_source", "natives", "src", "text", "mode", "ts_end"):
+            setattr(self, k, getattr(ev, k))
+        self.mode = TEXT_MESSAGE  # a whole message: the model's handler, not its delta fast path
+"""
+_BAD_EVENT = _FAKE + """
 import sys
-from cursor_watch.canonical import TEXT_DELTA, TIME_STREAM, Text
+from cursor_watch.canonical import TEXT_DELTA, TIME_STREAM
 from cursor_watch.model import Session
 from cursor_watch.events import Event
-native = Event({"type": "assistant"}, 1, 0, 10)
-ev = Text(native, 1000, TIME_STREAM, "hello", TEXT_DELTA)
-ev.line = "one"
+ev = Fake(Text(Event({"type": "assistant"}, 1, 0, 10), 1000, TIME_STREAM, "hello", TEXT_DELTA))
 s = Session()
 try:
     s.apply(ev)
 except Exception as err:
     print(type(err).__name__, len(s.diagnostics))
     sys.exit(0)
-print("applied", len(s.diagnostics), s.segments[0].line)
+print("applied", len(s.diagnostics), s.segments[0].text)
 """
 
 
@@ -200,25 +213,22 @@ def test_a_compiled_type_error_is_never_a_diagnostic(compiled_python):
     assert compiled.stdout.decode().split() == ["CompiledTypeError", "0"]
     # pure Python checks no annotation: the same event is applied as it is
     pure = subprocess.run([sys.executable, "-c", _BAD_EVENT], capture_output=True, cwd=ROOT, timeout=60)
-    assert pure.stdout.decode().split() == ["applied", "0", "one"]
+    assert pure.stdout.decode().split() == ["applied", "0", "hello"], pure.stderr.decode()
 
 
 def test_the_cli_says_an_internal_error_and_exits_70(compiled_python, tmp_path):
     """The whole watch: a compiled type error stops it with one line and exit 70, never exit 0
     with a wrong summary."""
     script = tmp_path / "bad_adapter.py"
-    script.write_text(
+    # the reader (interpreted) hands the model a Fake for each Text its adapter made
+    script.write_text(_FAKE + (
         "import sys\n"
-        "from cursor_watch import cli\n"
-        "from cursor_watch.formats import cursor\n"
-        "real = cursor.CursorAdapter._assistant\n"
-        "def bad(self, *a, **k):\n"
-        "    out = real(self, *a, **k)\n"
-        "    for ev in (out if isinstance(out, list) else [out]):\n"
-        "        if hasattr(ev, 'line'): ev.line = str(ev.line)\n"
-        "    return out\n"
-        "cursor.CursorAdapter._assistant = bad\n"
-        "sys.exit(cli.main(sys.argv[1:]))\n")
+        "from cursor_watch import cli, formats\n"
+        "real = formats.Reader.adapt\n"
+        "def adapt(self, items):\n"
+        "    return [Fake(ev) if type(ev) is Text else ev for ev in real(self, items)]\n"
+        "formats.Reader.adapt = adapt\n"
+        "sys.exit(cli.main(sys.argv[1:]))\n"))
     sample = SAMPLES / "plain-tools.jsonl"
     proc = _in(compiled_python, str(script), "--summary", "--json", str(sample))
     assert proc.returncode == 70, proc.stderr.decode()

@@ -354,6 +354,7 @@ async def test_tui_c_on_two_picked_runs_opens_the_same_comparison(tmp_path):
         assert isinstance(app.screen, RunsScreen)
         first = table.selected_key()
         await pilot.press("space", "down")
+        await wait_until(pilot, lambda: table.selected_key() != first)  # (a loaded machine draws it late)
         second = table.selected_key()
         assert table.picked == [first] and second != first
         await pilot.press("space")
