@@ -212,7 +212,8 @@ def test_a_compiled_type_error_is_never_a_diagnostic(compiled_python):
     assert compiled.returncode == 0, compiled.stderr.decode()
     assert compiled.stdout.decode().split() == ["CompiledTypeError", "0"]
     # pure Python checks no annotation: the same event is applied as it is
-    pure = subprocess.run([sys.executable, "-c", _BAD_EVENT], capture_output=True, cwd=ROOT, timeout=60)
+    pure = subprocess.run([sys.executable, "-c", _BAD_EVENT], capture_output=True, cwd="/", timeout=60,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})  # the source tree: pure, in either run
     assert pure.stdout.decode().split() == ["applied", "0", "hello"], pure.stderr.decode()
 
 
