@@ -550,3 +550,17 @@ def test_file_pipe_and_spawned_process_give_the_same_summary(data):
         summaries = {name: _summary_without_run_details(out, t0, t1) for name, (_, out) in outs.items()}
         assert summaries["pipe"] == summaries["file"]
         assert summaries["spawn"] == summaries["file"]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=st.sampled_from("a\x7f\x80\x9b\x9f\xa0\u202a\u202e\u202f\u2066\u2069\u206a\u2014\u2713é\"\\")))
+def test_the_summary_escape_is_the_patterns_substitution(text):
+    # summary._escape_raw finds the pattern's lead bytes with bytes.find: the same bytes as
+    # the pattern's own substitution, and nothing unsafe left raw
+    from cursor_watch import summary
+
+    data = orjson.dumps(text)
+    expected = summary._RAW_UNSAFE_UTF8.sub(lambda mt: f"\\u{ord(mt.group().decode()):04x}".encode(), data)
+    assert summary._escape_raw(data) == expected
+    assert_inert(summary._escape_raw(data), "summary._escape_raw")
+    assert orjson.loads(summary._escape_raw(data)) == text
