@@ -116,8 +116,8 @@ class Canonical:
         src = self.src
         t = getattr(src, "type", "")
         st = getattr(src, "subtype", "")
-        t = t if t.__class__ is str else ""
-        return f"{t}/{st}" if st.__class__ is str and st else t
+        t = t if type(t) is str else ""
+        return f"{t}/{st}" if type(st) is str and st else t
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(line={self.line})"
@@ -138,8 +138,8 @@ class Folded:
         self.size: int = native.size
         t = getattr(native, "type", "")
         st = getattr(native, "subtype", "")
-        self.type: str = t if t.__class__ is str else ""
-        self.subtype: str = st if st.__class__ is str else ""
+        self.type: str = t if type(t) is str else ""
+        self.subtype: str = st if type(st) is str else ""
 
 
 def _place(ev: Canonical, native: Any, ts: int | None, ts_source: int, natives: int) -> None:
@@ -333,7 +333,7 @@ class ToolEvent(Canonical):
         text = self._summary
         if text is None:
             lazy = self._lazy
-            text = self._summary = lazy.summary(self.kind, self.__class__ is ToolEnd) if lazy is not None else ""
+            text = self._summary = lazy.summary(self.kind, type(self) is ToolEnd) if lazy is not None else ""
         return text
 
 
@@ -620,7 +620,7 @@ def as_int(value: Any) -> int | None:
     """An integer field as the stream gives it: int64 fields are strings in real Cursor
     streams (``startedAtMs``: ``"1786676149877"``), and a float is read as its integer part;
     None for anything else (a bool, a word, a string past 4,300 digits)."""
-    cls = value.__class__
+    cls = type(value)
     if cls is int:
         return value
     if cls is str and len(value) < 19 and value.isascii() and value.isdigit():
@@ -649,6 +649,6 @@ def short(text: str, limit: int = PREVIEW_CHARS) -> str:
 
 def _str(value: Any) -> str | None:
     """A field the stream gives as a string (a number, say, as its text); None when absent."""
-    if value is None or value.__class__ is str:
+    if value is None or type(value) is str:
         return value
     return str(value)

@@ -47,8 +47,8 @@ class Event:
     def __init__(self, data: dict, line: int, offset: int, size: int) -> None:
         t = data.get("type")
         st = data.get("subtype")
-        self.type = t if t.__class__ is str else ""
-        self.subtype = st if st.__class__ is str else ""
+        self.type = t if type(t) is str else ""
+        self.subtype = st if type(st) is str else ""
         self.data = data
         self.line = line
         self.offset = offset

@@ -441,13 +441,13 @@ def _trim_json(value: Any, limit: int = JSON_STRING_LIMIT, depth: int = 0) -> An
     if isinstance(value, dict):
         out_d = {}
         for k, v in value.items():  # leaves inline: an export trims thousands of these
-            if v.__class__ is str and len(v) <= limit or v.__class__ in _SCALARS:
+            if type(v) is str and len(v) <= limit or type(v) in _SCALARS:
                 out_d[k] = v
             else:
                 out_d[k] = _trim_json(v, limit, depth + 1)
         return out_d
     if isinstance(value, list):
-        out = [v if v.__class__ is str and len(v) <= limit or v.__class__ in _SCALARS
+        out = [v if type(v) is str and len(v) <= limit or type(v) in _SCALARS
                else _trim_json(v, limit, depth + 1) for v in value[:500]]
         if len(value) > 500:
             out.append(f"… {len(value) - 500} more items")

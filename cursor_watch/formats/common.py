@@ -93,10 +93,10 @@ class Batch:
             self.silent(item)
             return
         self.out.extend(got)
-        if got[0].__class__ is not Invalid:
+        if type(got[0]) is not Invalid:
             last = got[-1]
             i = len(got) - 1
-            while last.__class__ is Invalid:  # (got[0] is not one)
+            while type(last) is Invalid:  # (got[0] is not one)
                 i -= 1
                 last = got[i]
             self.last = last
@@ -145,14 +145,14 @@ class Adapter:
         batch = Batch()
         convert = self.convert
         for item in items:
-            if item.__class__ is Invalid:
+            if type(item) is Invalid:
                 batch.out.append(item)
                 continue
             try:
                 got = convert(item, now)
             except Exception as err:  # noqa: BLE001 - any shape an agent could write: a diagnostic
                 got = [self.unreadable(item, err)]
-            if len(got) > 1 and got[0].__class__ is not Invalid:
+            if len(got) > 1 and type(got[0]) is not Invalid:
                 for ev in got[1:]:
                     ev.natives = 0
             batch.add(item, got)
@@ -179,7 +179,7 @@ class Adapter:
     def unknown(self, item: Any, now: int | None, ts: int | None = None) -> Unknown:
         """The :class:`~cursor_watch.canonical.Unknown` of a native event no rule reads."""
         t, st = item.type, item.subtype
-        return Unknown(item, *when(ts, now), t if t.__class__ is str else "", st if st.__class__ is str else "",
+        return Unknown(item, *when(ts, now), t if type(t) is str else "", st if type(st) is str else "",
                        keys_preview(item.data))
 
     @staticmethod
@@ -241,7 +241,7 @@ def keys_preview(data: Any) -> str:
 
 def iso_ms(value: Any) -> int | None:
     """Epoch ms of an ISO-8601 time (``2026-07-25T02:22:22.144Z``), None if it isn't one."""
-    if value.__class__ is not str or len(value) < 10:
+    if type(value) is not str or len(value) < 10:
         return None
     try:
         return int(datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp() * 1000)
@@ -251,7 +251,7 @@ def iso_ms(value: Any) -> int | None:
 
 def s(value: Any) -> str:
     """``value`` if it is a string, else "" (None) or its ``str``."""
-    return value if value.__class__ is str else ("" if value is None else str(value))
+    return value if type(value) is str else ("" if value is None else str(value))
 
 
 def fold_silent(out: list, item: Any) -> bool:
@@ -259,7 +259,7 @@ def fold_silent(out: list, item: Any) -> bool:
     (its ``natives`` +1, its ``src`` the item); False when ``out`` holds none."""
     for k in range(len(out) - 1, -1, -1):
         ev = out[k]
-        if ev.__class__ is not Invalid:
+        if type(ev) is not Invalid:
             ev.natives += 1
             ev.src = Folded(item)
             return True

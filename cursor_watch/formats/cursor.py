@@ -35,22 +35,174 @@ event (a view shows a batch at once).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
-from msgspec import UNSET
+import orjson
+from msgspec import UNSET, Raw, to_builtins
 
 from ..canonical import (TEXT_DELTA, TEXT_END, TEXT_MESSAGE, TIME_NONE, TIME_STREAM, Prompt, RunEnd, RunStart,
                          Silent, StatusNote, Text, Thinking, ToolEnd, ToolStart, ToolUpdate, Usage, as_int, short)
 from ..events import Event, Invalid, invalid_item
 from ..tools import STATUS_SUCCESS, classify_result, find_variant, summarize, todo_status
 from .common import Adapter, Batch, CallPayloads, when
-from .cursor_typed import (DECODER, INT64_MIN, UINT64_END, AssistantEvent, Irregular, Message, ThinkingEvent,
-                           ToolCallEvent, ToolFields, tool_fields)
+from .cursor_typed import (DECODER, INT64_MIN, UINT64_END, AssistantEvent, Message, OutcomePayload, ThinkingEvent,
+                           ToolCallEvent, Variant)
 
 KNOWN_TYPES = frozenset({"system", "user", "assistant", "thinking", "tool_call", "result", "interaction_query",
                          "retry", "connection"})
 REASON_KEYS = ("reason", "error", "message", "stderr")  # an outcome's reason, the first that says something
 COMPACT_AT = 256  # pieces of the open text kept before they are joined into one
+# the integers a compiled build keeps unboxed (mypyc's short ints): a time in this range is
+# checked in a few machine instructions, a comparison with INT64_MIN or UINT64_END boxes it
+_SHORT_MIN: Final = -4611686018427387904
+_SHORT_MAX: Final = 4611686018427387903
+
+
+class Irregular(Exception):
+    """The typed reading of a tool call met a shape it leaves to the generic path."""
+
+
+def _loads(raw: Raw) -> Any:
+    """One raw value decoded exactly as the generic path would (``orjson``)."""
+    try:
+        return orjson.loads(memoryview(raw))
+    except orjson.JSONDecodeError as err:
+        raise Irregular from err
+
+
+def _plain_int(value: Any) -> bool:
+    return type(value) is not int or INT64_MIN <= value < UINT64_END
+
+
+class ToolFields:
+    """What the model reads of a ``tool_call`` event, from either path.
+
+    Attributes:
+        variant_key: True when the ``tool_call`` object has a ``*ToolCall`` variant key.
+        tool: tool name (``shell``, ``read``...; ``unknown`` without a variant).
+        tool_call_id: the ``toolCallId`` sibling (any JSON value; None when absent).
+        args: the variant's ``args`` value (any JSON value; None when absent).
+        description: the variant's ``description`` value (None when absent).
+        result: ``(status, outcome key, outcome payload)`` as
+            :func:`cursor_watch.tools.classify_result` gives them; the payload holds at
+            least ``exitCode`` and the reason texts.
+        started_at, completed_at: the ``startedAtMs``/``completedAtMs`` siblings (raw values).
+    """
+
+    __slots__ = ("tool", "tool_call_id", "_args", "_args_raw", "description", "result", "_payload_raw",
+                 "started_at", "completed_at", "_full_payload", "_raw")
+
+    tool: str
+    tool_call_id: Any
+    _args: Any
+    _args_raw: Any
+    description: Any
+    result: tuple[str, str, dict]
+    _payload_raw: Any
+    started_at: Any
+    completed_at: Any
+    _full_payload: Any
+    _raw: Any
+
+    def summary(self, kind: str, ended: bool) -> str:
+        """The call's one-line summary (:func:`cursor_watch.tools.summarize` of its arguments;
+        an ended call's outcome payload too, where its arguments don't tell: a rejected call has
+        none). A canonical tool event's ``lazy`` reader (:class:`cursor_watch.canonical.ToolEvent`)."""
+        return summarize(kind, self.args(), self.full_payload() if ended else None)
+
+    def args(self) -> Any:
+        """The variant's ``args`` (decoded on first use on the typed path)."""
+        raw = self._args_raw
+        if raw is not None:
+            self._args_raw = None
+            self._args = _loads(raw)
+        return self._args
+
+    def full_payload(self) -> dict:
+        """The whole outcome payload (for a summary made from it: a rejected call has no args).
+
+        On the typed path only the reason fields were read; the rest comes from the line."""
+        if self._payload_raw is not None:
+            self._payload_raw = None
+            tool_call = _loads(self._raw).get("tool_call")
+            body = next(v for k, v in tool_call.items() if k.endswith("ToolCall") and len(k) > 8)
+            result = body["result"]
+            value = next(v for k, v in result.items() if k not in ("isBackground", "pid", "sandboxPolicy"))
+            self._full_payload = value
+        return self._full_payload
+
+
+def tool_fields(event: ToolCallEvent, classify: Any) -> ToolFields:
+    """Read a typed ``tool_call`` event's variant, arguments and outcome.
+
+    Args:
+        event: the typed event.
+        classify: :func:`cursor_watch.tools.classify_result` (passed in: no import circle).
+
+    Returns:
+        :class:`ToolFields` equal to what the generic path reads from the decoded dict
+        (:func:`cursor_watch.model._fields_of`).
+
+    Raises:
+        Irregular: a shape left to the generic path (no ``*ToolCall`` variant key, an integer
+        beyond 64 bits where the model reads one).
+    """
+    tc = event.tool_call
+    if tc is UNSET:
+        raise Irregular
+    for key, body in tc.items():
+        if key.endswith("ToolCall") and len(key) > 8:
+            tool = key[:-8]
+            break
+    else:
+        raise Irregular  # the documented function shape, or no variant at all
+    f = ToolFields()
+    f.tool = tool
+    get = tc.get
+    f.tool_call_id = get("toolCallId")
+    started = get("startedAtMs")
+    completed = get("completedAtMs")
+    # (_plain_int, inline: real streams give these as strings, checked by the adapter)
+    if (type(started) is int and not INT64_MIN <= started < UINT64_END) or (
+            type(completed) is int and not INT64_MIN <= completed < UINT64_END):
+        raise Irregular
+    f.started_at = started
+    f.completed_at = completed
+    f._raw = event.raw
+    f._payload_raw = None
+    if type(body) is not Variant:  # not an object: find_variant's empty body
+        f._args, f._args_raw, f.description = None, None, None
+        f.result = classify(None)
+        f._full_payload = f.result[2]
+        return f
+    args = body.args
+    f._args = None
+    f._args_raw = None if args is UNSET else args
+    f.description = body.description
+    result = body.result
+    if result is UNSET or result is None:
+        f.result = classify(None)
+        f._full_payload = f.result[2]
+        return f
+    for key, value in result.items():
+        if key not in ("isBackground", "pid", "sandboxPolicy"):
+            break
+    else:
+        f.result = classify(None)
+        f._full_payload = f.result[2]
+        return f
+    if type(value) is not OutcomePayload:  # classify_result wraps it as {"value": ...}
+        if not _plain_int(value):
+            raise Irregular
+        f.result = classify({key: value})
+        f._full_payload = f.result[2]
+        return f
+    payload = to_builtins(value)  # the fields present (UNSET ones left out), values as decoded
+    if not _plain_int(payload.get("exitCode")):
+        raise Irregular
+    f._payload_raw = True  # the whole payload is read from the line when a view needs it
+    f.result = classify({key: payload})
+    return f
 
 
 def _typed_text(message: Message | None) -> str:
@@ -58,7 +210,7 @@ def _typed_text(message: Message | None) -> str:
     if message is None:
         return ""
     content = message.content
-    if content.__class__ is list:
+    if type(content) is list:
         return "".join(p.text for p in content if p.type == "text" and isinstance(p.text, str))
     return content if isinstance(content, str) else ""
 
@@ -67,11 +219,11 @@ def text_of(message: Any) -> str:
     """The ``text`` items of a ``message.content`` list, concatenated (a string content as it is)."""
     try:  # the shape of every real capture: one {"type": "text", "text": str} item
         content = message["content"]
-        if content.__class__ is list and len(content) == 1:
+        if type(content) is list and len(content) == 1:
             item = content[0]
             if item["type"] == "text":
                 text = item["text"]
-                if text.__class__ is str:
+                if type(text) is str:
                     return text
     except (TypeError, KeyError, IndexError):
         pass
@@ -309,17 +461,18 @@ class CursorAdapter(Adapter):
         mts: Any = None
         msrc: Any = None  # the last delta merged
         for item in items:
-            cls = item.__class__
+            cls = type(item)
             if fast:
                 if cls is AssistantEvent:
                     ts = item.timestamp_ms
                     msg = item.message
-                    if ts.__class__ is int and lo <= ts < hi and msg is not None and item.model_call_id is UNSET:
+                    if (type(ts) is int and (_SHORT_MIN <= ts <= _SHORT_MAX or lo <= ts < hi) and msg is not None
+                            and item.model_call_id is UNSET):
                         content = msg.content
-                        if content.__class__ is list and len(content) == 1:
+                        if type(content) is list and len(content) == 1:
                             part = content[0]
                             text = part.text
-                            if part.type == "text" and text.__class__ is str and text:
+                            if part.type == "text" and type(text) is str and text:
                                 size = len(text)
                                 if not is_open or size != open_len:
                                     # a delta (shape A) that can't be a re-send of the open text
@@ -341,20 +494,20 @@ class CursorAdapter(Adapter):
                                     continue
                 elif cls is ThinkingEvent:
                     ts = item.timestamp_ms
-                    if ts.__class__ is int and lo <= ts < hi and item.subtype == "delta":
+                    if type(ts) is int and (_SHORT_MIN <= ts <= _SHORT_MAX or lo <= ts < hi) and item.subtype == "delta":
                         text = item.text
                         if mcls is Thinking:
                             mnat += 1
                             msrc = item
                             mts = ts
-                            if text.__class__ is str and text:
+                            if type(text) is str and text:
                                 texts.append(text)
                             continue
                         if merge is not None:
                             _end_merge(merge, mcls, texts, mnat, mts, msrc, parts, mstart)
                         merge = batch.last = Thinking(item, ts, TIME_STREAM, "")
                         mcls, mnat, msrc, mts = Thinking, 1, item, ts
-                        texts = [text] if text.__class__ is str and text else []
+                        texts = [text] if type(text) is str and text else []
                         append(merge)
                         continue
                 elif cls is ToolCallEvent:
@@ -368,7 +521,7 @@ class CursorAdapter(Adapter):
                     else:  # (_typed_tool_call, inline: nothing is open or held)
                         ts = item.timestamp_ms
                         got = None
-                        if ts.__class__ is int and lo <= ts < hi:
+                        if type(ts) is int and (_SHORT_MIN <= ts <= _SHORT_MAX or lo <= ts < hi):
                             try:
                                 f = tool_fields(item, classify_result)
                             except Irregular:
@@ -410,7 +563,7 @@ class CursorAdapter(Adapter):
         read from its struct (:meth:`_typed`) unless its ``timestamp_ms`` is not an integer in
         64 bits or the run's session id is still to be read from it: then from its line's dict,
         as every event of the generic path."""
-        if item.__class__ is not Event:
+        if type(item) is not Event:
             out = self._typed(item, now) if self._sid else None
             if out is None:
                 try:
@@ -432,14 +585,14 @@ class CursorAdapter(Adapter):
 
     def _typed(self, item: Any, now: int | None) -> list | None:
         """A typed event's canonical events, or None for the generic path (nothing changed)."""
-        cls = item.__class__
+        cls = type(item)
         self._last_ts = None
         if cls is ToolCallEvent:
             return self._typed_tool_call(item, now)
         ts = item.timestamp_ms
         if ts is UNSET:
             ts = None
-        elif ts.__class__ is not int or not INT64_MIN <= ts < UINT64_END:
+        elif type(ts) is not int or not INT64_MIN <= ts < UINT64_END:
             return None
         self._last_ts = ts
         if cls is AssistantEvent:
@@ -449,7 +602,7 @@ class CursorAdapter(Adapter):
             out = self._settle(item, False)
             done = item.subtype == "completed"
             text = item.text
-            out.append(Thinking(item, *when(ts, now), "" if done or text.__class__ is not str else text, done))
+            out.append(Thinking(item, *when(ts, now), "" if done or type(text) is not str else text, done))
             return out
         return None
 
@@ -458,7 +611,7 @@ class CursorAdapter(Adapter):
         data = item.data
         t = item.type
         ts = data.get("timestamp_ms")
-        if ts is not None and ts.__class__ is not int:
+        if ts is not None and type(ts) is not int:
             ts = as_int(ts)
         self._last_ts = ts
         out: list = []
@@ -598,7 +751,7 @@ class CursorAdapter(Adapter):
         ts = item.timestamp_ms
         if ts is UNSET:
             ts = None
-        elif ts.__class__ is int:
+        elif type(ts) is int:
             if not INT64_MIN <= ts < UINT64_END:
                 return None
         else:
@@ -613,17 +766,17 @@ class CursorAdapter(Adapter):
         """The canonical events of a ``tool_call`` event from what either path read (``f``)."""
         # parallel calls: nothing is open between them (the boundary would change nothing)
         out = self._boundary(item, False, False) if self._open or self._tent is not None else []
-        if call_id.__class__ is not str or not call_id:
+        if type(call_id) is not str or not call_id:
             cid = f.tool_call_id
             call_id = cid if isinstance(cid, str) and cid else f"(no call_id, line {item.line})"
         tool = f.tool
         desc = f.description
-        if desc.__class__ is not str:
+        if type(desc) is not str:
             desc = ""
-        if mcid.__class__ is not str:
+        if type(mcid) is not str:
             mcid = ""
         started = f.started_at
-        if started is not None and started.__class__ is not int:
+        if started is not None and type(started) is not int:
             started = as_int(started)
         t: int | None
         if ts is not None:
@@ -634,10 +787,10 @@ class CursorAdapter(Adapter):
         if item.subtype == "completed":
             status, outcome, payload = f.result
             ended = f.completed_at
-            if ended is not None and ended.__class__ is not int:
+            if ended is not None and type(ended) is not int:
                 ended = as_int(ended)
             code = payload.get("exitCode")
-            if code is not None and code.__class__ is not int:
+            if code is not None and type(code) is not int:
                 code = as_int(code)
             out.append(ToolEnd(item, t, src, call_id, tool, tool, status, outcome,
                                reason_of(payload) if status != STATUS_SUCCESS else "", code,

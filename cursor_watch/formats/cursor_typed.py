@@ -6,7 +6,7 @@ are the ``args`` and ``result`` of ``tool_call`` events (``bench/gen_stream.py O
 decodes those three kinds with :mod:`msgspec` straight into structs that hold only the fields
 the model reads; unknown fields are skipped in C without building Python objects, and a tool
 call's ``tool_call`` object stays a :class:`msgspec.Raw` slice of the line, decoded piece by
-piece only where the model looks (:func:`tool_fields`).
+piece only where the model looks (:func:`cursor_watch.formats.cursor.tool_fields`).
 
 Rules (why a typed event always means what the generic path would make of the same line):
 
@@ -34,9 +34,8 @@ from typing import Any, ClassVar
 
 import msgspec
 import orjson
-from msgspec import UNSET, Raw, Struct, UnsetType, field, to_builtins
+from msgspec import UNSET, Raw, Struct, UnsetType, field
 
-from ..tools import summarize
 
 # positions are set by the decoder after decoding; under these JSON names (never in a real
 # stream) a hostile line can only fill them with values that are overwritten, or be refused
@@ -137,7 +136,7 @@ class ToolCallEvent(TypedEvent, tag="tool_call", tag_field="type"):
     ``tool_call`` is the ``tool_call`` object read in one pass (UNSET when absent): each
     value that is an object as a :class:`Variant` (the ``*ToolCall`` variant; an object-valued
     sibling too, never read), the siblings (``toolCallId``, ``startedAtMs``...) as values.
-    :func:`tool_fields` finds the variant as :func:`cursor_watch.tools.find_variant` does.
+    :func:`cursor_watch.formats.cursor.tool_fields` finds the variant as :func:`cursor_watch.tools.find_variant` does.
     """
 
     type: ClassVar[str] = "tool_call"
@@ -156,151 +155,6 @@ other kind or shape and ``msgspec.DecodeError`` for bad JSON."""
 
 DECODE_ERRORS = (msgspec.ValidationError, msgspec.DecodeError, RecursionError)
 
-
-
-
-class Irregular(Exception):
-    """The typed reading of a tool call met a shape it leaves to the generic path."""
-
-
-def _loads(raw: Raw) -> Any:
-    """One raw value decoded exactly as the generic path would (``orjson``)."""
-    try:
-        return orjson.loads(memoryview(raw))
-    except orjson.JSONDecodeError as err:
-        raise Irregular from err
-
-
-def _plain_int(value: Any) -> bool:
-    return value.__class__ is not int or INT64_MIN <= value < UINT64_END
-
-
-class ToolFields:
-    """What the model reads of a ``tool_call`` event, from either path.
-
-    Attributes:
-        variant_key: True when the ``tool_call`` object has a ``*ToolCall`` variant key.
-        tool: tool name (``shell``, ``read``...; ``unknown`` without a variant).
-        tool_call_id: the ``toolCallId`` sibling (any JSON value; None when absent).
-        args: the variant's ``args`` value (any JSON value; None when absent).
-        description: the variant's ``description`` value (None when absent).
-        result: ``(status, outcome key, outcome payload)`` as
-            :func:`cursor_watch.tools.classify_result` gives them; the payload holds at
-            least ``exitCode`` and the reason texts.
-        started_at, completed_at: the ``startedAtMs``/``completedAtMs`` siblings (raw values).
-    """
-
-    __slots__ = ("tool", "tool_call_id", "_args", "_args_raw", "description", "result", "_payload_raw",
-                 "started_at", "completed_at", "_full_payload", "_raw")
-
-    tool: str
-    tool_call_id: Any
-    _args: Any
-    _args_raw: Any
-    description: Any
-    result: tuple[str, str, dict]
-    _payload_raw: Any
-    started_at: Any
-    completed_at: Any
-    _full_payload: Any
-    _raw: Any
-
-    def summary(self, kind: str, ended: bool) -> str:
-        """The call's one-line summary (:func:`cursor_watch.tools.summarize` of its arguments;
-        an ended call's outcome payload too, where its arguments don't tell: a rejected call has
-        none). A canonical tool event's ``lazy`` reader (:class:`cursor_watch.canonical.ToolEvent`)."""
-        return summarize(kind, self.args(), self.full_payload() if ended else None)
-
-    def args(self) -> Any:
-        """The variant's ``args`` (decoded on first use on the typed path)."""
-        raw = self._args_raw
-        if raw is not None:
-            self._args_raw = None
-            self._args = _loads(raw)
-        return self._args
-
-    def full_payload(self) -> dict:
-        """The whole outcome payload (for a summary made from it: a rejected call has no args).
-
-        On the typed path only the reason fields were read; the rest comes from the line."""
-        if self._payload_raw is not None:
-            self._payload_raw = None
-            tool_call = _loads(self._raw).get("tool_call")
-            body = next(v for k, v in tool_call.items() if k.endswith("ToolCall") and len(k) > 8)
-            result = body["result"]
-            value = next(v for k, v in result.items() if k not in ("isBackground", "pid", "sandboxPolicy"))
-            self._full_payload = value
-        return self._full_payload
-
-
-def tool_fields(event: ToolCallEvent, classify: Any) -> ToolFields:
-    """Read a typed ``tool_call`` event's variant, arguments and outcome.
-
-    Args:
-        event: the typed event.
-        classify: :func:`cursor_watch.tools.classify_result` (passed in: no import circle).
-
-    Returns:
-        :class:`ToolFields` equal to what the generic path reads from the decoded dict
-        (:func:`cursor_watch.model._fields_of`).
-
-    Raises:
-        Irregular: a shape left to the generic path (no ``*ToolCall`` variant key, an integer
-        beyond 64 bits where the model reads one).
-    """
-    tc = event.tool_call
-    if tc is UNSET:
-        raise Irregular
-    for key, body in tc.items():
-        if key.endswith("ToolCall") and len(key) > 8:
-            tool = key[:-8]
-            break
-    else:
-        raise Irregular  # the documented function shape, or no variant at all
-    f = ToolFields()
-    f.tool = tool
-    get = tc.get
-    f.tool_call_id = get("toolCallId")
-    started = get("startedAtMs")
-    completed = get("completedAtMs")
-    # (_plain_int, inline: real streams give these as strings, checked by the adapter)
-    if (started.__class__ is int and not INT64_MIN <= started < UINT64_END) or (
-            completed.__class__ is int and not INT64_MIN <= completed < UINT64_END):
-        raise Irregular
-    f.started_at = started
-    f.completed_at = completed
-    f._raw = event.raw
-    f._payload_raw = None
-    if body.__class__ is not Variant:  # not an object: find_variant's empty body
-        f._args, f._args_raw, f.description = None, None, None
-        f.result = classify(None)
-        f._full_payload = f.result[2]
-        return f
-    args = body.args
-    f._args = None
-    f._args_raw = None if args is UNSET else args
-    f.description = body.description
-    result = body.result
-    if result is UNSET or result is None:
-        f.result = classify(None)
-        f._full_payload = f.result[2]
-        return f
-    for key, value in result.items():
-        if key not in ("isBackground", "pid", "sandboxPolicy"):
-            break
-    else:
-        f.result = classify(None)
-        f._full_payload = f.result[2]
-        return f
-    if value.__class__ is not OutcomePayload:  # classify_result wraps it as {"value": ...}
-        if not _plain_int(value):
-            raise Irregular
-        f.result = classify({key: value})
-        f._full_payload = f.result[2]
-        return f
-    payload = to_builtins(value)  # the fields present (UNSET ones left out), values as decoded
-    if not _plain_int(payload.get("exitCode")):
-        raise Irregular
-    f._payload_raw = True  # the whole payload is read from the line when a view needs it
-    f.result = classify({key: payload})
-    return f
+# What the model reads of a typed ``tool_call`` event (:class:`cursor_watch.formats.cursor.ToolFields`,
+# :func:`~cursor_watch.formats.cursor.tool_fields`) is in the adapter's module: that one is
+# compiled (issue 27), this one holds msgspec Structs, which mypyc can't compile.
