@@ -293,7 +293,17 @@ class ToolCall:
         }
 
 
-_CALL_STATE = operator.attrgetter(*_CALL_FIELDS)
+def _call_state(c: ToolCall) -> tuple:
+    """A call's state tuple, field by field (:data:`_CALL_FIELDS` order): compiled, these are
+    native reads, a tenth of what the attrgetter's generic ones cost."""
+    return (c.index, c.call_id, c.tool, c.summary, c.status, c.outcome, c.started_ms, c.completed_ms, c.exit_code,
+            c.detail, c.args, c.started_line, c.completed_line, c.start_span, c.end_span, c.description,
+            c.interaction, c.model_call_id, c.kind, c.parent_call_id, c.start_clock)
+
+
+# (interpreted, the attrgetter is the cheaper one: a compiled module's file is its extension)
+_CALL_STATE: Callable[[ToolCall], tuple] = (
+    operator.attrgetter(*_CALL_FIELDS) if __file__.endswith(".py") else _call_state)
 
 
 _NOTE_FIELDS = ("kind", "subtype", "text", "line", "ts_ms", "call_id", "detail")

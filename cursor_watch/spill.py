@@ -29,7 +29,8 @@ HOT_RECORDS = 1_000  # records of each kind kept in memory (the newest)
 SPILL_BATCH = 250  # records moved to disk at a time
 CACHE_KIB = 1_024  # SQLite page cache, KiB
 PAGE_ROWS = 1_000  # rows fetched per query when iterating
-KEY_FILTER_BITS = 1 << 23  # 1 MiB bitmap of hash(key) for keys on disk (see SpillDict)
+KEY_FILTER_BITS = 1 << 24  # 2 MiB filter of hash(key) for keys on disk, two bits a key (see SpillDict)
+KEY_SCANS = 8  # lookups by key on disk answered by a scan of the table before it gets an index
 BLOB_CACHE = 4  # spilled call batches kept decoded after a read (SpillDict)
 
 
@@ -69,10 +70,11 @@ class SpillFile:
                 # a SpillDict's records: one pickle per spilled batch (call_blobs) and one small
                 # row per record (calls: its position, hash(key) and place in a batch). Keyed
                 # by hash(call_id) (an int index is cheaper to keep than one on long strings);
-                # a lookup checks the call_id of each record it finds
+                # a lookup checks the call_id of each record it finds. The index on key_hash
+                # is made when lookups by key come often (SpillDict.get): until then a row
+                # costs an append to the table alone
                 db.execute("CREATE TABLE call_blobs (id INTEGER PRIMARY KEY, data BLOB)")
                 db.execute("CREATE TABLE calls (idx INTEGER PRIMARY KEY, key_hash INTEGER, blob INTEGER, slot INTEGER)")
-                db.execute("CREATE INDEX calls_by_key ON calls (key_hash)")
             except sqlite3.Error as err:
                 self.fail(err)
                 return None
@@ -103,6 +105,19 @@ class SpillFile:
                 db.execute("ROLLBACK")
             except sqlite3.Error:
                 pass
+            self.fail(err)
+            return False
+        return True
+
+    def execute(self, sql: str) -> bool:
+        """One statement outside a transaction (``CREATE INDEX``); False (and :attr:`error` set)
+        on failure, or when there is no database."""
+        db = self._db
+        if db is None:
+            return False
+        try:
+            db.execute(sql)
+        except sqlite3.Error as err:
             self.fail(err)
             return False
         return True
@@ -286,9 +301,12 @@ class SpillDict(Generic[T]):
         self._count = 0
         self._spilled = 0  # items written to disk at least once
         self._next_try = hot + self._batch
-        # one bit per hash(key) of the keys on disk: a clear bit means "not on disk", so a
-        # new key (every new tool call) costs no query; a fixed 1 MiB, made at the first spill
+        # two bits per hash(key) of the keys on disk (a Bloom filter): a clear one means "not
+        # on disk", so a new key (every new tool call) costs no query; a fixed 2 MiB, made at
+        # the first spill. 40,000 keys on disk make one new key in 40,000 look as if it were
+        # there (one in 20 at a million)
         self._on_disk: bytearray | None = None
+        self._scans = 0  # lookups by key answered without the index (see get)
         self._blobs = 0  # batches written (their ids are 1..n)
         self._blob_cache: dict[int, tuple] = {}  # a few batches read back, by id
 
@@ -344,8 +362,10 @@ class SpillDict(Generic[T]):
             bits = self._on_disk
             for x in old:
                 key = self._key_of(x)
-                h = hash(key) % KEY_FILTER_BITS
-                bits[h >> 3] |= 1 << (h & 7)
+                h = hash(key)
+                a, b = h % KEY_FILTER_BITS, (h >> 24) % KEY_FILTER_BITS
+                bits[a >> 3] |= 1 << (a & 7)
+                bits[b >> 3] |= 1 << (b & 7)
                 del self._by_key[key]
                 del self._by_position[position_of(x)]
             self._spilled += len(old)
@@ -354,8 +374,9 @@ class SpillDict(Generic[T]):
         bits = self._on_disk
         if bits is None:
             return False
-        h = hash(key) % KEY_FILTER_BITS
-        return bool(bits[h >> 3] & (1 << (h & 7)))
+        h = hash(key)
+        a, b = h % KEY_FILTER_BITS, (h >> 24) % KEY_FILTER_BITS
+        return bool(bits[a >> 3] & (1 << (a & 7))) and bool(bits[b >> 3] & (1 << (b & 7)))
 
     def peek(self, key: str) -> T | None:
         """The item if it is in memory (never reads the disk)."""
@@ -367,6 +388,11 @@ class SpillDict(Generic[T]):
         if item is not None:
             return item
         if self._maybe_on_disk(key):
+            # the first few lookups scan the table (a filter's false positive is rare, and a
+            # spilled call is final: rarely asked for again); more of them get an index
+            self._scans += 1
+            if self._scans == KEY_SCANS:
+                self._spill.execute("CREATE INDEX IF NOT EXISTS calls_by_key ON calls (key_hash)")
             for blob, slot in self._spill.query("SELECT blob, slot FROM calls WHERE key_hash = ?", (hash(key),)):
                 item = self._decode(self._state(blob, slot))
                 if self._key_of(item) == key:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import operator
 import sqlite3
 
 import orjson
@@ -11,7 +12,7 @@ import pytest
 from apphelpers import make_app, wait_until
 from conftest import SAMPLES, real_params
 from cursor_watch import spill
-from cursor_watch.model import _CALL_FIELDS, Session, ToolCall
+from cursor_watch.model import _CALL_FIELDS, Session, ToolCall, _call_state
 from cursor_watch.plain import PlainPrinter, make_console, summary_json
 from cursor_watch.runner import Monitor
 from cursor_watch.screens.detail import ToolDetailScreen
@@ -70,6 +71,8 @@ def test_a_tool_call_state_round_trips_every_slot():
         setattr(call, name, value)
     back = ToolCall.from_state(call.state())
     assert [getattr(back, name) for name in _CALL_FIELDS] == values
+    # both ways of reading the state (the compiled build's and the interpreted one's) agree
+    assert _call_state(call) == operator.attrgetter(*_CALL_FIELDS)(call) == call.state() == tuple(values)
     assert len(set(map(repr, values))) == len(values) == len(_CALL_FIELDS) == 21
     with pytest.raises(ValueError):
         ToolCall.from_state(call.state()[:-1])
@@ -126,6 +129,26 @@ def test_spill_dict_revive_changes_a_call_on_disk():
     assert d["c0"].interaction == "approved" and d.at(1).interaction == "approved"
     assert [c.call_id for c in d.values()] == [f"c{i}" for i in range(40)]
     assert calls[0].interaction == ""
+
+
+def _has_key_index(d: SpillDict) -> bool:
+    return bool(d._spill.query("SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'calls_by_key'", ()))
+
+
+def test_lookups_by_key_on_disk_are_right_before_and_after_the_index_is_made():
+    # spilled calls are written with no index on their keys; a few lookups scan the table, and
+    # spill.KEY_SCANS of them make the index: the same answers either way
+    d = calls_dict()
+    n = 30
+    for i in range(n):
+        new_call(d, f"c{i}")
+    on_disk = [f"c{i}" for i in range(n) if d.peek(f"c{i}") is None]
+    assert len(on_disk) >= spill.KEY_SCANS + 2 and not _has_key_index(d)
+    assert d.get("not a call") is None and "nope" not in d  # (the filter answers: no lookup)
+    for k, key in enumerate(on_disk):
+        assert d[key].call_id == key and d[key].summary == f"summary of {key}"
+        assert _has_key_index(d) == (k + 1 >= spill.KEY_SCANS // 2)  # (two lookups each: d[key] twice)
+    assert [c.call_id for c in d.values()] == [f"c{i}" for i in range(n)]
 
 
 def test_a_stream_of_any_length_keeps_a_bounded_number_of_records_in_memory():
