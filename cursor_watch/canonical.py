@@ -42,7 +42,7 @@ here and stays unknown downstream (``—`` in views, ``null`` in JSON), never 0.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from .events import Invalid
 
@@ -616,30 +616,44 @@ class Silent(Canonical):
 PREVIEW_CHARS = 2_000  # the default cut of :func:`short`
 
 
+# the integers a JSON number may be read as (what orjson reads as an integer and can write back):
+# a time, a count or an exit code outside them is no value the stream could mean
+_INT_MIN: Final = -(1 << 63)
+_INT_END: Final = 1 << 64
+
+
 def as_int(value: Any) -> int | None:
     """An integer field as the stream gives it: int64 fields are strings in real Cursor
     streams (``startedAtMs``: ``"1786676149877"``), and a float is read as its integer part;
-    None for anything else (a bool, a word, a string past 4,300 digits)."""
+    None for anything else (a bool, a word, a string past 4,300 digits) and for a number outside
+    [-2^63, 2^64): none is a time, a count or an exit code, and ``--summary --json`` could not
+    write it (orjson refuses such integers)."""
     cls = type(value)
     if cls is int:
-        return value
+        # (-2^62 <= value < 2^62 first: a compiled build compares those unboxed)
+        if -4611686018427387904 <= value <= 4611686018427387903 or _INT_MIN <= value < _INT_END:
+            return value
+        return None
     if cls is str and len(value) < 19 and value.isascii() and value.isdigit():
         return int(value)  # the common case: "1786676149877" (ASCII digits: int() can't fail)
     if isinstance(value, bool):
         return None
+    number: int
     if isinstance(value, int):
-        return value
-    if isinstance(value, float):
+        number = value
+    elif isinstance(value, float):
         try:
-            return int(value)
+            number = int(value)
         except (OverflowError, ValueError):  # inf, nan
             return None
-    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+    elif isinstance(value, str) and value.strip().lstrip("-").isdigit():
         try:  # "²".isdigit() is True but int("²") fails; so do strings past 4300 digits
-            return int(value)
+            number = int(value)
         except ValueError:
             return None
-    return None
+    else:
+        return None
+    return number if _INT_MIN <= number < _INT_END else None
 
 
 def short(text: str, limit: int = PREVIEW_CHARS) -> str:

@@ -1035,7 +1035,10 @@ class OtlpOutlet:
 def _date(ms: int) -> str:
     from datetime import datetime, timezone
 
-    return datetime.fromtimestamp(ms / 1000, timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    try:
+        return datetime.fromtimestamp(ms / 1000, timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    except (OverflowError, OSError, ValueError):  # a hostile stream's timestamp_ms
+        return f"timestamp_ms {ms} (not a date)"
 
 
 def sent_line(report: dict, where: str) -> str:

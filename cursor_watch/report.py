@@ -324,11 +324,15 @@ def read_runs(path: str, slim_min: int | None = SLIM_MIN) -> Iterator[RunStats]:
 
 
 def group_key(stats: RunStats, by: str) -> str:
-    """The run's group: its start day (UTC, ``YYYY-MM-DD``), model, agent or cwd."""
+    """The run's group: its start day (UTC, ``YYYY-MM-DD``; unknown for a time no date has),
+    model, agent or cwd."""
     if by == "day":
         if stats.started_ms is None:
             return UNKNOWN
-        return dt.datetime.fromtimestamp(stats.started_ms / 1000, dt.UTC).strftime("%Y-%m-%d")
+        try:
+            return dt.datetime.fromtimestamp(stats.started_ms / 1000, dt.UTC).strftime("%Y-%m-%d")
+        except (OverflowError, OSError, ValueError):  # a hostile stream's timestamp_ms
+            return UNKNOWN
     return {"model": stats.model, "agent": stats.agent, "cwd": stats.cwd}[by]
 
 

@@ -155,15 +155,43 @@ def _escape_raw(out: bytes) -> bytes:
     return b"".join(parts)
 
 
+_INT_MIN = -(1 << 63)
+_INT_END = 1 << 64  # orjson writes the integers in [_INT_MIN, _INT_END); it raises for any other
+
+
+def _in_json_range(value: Any) -> Any:
+    """``value`` with each integer orjson can't write (a sum of out-of-range numbers a stream
+    gave, say: ``canonical.as_int`` reads none) as null, at any depth."""
+    if type(value) is int:
+        return value if _INT_MIN <= value < _INT_END else None
+    if isinstance(value, dict):
+        return {k: _in_json_range(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_in_json_range(v) for v in value]
+    return value
+
+
+def _dumps(value: Any, option: int | None = None) -> bytes:
+    """``orjson.dumps``; a value holding an integer past 64 bits is written with null in its
+    place (the first try costs nothing more)."""
+    try:
+        return orjson.dumps(value, option=option)
+    except TypeError as err:
+        if "64-bit" not in str(err):
+            raise
+        return orjson.dumps(_in_json_range(value), option=option)
+
+
 def dumps_json(obj: Any) -> bytes:
-    """orjson, indented, newline-terminated; every control character comes out escaped."""
-    return _escape_raw(orjson.dumps(obj, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE))
+    """orjson, indented, newline-terminated; every control character comes out escaped (an
+    integer past 64 bits: null)."""
+    return _escape_raw(_dumps(obj, orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE))
 
 
 def _indented(value: Any, prefix: bytes) -> bytes:
     # orjson's indented form of a value nested under ``prefix``: every line after the first
     # moves right (JSON output breaks lines only between tokens, never inside a string)
-    return orjson.dumps(value, option=orjson.OPT_INDENT_2).replace(b"\n", b"\n" + prefix)
+    return _dumps(value, orjson.OPT_INDENT_2).replace(b"\n", b"\n" + prefix)
 
 
 def _batches(items: Iterable[Any]) -> Iterator[list[Any]]:
@@ -205,7 +233,7 @@ def write_summary_json(session: Session, write: Callable[[bytes], Any], stderr_t
         redact: a :class:`~cursor_watch.redact.Redactor` (``--export FILE.json``), or None.
     """
     fields = list((extra or {}).items()) + _summary_fields(session, stderr_tail, redact)
-    dumps = orjson.dumps
+    dumps = _dumps
     indent = orjson.OPT_INDENT_2
     for n, (key, value) in enumerate(fields):
         if compact:
@@ -224,7 +252,7 @@ def write_summary_json(session: Session, write: Callable[[bytes], Any], stderr_t
                     part = dumps(batch)[1:-1]  # "[A,B]" -> "A,B"
                 else:
                     # "[\n  A,\n  B\n]" nested two deeper -> "\n    A,\n    B" (the brackets cut)
-                    part = dumps(batch, option=indent).replace(b"\n", b"\n  ")[1:-4]
+                    part = dumps(batch, indent).replace(b"\n", b"\n  ")[1:-4]
                 write((b"[" if first else b",") + _escape_raw(part))
                 first = False
             write(b"[]" if first else (b"]" if compact else b"\n  ]"))

@@ -538,3 +538,51 @@ def test_an_output_that_fits_the_pipe_is_written_whole_and_the_status_is_the_run
     out, err = proc.communicate(timeout=60)
     assert_no_traceback(err)
     assert proc.returncode == 1 and 0 < len(out) < PIPE_BYTES and out.endswith(b"\n")
+
+
+def _numbers_replaced(line: bytes, number: bytes) -> bytes:
+    """``line`` with every number in it, at any depth, written as ``number`` (JSON text)."""
+    def walk(value):
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, (int, float)):
+            return "@N@"  # (orjson can't write an integer past 64 bits: the text goes in after)
+        if isinstance(value, dict):
+            return {k: walk(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [walk(v) for v in value]
+        return value
+
+    try:
+        data = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return line
+    return orjson.dumps(walk(data)).replace(b'"@N@"', number)
+
+
+@pytest.mark.parametrize("agent", ["cursor", "claude", "codex", "gemini"])
+@pytest.mark.parametrize("value", [2**70, -(2**70), 1e30, 1e300, 2**64, -(2**63) - 1],
+                         ids=["2^70", "-2^70", "1e30", "1e300", "2^64", "-2^63-1"])
+def test_numbers_past_64_bits_are_no_value_not_a_crash(tmp_path, agent, value):
+    # every number of a stream (times, durations, exit codes, token counts) past what a JSON
+    # integer can be read as: shown as unknown, never a traceback from --summary --json
+    src = tmp_path / "src.jsonl"
+    if agent == "cursor":
+        src.write_bytes(TOOLS.read_bytes())
+    else:
+        gen = subprocess.run([sys.executable, str(ROOT / "bench" / "gen_stream.py"), str(src), "--agent", agent,
+                              "--size", "40KB", "--seed", "2"], capture_output=True, timeout=60)
+        assert gen.returncode == 0, gen.stderr.decode()
+    number = repr(value).encode()
+    f = tmp_path / "big.jsonl"
+    f.write_bytes(b"".join(_numbers_replaced(line, number) + b"\n" for line in src.read_bytes().splitlines()
+                           if line.strip()))
+    assert number in f.read_bytes()
+    for args in (["--summary", "--json"], ["--report", "--json"], ["--plain"], ["--summary"]):
+        p = run([*args, "--format", agent, str(f)])
+        assert_no_traceback(p.stderr)
+        assert p.returncode in (0, 1), (args, p.stderr.decode())
+        if args == ["--summary", "--json"]:
+            for call in orjson.loads(p.stdout)["tool_calls"]:
+                for key in ("started_ms", "completed_ms", "duration_ms", "exit_code"):
+                    assert call[key] is None or -(2**63) <= call[key] < 2**64, (key, call[key])

@@ -41,6 +41,16 @@ KINDS = {"command_execution": "shell", "file_change": "edit", "mcp_tool_call": "
 _REROUTED = re.compile(r"model rerouted: (\S+) -> (\S+)")
 
 
+def _as_list(value: Any) -> list:
+    """``value`` if it is a list, else ``[]`` (a field of the wrong JSON type reads as empty)."""
+    return value if isinstance(value, list) else []
+
+
+def _as_dict(value: Any) -> dict:
+    """``value`` if it is an object, else ``{}``."""
+    return value if isinstance(value, dict) else {}
+
+
 def _fields(data: dict) -> dict | None:
     out = {k: v for k, v in data.items() if k != "type"}
     return out or None
@@ -83,13 +93,13 @@ def _summary(kind: str, it: dict) -> str:
     if kind == "shell":
         return summarize("shell", {"command": s(it.get("command"))})
     if kind == "edit":
-        changes = it.get("changes") if isinstance(it.get("changes"), list) else []
+        changes = _as_list(it.get("changes"))
         return summarize("edit", {"path": ", ".join(s(c.get("path")) for c in changes if isinstance(c, dict))})
     if kind == "mcp":
         args = it.get("arguments")
         return summarize("mcp", {"toolName": s(it.get("tool")), "args": args if isinstance(args, dict) else {}})
     if kind == "webSearch":
-        action = it.get("action") if isinstance(it.get("action"), dict) else {}
+        action = _as_dict(it.get("action"))
         return summarize("webSearch", {"query": s(it.get("query")) or s(action.get("query")) or s(action.get("url"))})
     if kind == "updateTodos":
         return summarize("updateTodos", {"todos": _todos(it)})
@@ -98,7 +108,7 @@ def _summary(kind: str, it: dict) -> str:
     if kind == "task":
         tool = s(it.get("tool"))
         prompt = s(it.get("prompt"))
-        targets = it.get("receiver_thread_ids") if isinstance(it.get("receiver_thread_ids"), list) else []
+        targets = _as_list(it.get("receiver_thread_ids"))
         what = one_line(prompt, 200) if prompt else (f"{len(targets)} agent{'s' if len(targets) != 1 else ''}"
                                                      if targets else "")
         return one_line(f"{tool} {what}".strip(), 200)
@@ -106,7 +116,7 @@ def _summary(kind: str, it: dict) -> str:
 
 
 def _todos(it: dict) -> list[dict]:
-    items = it.get("items") if isinstance(it.get("items"), list) else []
+    items = _as_list(it.get("items"))
     return [{"content": s(x.get("text")), "status": "completed" if x.get("completed") else "pending"}
             for x in items if isinstance(x, dict)]
 
@@ -121,7 +131,7 @@ def _outcome(kind: str, it: dict) -> tuple[str, str, str]:
         return STATUS_FAILURE, "failed", s(err.get("message") if isinstance(err, dict) else err)
     if status == "failed":
         if kind == "task":
-            states = it.get("agents_states") if isinstance(it.get("agents_states"), dict) else {}
+            states = _as_dict(it.get("agents_states"))
             msgs = [s(v.get("message")) for v in states.values() if isinstance(v, dict) and v.get("message")]
             return STATUS_FAILURE, "failed", "; ".join(msgs)
         return STATUS_FAILURE, "failed", ""
@@ -141,7 +151,7 @@ class CodexAdapter(Adapter):
         super().__init__()
         self._last_text = ""  # the last agent_message of the current turn
         self._turns = 0
-        self._thread: str | None = None
+        self._thread_id: str | None = None  # (not "_thread": mypyc would name its C field __thread, a C keyword)
         self._totals: dict[str, Usage] = {}  # thread id -> its running total at the last turn in this source
         self._start_total: Usage | None = None  # the thread's total when this run began (an earlier run's)
         self._spawned: dict[str, str] = {}  # a sub-agent's thread id -> the spawn_agent call that began it
@@ -159,8 +169,8 @@ class CodexAdapter(Adapter):
             self._last_text = ""
             self._spawned.clear()
             tid = data.get("thread_id")
-            self._thread = tid if isinstance(tid, str) else None
-            self._start_total = self._totals.get(self._thread) if self._thread else None
+            self._thread_id = tid if isinstance(tid, str) else None
+            self._start_total = self._totals.get(self._thread_id) if self._thread_id else None
             return [RunStart(item, *when(None, now), self.agent, session_id=tid)]
         if t == "turn.started":
             self._turns += 1
@@ -181,7 +191,7 @@ class CodexAdapter(Adapter):
         # upstream exec at 6219b7c, which rejects such requests): a question waits for a person, a
         # plan's deltas come whole in its item.completed
         if t == "request_user_input":
-            questions = data.get("questions") if isinstance(data.get("questions"), list) else []
+            questions = _as_list(data.get("questions"))
             first = questions[0] if questions else None
             what = s(first.get("question") or first.get("header")) if isinstance(first, dict) else s(first)
             return [self.note(item, now, "interaction_query", "request",
@@ -196,17 +206,17 @@ class CodexAdapter(Adapter):
         own = None
         if usage is not None:
             own = _minus(usage, self._start_total)
-            if self._thread:
-                self._totals[self._thread] = usage
+            if self._thread_id:
+                self._totals[self._thread_id] = usage
         return RunEnd(item, *when(None, now), subtype="error" if failed else "success", is_error=failed,
-                      text=self._last_text, usage=own, error=error, session_id=self._thread)
+                      text=self._last_text, usage=own, error=error, session_id=self._thread_id)
 
     def _item(self, item: Event, it: dict, t: str, now: int | None) -> list:
         itype = it.get("type")
-        if itype.__class__ is not str:
+        if type(itype) is not str:
             itype = s(itype)
         iid = it.get("id")
-        if iid.__class__ is not str or not iid:
+        if type(iid) is not str or not iid:
             iid = s(iid) or f"(no id, line {item.line})"
         completed = t == "item.completed"
         if itype == "agent_message":
@@ -311,7 +321,7 @@ def _view(kind: str, it: dict, done: bool) -> dict:
         if out:
             v["output"] = s(out)  # stdout and stderr together (the CLI keeps them in one)
     elif kind == "edit":
-        changes = it.get("changes") if isinstance(it.get("changes"), list) else []
+        changes = _as_list(it.get("changes"))
         v["path"] = ", ".join(s(c.get("path")) for c in changes if isinstance(c, dict))
         v["stats"] = [(s(c.get("kind")) or "change", s(c.get("path"))) for c in changes if isinstance(c, dict)]
         diffs = [s(c.get("diff") or c.get("unified_diff")) for c in changes
@@ -325,10 +335,10 @@ def _view(kind: str, it: dict, done: bool) -> dict:
             v["arguments"] = it["arguments"]
         res = it.get("result") if isinstance(it.get("result"), dict) else None
         if res is not None:
-            content = res.get("content") if isinstance(res.get("content"), list) else []
+            content = _as_list(res.get("content"))
             v["content"] = "\n".join(s(c.get("text")) if isinstance(c, dict) else s(c) for c in content)
     elif kind == "webSearch":
-        action = it.get("action") if isinstance(it.get("action"), dict) else {}
+        action = _as_dict(it.get("action"))
         v["query"] = s(it.get("query")) or s(action.get("query")) or s(action.get("url"))
     elif kind == "updateTodos":
         v["todos"] = [("completed" if t["status"] == "completed" else "pending", t["content"]) for t in _todos(it)]
@@ -337,11 +347,11 @@ def _view(kind: str, it: dict, done: bool) -> dict:
             v["plan"] = s(it.get("text"))
     elif kind == "task":
         v["description"] = s(it.get("tool"))
-        targets = it.get("receiver_thread_ids") if isinstance(it.get("receiver_thread_ids"), list) else []
+        targets = _as_list(it.get("receiver_thread_ids"))
         v["model"] = ", ".join(s(x) for x in targets)
         if it.get("prompt"):
             v["prompt"] = s(it.get("prompt"))
-        states = it.get("agents_states") if isinstance(it.get("agents_states"), dict) else {}
+        states = _as_dict(it.get("agents_states"))
         v["said"] = [f"{s(tid)}: {s(st.get('status'))}" + (f" — {s(st.get('message'))}" if st.get("message") else "")
                      for tid, st in states.items() if isinstance(st, dict)]
     return v
