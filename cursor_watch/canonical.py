@@ -42,7 +42,7 @@ here and stays unknown downstream (``—`` in views, ``null`` in JSON), never 0.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Final
+from typing import Any, ClassVar
 
 from .events import Invalid
 
@@ -616,44 +616,32 @@ class Silent(Canonical):
 PREVIEW_CHARS = 2_000  # the default cut of :func:`short`
 
 
-# the integers a JSON number may be read as (what orjson reads as an integer and can write back):
-# a time, a count or an exit code outside them is no value the stream could mean
-_INT_MIN: Final = -(1 << 63)
-_INT_END: Final = 1 << 64
-
-
 def as_int(value: Any) -> int | None:
     """An integer field as the stream gives it: int64 fields are strings in real Cursor
     streams (``startedAtMs``: ``"1786676149877"``), and a float is read as its integer part;
-    None for anything else (a bool, a word, a string past 4,300 digits) and for a number outside
-    [-2^63, 2^64): none is a time, a count or an exit code, and ``--summary --json`` could not
-    write it (orjson refuses such integers)."""
+    None for anything else (a bool, a word, a string past 4,300 digits). A number past 64 bits
+    is kept (a view names it: ``timestamp_ms 100000000000000000000 (not a date)``);
+    ``--summary --json`` writes null for it (:func:`cursor_watch.summary.dumps_json`)."""
     cls = type(value)
     if cls is int:
-        # (-2^62 <= value < 2^62 first: a compiled build compares those unboxed)
-        if -4611686018427387904 <= value <= 4611686018427387903 or _INT_MIN <= value < _INT_END:
-            return value
-        return None
+        return value
     if cls is str and len(value) < 19 and value.isascii() and value.isdigit():
         return int(value)  # the common case: "1786676149877" (ASCII digits: int() can't fail)
     if isinstance(value, bool):
         return None
-    number: int
     if isinstance(value, int):
-        number = value
-    elif isinstance(value, float):
+        return value
+    if isinstance(value, float):
         try:
-            number = int(value)
+            return int(value)
         except (OverflowError, ValueError):  # inf, nan
             return None
-    elif isinstance(value, str) and value.strip().lstrip("-").isdigit():
+    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
         try:  # "²".isdigit() is True but int("²") fails; so do strings past 4300 digits
-            number = int(value)
+            return int(value)
         except ValueError:
             return None
-    else:
-        return None
-    return number if _INT_MIN <= number < _INT_END else None
+    return None
 
 
 def short(text: str, limit: int = PREVIEW_CHARS) -> str:

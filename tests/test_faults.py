@@ -564,8 +564,9 @@ def _numbers_replaced(line: bytes, number: bytes) -> bytes:
 @pytest.mark.parametrize("value", [2**70, -(2**70), 1e30, 1e300, 2**64, -(2**63) - 1],
                          ids=["2^70", "-2^70", "1e30", "1e300", "2^64", "-2^63-1"])
 def test_numbers_past_64_bits_are_no_value_not_a_crash(tmp_path, agent, value):
-    # every number of a stream (times, durations, exit codes, token counts) past what a JSON
-    # integer can be read as: shown as unknown, never a traceback from --summary --json
+    # every number of a stream (times, durations, exit codes, token counts) past 64 bits, or a sum
+    # of such numbers past them: null in --summary --json (orjson writes no such integer), a day
+    # no date has is unknown in --report; never a traceback (each of the four was one)
     src = tmp_path / "src.jsonl"
     if agent == "cursor":
         src.write_bytes(TOOLS.read_bytes())
