@@ -472,8 +472,11 @@ def print_summary(session: Session, console: Console, stderr_tail: list[str] | N
         from rich.table import Table  # only the readable --summary draws a table (--plain starts faster)
 
         table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
-        for col, kw in (("#", {"justify": "right"}), ("status", {}), ("tool", {}), ("summary", {"overflow": "fold"}), ("duration", {"justify": "right"})):
-            table.add_column(col, **kw)
+        table.add_column("#", justify="right")
+        table.add_column("status")
+        table.add_column("tool")
+        table.add_column("summary", overflow="fold")
+        table.add_column("duration", justify="right")
         for call in s.tool_calls.values():
             summary = visible_line(call.summary)
             if call.detail:
