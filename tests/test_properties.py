@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 import orjson
+import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -564,3 +565,30 @@ def test_the_summary_escape_is_the_patterns_substitution(text):
     assert summary._escape_raw(data) == expected
     assert_inert(summary._escape_raw(data), "summary._escape_raw")
     assert orjson.loads(summary._escape_raw(data)) == text
+
+
+@pytest.mark.parametrize("feed_slice", [None, 1000, 4096])
+def test_a_big_chunk_is_fed_in_slices_with_the_same_model(tmp_path, monkeypatch, feed_slice):
+    # Monitor.feed cuts a chunk bigger than runner.FEED_SLICE at line ends (the CPU's caches):
+    # the same model, summary and changes as the stream fed line by line
+    from cursor_watch import runner
+
+    if feed_slice is not None:
+        monkeypatch.setattr(runner, "FEED_SLICE", feed_slice)
+    f = tmp_path / "dense.jsonl"
+    subprocess.run([sys.executable, str(ROOT / "bench" / "gen_stream.py"), str(f), "90", "--content-kb", "4",
+                    "--seed", "4"], check=True, capture_output=True, timeout=60)
+    data = f.read_bytes()
+    assert len(data) > 2 * runner.FEED_SLICE
+    whole = Monitor()
+    changes = whole.feed(data) + whole.finish()
+    lines = Monitor()
+    changes_by_line = []
+    for line in data.splitlines(keepends=True):
+        changes_by_line += lines.feed(line)
+    changes_by_line += lines.finish()
+    assert snapshot(whole) == snapshot(lines)
+    assert summary_json(whole.session) == summary_json(lines.session)
+    # the same calls, notes and ends in the same order (text and thinking changes come per batch)
+    kinds = {"tool_started", "tool_done", "note", "diagnostic", "unknown", "result", "end"}
+    assert [c for c in changes if c[0] in kinds] == [c for c in changes_by_line if c[0] in kinds]
