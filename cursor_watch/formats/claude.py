@@ -376,6 +376,7 @@ class ClaudeAdapter(Adapter):
             data = item.data
             self._held.append(self._system(Event(data, item.line, item.offset, item.size), data, now))
             return HELD
+        out: list
         if cls is StreamEvent:
             out = self._stream_typed(item, now)
         elif cls is AssistantEvent:
@@ -410,9 +411,9 @@ class ClaudeAdapter(Adapter):
         if self._text_mid is not None:
             # the model closes the open segment at a tool call and a run's end: the next text
             # block (of the same message after a tool_use) then begins a new segment
-            for ev in reversed(out):
-                c = type(ev)
-                if c is Text and ev.mode == TEXT_PARTIAL:
+            for k in range(len(out) - 1, -1, -1):  # (newest first)
+                c = type(out[k])
+                if c is Text and out[k].mode == TEXT_PARTIAL:
                     break
                 if c is ToolStart or c is ToolEnd or c is RunEnd or c is RunStart:
                     self._closed = (self._text_mid, self._text)
