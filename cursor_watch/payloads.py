@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from .buildinfo import raise_if_compiled_type_error
 from .formats import CallPayloads, adapter_class, call_payloads, line_object
 from .model import ToolCall
 from .tools import DETAIL_TEXT_LIMIT, Section, detail_sections
@@ -49,7 +50,8 @@ def load_payloads(call: ToolCall, reread: Reread, agent: str | None, redact: Any
     try:
         found = call_payloads(agent, call.kind, call.call_id, lines["started"], lines["completed"],
                               call.args if lines["started"] is None else None)
-    except Exception:  # noqa: BLE001 - a shape the adapter did not expect: what the model kept
+    except Exception as err:  # noqa: BLE001 - a shape the adapter did not expect: what the model kept
+        raise_if_compiled_type_error(err)  # (a compiled adapter's type check failing is a defect of ours: loud)
         found = CallPayloads(call.args)
     if redact is not None:
         from .redact import redact_payloads

@@ -148,6 +148,13 @@ def _streams(tmp: Path) -> list[Path]:
         out = tmp / f"{name}.jsonl"
         subprocess.run([sys.executable, str(gen), str(out), *args], check=True, capture_output=True, timeout=300)
         files.append(out)
+    # Claude Code lines with fields of every wrong JSON type (the compiled adapter's annotations hold
+    # for all; integers beyond 64 bits are left out here: --summary --json can't write them, either build)
+    from claude_hostile import DELETE, hostile_stream
+
+    out = tmp / "claude-hostile.jsonl"
+    out.write_bytes(hostile_stream([None, True, -7, 2**63, 1.5, "x", [None, 1, "a"], {"type": "text", "text": 5}, DELETE]))
+    files.append(out)
     return files
 
 

@@ -153,7 +153,8 @@ def _patch_text(patch: Any, path: str) -> str:
             continue
         out.append(f"@@ -{hunk.get('oldStart')},{hunk.get('oldLines')} +{hunk.get('newStart')},"
                    f"{hunk.get('newLines')} @@")
-        out.extend(s(line) for line in hunk.get("lines") or [] if line is not None)
+        lines: Any = hunk.get("lines")  # (any JSON value)
+        out.extend(s(line) for line in lines or [] if line is not None)
     return "\n".join(out) + "\n"
 
 
@@ -163,8 +164,10 @@ def _diff(args: dict, tur: Any) -> str:
     path = s(args.get("file_path") or args.get("path") or (tur.get("filePath") if isinstance(tur, dict) else ""))
     if isinstance(tur, dict) and isinstance(tur.get("structuredPatch"), list) and tur["structuredPatch"]:
         return _patch_text(tur["structuredPatch"], path)
-    edits = args.get("edits") if isinstance(args.get("edits"), list) else [args]
-    out = []
+    edits = args.get("edits")
+    if not isinstance(edits, list):
+        edits = [args]
+    out: list[str] = []
     for e in edits:
         if isinstance(e, dict) and isinstance(e.get("old_string"), str) and isinstance(e.get("new_string"), str):
             out.extend(difflib.unified_diff(e["old_string"].splitlines(True), e["new_string"].splitlines(True),
@@ -297,7 +300,7 @@ class ClaudeAdapter(Adapter):
         mtype = ""  # "text_delta" or "thinking_delta" while merging
         texts: list[str] = []
         for item in items:
-            cls = item.__class__
+            cls = type(item)
             if cls is StreamEvent and not self._held:  # this adapter's typed decoding: attributes
                 ev = item.event
                 et = ev.type
@@ -329,7 +332,7 @@ class ClaudeAdapter(Adapter):
                             continue
                     elif dt == "input_json_delta":
                         block = self._blocks.get((parent, ev.index))
-                        if block is not None and delta.partial_json.__class__ is str:
+                        if block is not None and type(delta.partial_json) is str:
                             block[3].append(delta.partial_json)
                     # (a sub-agent's delta, an empty one, another type: nothing to show)
                     batch.silent(item)
@@ -368,11 +371,12 @@ class ClaudeAdapter(Adapter):
         (:attr:`~cursor_watch.canonical.RunStart.first_line`). Anything else after them (or the
         end of input) gives them first, in the run they follow.
         """
-        cls = item.__class__
+        cls = type(item)
         if self._after_result and item.type == "system" and item.subtype in ("hook_started", "hook_response"):
             data = item.data
             self._held.append(self._system(Event(data, item.line, item.offset, item.size), data, now))
             return HELD
+        out: list
         if cls is StreamEvent:
             out = self._stream_typed(item, now)
         elif cls is AssistantEvent:
@@ -391,14 +395,14 @@ class ClaudeAdapter(Adapter):
             out = self._convert(item, now)
         self._after_result = item.type == "result"
         for ev in out[1:]:
-            if ev.__class__ is not Invalid:
+            if type(ev) is not Invalid:
                 ev.natives = 0
         if self._held:
             held = self._release()
             if not out:  # this event gives nothing: it counts with the last of them
                 held[-1].natives += 1
                 held[-1].src = Folded(item)
-            if out and out[0].__class__ is RunStart:
+            if out and type(out[0]) is RunStart:
                 out[0].first_line = held[0].line
                 out[0].first_offset = held[0].offset
                 out = [out[0], *held, *out[1:]]
@@ -407,9 +411,9 @@ class ClaudeAdapter(Adapter):
         if self._text_mid is not None:
             # the model closes the open segment at a tool call and a run's end: the next text
             # block (of the same message after a tool_use) then begins a new segment
-            for ev in reversed(out):
-                c = ev.__class__
-                if c is Text and ev.mode == TEXT_PARTIAL:
+            for k in range(len(out) - 1, -1, -1):  # (newest first)
+                c = type(out[k])
+                if c is Text and out[k].mode == TEXT_PARTIAL:
                     break
                 if c is ToolStart or c is ToolEnd or c is RunEnd or c is RunStart:
                     self._closed = (self._text_mid, self._text)
@@ -429,14 +433,16 @@ class ClaudeAdapter(Adapter):
             return self._user(item, data, now)
         if t == "system":
             ev = self._system(item, data, now)
-            if ev.__class__ is RunStart:
+            if type(ev) is RunStart:
                 mcp = self.mcp_note(ev)
                 return [ev, mcp] if mcp is not None else [ev]
             return [ev]
         if t == "result":
             return self._result(item, data, now)
         if t == "rate_limit_event":
-            info = data.get("rate_limit_info") if isinstance(data.get("rate_limit_info"), dict) else {}
+            info = data.get("rate_limit_info")
+            if not isinstance(info, dict):
+                info = {}
             at = now if now is not None else self._last_ts  # the event has no time of its own
             return [self.note(item, now, "rate_limit", "rate_limit", "rate limit: " + _rate_limit_words(info, at),
                               fields=info or None)]
@@ -471,7 +477,9 @@ class ClaudeAdapter(Adapter):
             return self.note(item, now, "status", st,
                              f"thinking: ~{s(data.get('estimated_tokens')) or '?'} tokens so far (estimated)")
         if st == "compact_boundary":
-            meta = data.get("compact_metadata") if isinstance(data.get("compact_metadata"), dict) else {}
+            meta = data.get("compact_metadata")
+            if not isinstance(meta, dict):
+                meta = {}
             bits = [s(meta.get("trigger"))] if meta.get("trigger") else []
             pre, post = as_int(meta.get("pre_tokens")), as_int(meta.get("post_tokens"))
             if pre is not None:
@@ -595,17 +603,23 @@ class ClaudeAdapter(Adapter):
         if not isinstance(ev, dict):
             return [self.unknown(item, now)]
         index = ev.get("index")
-        delta = ev.get("delta") if isinstance(ev.get("delta"), dict) else {}
+        delta = ev.get("delta")
+        if not isinstance(delta, dict):
+            delta = {}
         dt = delta.get("type")
-        field = _DELTA_FIELDS.get(dt) if dt.__class__ is str else None
+        field = _DELTA_FIELDS.get(dt) if type(dt) is str else None
         et = ev.get("type")
-        block = message_id = None
+        block: tuple[Any, str, str, Any] | None = None
+        message_id: Any = None
         if et == "content_block_start":
-            cb = ev.get("content_block") if isinstance(ev.get("content_block"), dict) else {}
+            cb = ev.get("content_block")
+            if not isinstance(cb, dict):
+                cb = {}
             block = (cb.get("type"), s(cb.get("id")), s(cb.get("name")), cb.get("input"))
         elif et == "message_start":
-            message_id = ev.get("message").get("id") if isinstance(ev.get("message"), dict) else None
-        return self._api_event(item, et, s(data.get("parent_tool_use_id")), index if index.__class__ is int else None,
+            message = ev.get("message")
+            message_id = message.get("id") if isinstance(message, dict) else None
+        return self._api_event(item, et, s(data.get("parent_tool_use_id")), index if type(index) is int else None,
                                dt, delta.get(field) if field else None, block, message_id, now)
 
     def _stream_typed(self, item: StreamEvent, now: int | None) -> list:
@@ -613,7 +627,8 @@ class ClaudeAdapter(Adapter):
         values as :meth:`_stream` reads: the struct's types are the shapes those rules accept)."""
         ev = item.event
         delta = ev.delta
-        dt = value = None
+        dt: str | None = None
+        value: Any = None
         if delta:  # a Delta (UNSET and None are false)
             dt = delta.type
             field = _DELTA_FIELDS.get(dt) if dt is not None else None
@@ -622,7 +637,8 @@ class ClaudeAdapter(Adapter):
                 if value is UNSET:
                     value = None
         et = ev.type
-        block = message_id = None
+        block: tuple[Any, str, str, Any] | None = None
+        message_id: str | None = None
         if et == "content_block_start":
             cb = ev.content_block
             if cb is UNSET:
@@ -637,7 +653,7 @@ class ClaudeAdapter(Adapter):
         return self._api_event(item, et, item.parent_tool_use_id or "", ev.index, dt, value, block, message_id, now)
 
     def _api_event(self, item: Any, et: Any, parent: str, index: int | None, dt: Any, value: Any,
-                   start: tuple | None, message_id: Any, now: int | None) -> list:
+                   start: tuple[Any, str, str, Any] | None, message_id: Any, now: int | None) -> list:
         """The canonical events of one ``stream_event`` line, from what either path read.
 
         Args:
@@ -666,7 +682,8 @@ class ClaudeAdapter(Adapter):
                     block[3].append(value)
             return []
         if et == "content_block_start":
-            btype, cid, name, inp = start  # type: ignore[misc]
+            assert start is not None  # (both paths give a content_block_start its block)
+            btype, cid, name, inp = start
             self._blocks[(parent, index)] = [btype, cid, name, [], item]
             if btype in ("tool_use", "server_tool_use") and cid and cid not in self._kinds:
                 # the call runs from here (live: its input streams for seconds before the whole
@@ -766,7 +783,7 @@ class ClaudeAdapter(Adapter):
         content = msg.content
         blocks: list[tuple] = []
         try:
-            if content.__class__ is str:
+            if isinstance(content, str):
                 blocks.append(("text", content))
             elif content:  # a list of blocks
                 for block in content:
@@ -844,15 +861,15 @@ class ClaudeAdapter(Adapter):
             # tokens used so far, for live --max-tokens / --max-cost: each message's latest usage
             # once (sub-agents' messages too: they are spent), summed per kind (the sums kept up
             # to date: a message's new figures replace its old ones)
-            key = mid or f"(line {item.line})"
-            old = self._usage.get(key)
+            ukey = mid or f"(line {item.line})"
+            old = self._usage.get(ukey)
             if old is not None:
                 self._add_usage(old, -1)
-            self._usage[key] = usage
+            self._usage[ukey] = usage
             self._add_usage(usage, 1)
             # the main agent's call also gives its context size (cursor_watch.context); a
             # sub-agent's messages run in a context of their own
-            out.append(UsageUpdate(item, t, src, self._usage_total(), call=None if parent else usage, call_key=key))
+            out.append(UsageUpdate(item, t, src, self._usage_total(), call=None if parent else usage, call_key=ukey))
         return out
 
     def _add_usage(self, u: Usage, sign: int) -> None:
@@ -922,7 +939,7 @@ class ClaudeAdapter(Adapter):
         content = item.message.content
         out: list = []
         texts = []
-        if content.__class__ is str:
+        if isinstance(content, str):
             texts.append(content)
         elif content:  # a list of blocks
             results: list[tuple[dict, Any]] = []
@@ -930,7 +947,8 @@ class ClaudeAdapter(Adapter):
                 for block in content:
                     bt = block.type
                     if bt == "tool_result":
-                        raw = block.content
+                        raw: Any = block.content  # (raw JSON, UNSET; None once decoded or absent)
+                        value: Any = None
                         if raw is UNSET:
                             value, raw = None, None
                         elif memoryview(raw)[:1] == b'"':  # a string: decoded only if asked (it always decodes)
@@ -1028,11 +1046,11 @@ class ClaudeAdapter(Adapter):
         back reports the totals at its release (2.1.239 on), so its share may include the next
         run's: the runs' sum stays right.
         """
-        total = data.get("total_cost_usd")
+        total: Any = data.get("total_cost_usd")  # (any JSON value)
         mu = data.get("modelUsage")
         sid = data.get("session_id")
-        prev = self._totals.get(sid) if sid.__class__ is str and sid else None
-        if sid.__class__ is str and sid:
+        prev = self._totals.get(sid) if type(sid) is str and sid else None
+        if type(sid) is str and sid:
             self._totals[sid] = (total, mu if isinstance(mu, dict) else {})
         if prev is None or not _grew(total, prev[0]):
             return (float(total) if _number(total) else None), _model_usage(mu)
@@ -1162,9 +1180,13 @@ def _rate_limit_words(info: dict, at_ms: int | None = None) -> str:
     status = s(info.get("status")) or "event"
     window = s(info.get("rateLimitType"))
     bits = [window] if window else []
-    windows = info.get("unifiedWindows") if isinstance(info.get("unifiedWindows"), dict) else {}
-    own = windows.get(window) if isinstance(windows.get(window), dict) else {}
-    used = info.get("utilization", own.get("utilization"))
+    windows = info.get("unifiedWindows")
+    if not isinstance(windows, dict):
+        windows = {}
+    own = windows.get(window)
+    if not isinstance(own, dict):
+        own = {}
+    used: Any = info.get("utilization", own.get("utilization"))  # (any JSON value)
     if _number(used):
         bits.append(f"{used * 100:.0f} % used")
     resets = as_int(info.get("resetsAt", own.get("resetsAt")))
@@ -1188,7 +1210,7 @@ def _reset_words(resets_s: int, at_ms: int | None) -> str:
     return text
 
 
-def _in_words(ms: float) -> str:
+def _in_words(ms: int) -> str:
     """``in 12 min``, ``in 2 h 05 min``, ``in 3 d 4 h``; ``12 min ago`` for a time past; ``now``."""
     minutes = int(abs(ms) // 60_000)
     if minutes == 0:
@@ -1249,6 +1271,6 @@ def _model_usage(mu: Any, before: Any = None) -> dict | None:
             prev = before.get(model) if isinstance(before, dict) else None
             if isinstance(prev, dict):
                 u = {k: v - prev[k] if k in prev and _grew(v, prev[k]) else v for k, v in u.items()}
-            cost = u.get("costUSD")
+            cost: Any = u.get("costUSD")  # (any JSON value)
             out[s(model)] = (usage_of(u), float(cost) if _number(cost) else None)
     return out or None
