@@ -90,11 +90,13 @@ def _mutated(line: dict, path: tuple, junk: Any) -> dict:
     return line
 
 
-def hostile_stream(junk_values: list[Any] | None = None) -> bytes:
-    """The scenario, then a copy of it for each (line, path, junk value): NDJSON."""
-    out = [BASE]
+def hostile_stream(junk_values: list[Any] | None = None, base: list[dict] | None = None) -> bytes:
+    """The scenario (``base``: Claude Code's :data:`BASE` unless given; tests/codex_hostile.py
+    gives Codex's), then a copy of it for each (line, path, junk value): NDJSON."""
+    base = BASE if base is None else base
+    out = [base]
     for junk in (JUNK + [DELETE]) if junk_values is None else junk_values:
-        for i, line in enumerate(BASE):
+        for i, line in enumerate(base):
             for path in _paths(line):
-                out.append(BASE[:i] + [_mutated(line, path, junk)] + BASE[i + 1:])
+                out.append(base[:i] + [_mutated(line, path, junk)] + base[i + 1:])
     return b"".join(json.dumps(obj, separators=(",", ":")).encode() + b"\n" for scenario in out for obj in scenario)

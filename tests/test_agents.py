@@ -25,6 +25,7 @@ from cursor_watch.canonical import Usage
 from cursor_watch.formats import Reader, sniff
 from cursor_watch.payloads import call_detail
 from cursor_watch.runner import Monitor
+from cursor_watch.summary import write_summaries
 
 AGENTS_DIR = ROOT.parent / "shared" / "streams" / "agents"
 EXPECTED = ROOT / "tests" / "expected" / "agents"
@@ -1057,3 +1058,27 @@ def test_claude_fields_of_every_wrong_type_never_fail_a_type_check():
             call_detail(call, run.reread, agent=run.session.agent)
             calls += 1
     assert calls > len(mon.runs)
+
+
+def test_codex_fields_of_every_wrong_type_never_fail_a_type_check():
+    """Every field of the lines the Codex adapter reads replaced by a value of each JSON type (or
+    deleted; integers beyond 64 bits too), as for Claude Code above: each line is read and every
+    call's detail re-read without a type check of the compiled adapter failing, and
+    ``--summary --json`` writes every run (tests/test_build.py compares the two builds on it)."""
+    from codex_hostile import hostile_stream
+
+    data = hostile_stream()
+    mon = Monitor(clock=lambda: 1_000_000.0, fmt="codex", reread=lambda off, size: data[off:off + size], live=False)
+    mon.feed(data)
+    mon.finish()
+    counts = [run.session.counts() for run in mon.runs]
+    assert sum(c["events"] + c["invalid_lines"] for c in counts) == data.count(b"\n")
+    calls = 0
+    for run in mon.runs:
+        for call in run.session.tool_calls.values():
+            call_detail(call, run.reread, agent=run.session.agent)
+            calls += 1
+    assert calls > len(mon.runs)
+    pieces: list[bytes] = []
+    write_summaries(mon.runs, pieces.append)
+    assert len(b"".join(pieces).splitlines()) == len(mon.runs)  # one line (object) per run

@@ -148,13 +148,16 @@ def _streams(tmp: Path) -> list[Path]:
         out = tmp / f"{name}.jsonl"
         subprocess.run([sys.executable, str(gen), str(out), *args], check=True, capture_output=True, timeout=300)
         files.append(out)
-    # Claude Code lines with fields of every wrong JSON type (the compiled adapter's annotations hold
-    # for all; integers beyond 64 bits are left out here: --summary --json can't write them, either build)
+    # Claude Code and Codex lines with fields of every wrong JSON type (the compiled adapters'
+    # annotations hold for all), integers beyond 64 bits included (--summary --json writes null)
     from claude_hostile import DELETE, hostile_stream
+    from codex_hostile import hostile_stream as codex_hostile_stream
 
-    out = tmp / "claude-hostile.jsonl"
-    out.write_bytes(hostile_stream([None, True, -7, 2**63, 1.5, "x", [None, 1, "a"], {"type": "text", "text": 5}, DELETE]))
-    files.append(out)
+    junk = [None, True, -7, 2**63, 2**64 + 5, -(10**30), 1.5, "x", [None, 1, "a"], {"type": "text", "text": 5}, DELETE]
+    for name, make in (("claude-hostile", hostile_stream), ("codex-hostile", codex_hostile_stream)):
+        out = tmp / f"{name}.jsonl"
+        out.write_bytes(make(junk))
+        files.append(out)
     return files
 
 
