@@ -148,16 +148,11 @@ class Monitor:
 
         A chunk bigger than :data:`FEED_SLICE` goes through in slices cut at line ends (as if
         it had been fed so: the model is the same for any cutting of a stream)."""
-        size = len(chunk)
-        if size <= FEED_SLICE:
+        if len(chunk) <= FEED_SLICE:
             return self._feed(chunk)
         changes: Changes = []
-        start = 0
-        while start < size:
-            cut = chunk.find(b"\n", start + FEED_SLICE)
-            end = size if cut < 0 else cut + 1
-            changes += self._feed(chunk[start:end])
-            start = end
+        for piece in feed_slices(chunk):
+            changes += self._feed(piece)
         return changes
 
     def _feed(self, chunk: bytes) -> Changes:
@@ -247,6 +242,22 @@ class Monitor:
         changes += finish_open_runs(self.splitter)
         changes.extend(finish_run(self.splitter.current, exit_status, reason))
         return changes
+
+
+def feed_slices(chunk: bytes) -> list[bytes]:
+    """``chunk`` cut into pieces of about :data:`FEED_SLICE` bytes at line ends (a line longer
+    than that is one piece; the last piece is the rest, a line's start perhaps)."""
+    size = len(chunk)
+    if size <= FEED_SLICE:
+        return [chunk]
+    out: list[bytes] = []
+    start = 0
+    while start < size:
+        cut = chunk.find(b"\n", start + FEED_SLICE)
+        end = size if cut < 0 else cut + 1
+        out.append(chunk[start:end])
+        start = end
+    return out
 
 
 def _mark_last(run: Run, items: list, stop: int) -> None:
@@ -874,17 +885,19 @@ class Watch:
     def replay(self, on_changes: RunChanges, close: bool = True) -> int:
         """:meth:`run` for :meth:`replayable` sources, in the calling thread, without an event loop.
 
-        Each file is read in turn to its end in ``sources.CHUNK`` (1 MiB) pieces, each fed whole
-        to its monitor (nothing else waits for a turn: no view; outlets get each batch, as from
-        :meth:`run`); ``on_changes`` and
-        ``close`` are as for :meth:`run`, and so are the runs, their end notes, the errors (a
-        file that can't be opened: :class:`SourceError` when no file could be read, a read
-        error) and the exit status. SIGINT, SIGTERM and SIGHUP stop it after the chunk being
-        fed, as they stop :meth:`run` (handlers installed when called from the main thread, the
-        previous ones put back at the end).
+        Each file is read in turn to its end in ``sources.CHUNK`` (1 MiB) pieces, fed to its
+        monitor in slices (:func:`feed_slices`; nothing else waits for a turn); each slice's
+        changes go to ``on_changes`` (the view: a ``--plain`` transcript) and the outlets, as from
+        :meth:`run`. ``on_changes`` and ``close`` are as for :meth:`run`, and so are the runs,
+        their end notes, the errors (a file that can't be opened: :class:`SourceError` when no
+        file could be read, a read error) and the exit status. SIGINT, SIGTERM and SIGHUP stop
+        it after the slice being fed, as they stop :meth:`run` (handlers installed when called
+        from the main thread, the previous ones put back at the end).
 
         Raises:
             SourceError: no source could be read (as :meth:`run`).
+            Exception: what ``on_changes`` raised (its output closed: ``OutputClosed``), once the
+                sources have ended, as :meth:`run` does; it got nothing after that.
         """
         self._on_changes = on_changes
         self._close = close
@@ -902,6 +915,8 @@ class Watch:
                 signal.signal(sig, handler)
             for feed in self.feeds:
                 self._end_replayed(feed)
+        if self._view_error is not None:
+            raise self._view_error
         return self._outcome()
 
     def _end_replayed(self, feed: Feed) -> None:
@@ -935,9 +950,14 @@ class Watch:
             chunk = source.read_chunk()
             if not chunk:
                 break
-            changes = monitor.feed(chunk)
-            if changes:
-                self._deliver(feed, changes)
+            # a slice at a time, as the pump's slices: its changes are delivered (a --plain
+            # transcript printed) at once, and a signal stops the replay after the slice
+            for piece in feed_slices(chunk):
+                changes = monitor.feed(piece)
+                if changes:
+                    self._deliver(feed, changes)
+                if self.stopping:
+                    break
             if not feed.caught_up and source.bytes_read >= backlog:
                 feed.caught_up = True
         if not self.stopping:
