@@ -1038,37 +1038,18 @@ def test_a_paced_replay_counts_the_agents_own_events_as_a_plain_read(path: Path)
     assert [r.session.counts() for r in paced.runs] == [r.session.counts() for r in batch.runs]
 
 
-def test_claude_fields_of_every_wrong_type_never_fail_a_type_check():
-    """Every field of the lines the Claude adapter reads replaced by a value of each JSON type
-    (or deleted; integers beyond 64 bits too): each line is read (an event or a diagnostic),
-    and every call's detail re-read, without a type check of the compiled adapter failing
-    (CompiledTypeError: it would stop a watch with exit 70). tests/test_build.py compares the
-    two builds' outputs on such a stream."""
-    from claude_hostile import hostile_stream
+@pytest.mark.parametrize("agent", ["claude", "codex"])
+def test_fields_of_every_wrong_type_never_fail_a_type_check(agent):
+    """Every field of the lines the Claude Code or Codex adapter reads replaced by a value of each
+    JSON type (or deleted; integers beyond 64 bits too): each line is read (an event or a
+    diagnostic), every call's detail re-read, and every run written by ``--summary --json``,
+    without a type check of the compiled adapter failing (CompiledTypeError: it would stop a
+    watch with exit 70). tests/test_build.py compares the two builds' outputs on such streams."""
+    from claude_hostile import hostile_stream as claude_stream
+    from codex_hostile import hostile_stream as codex_stream
 
-    data = hostile_stream()
-    mon = Monitor(clock=lambda: 1_000_000.0, fmt="claude", reread=lambda off, size: data[off:off + size], live=False)
-    mon.feed(data)
-    mon.finish()
-    counts = [run.session.counts() for run in mon.runs]
-    assert sum(c["events"] + c["invalid_lines"] for c in counts) == data.count(b"\n")
-    calls = 0
-    for run in mon.runs:
-        for call in run.session.tool_calls.values():
-            call_detail(call, run.reread, agent=run.session.agent)
-            calls += 1
-    assert calls > len(mon.runs)
-
-
-def test_codex_fields_of_every_wrong_type_never_fail_a_type_check():
-    """Every field of the lines the Codex adapter reads replaced by a value of each JSON type (or
-    deleted; integers beyond 64 bits too), as for Claude Code above: each line is read and every
-    call's detail re-read without a type check of the compiled adapter failing, and
-    ``--summary --json`` writes every run (tests/test_build.py compares the two builds on it)."""
-    from codex_hostile import hostile_stream
-
-    data = hostile_stream()
-    mon = Monitor(clock=lambda: 1_000_000.0, fmt="codex", reread=lambda off, size: data[off:off + size], live=False)
+    data = {"claude": claude_stream, "codex": codex_stream}[agent]()
+    mon = Monitor(clock=lambda: 1_000_000.0, fmt=agent, reread=lambda off, size: data[off:off + size], live=False)
     mon.feed(data)
     mon.finish()
     counts = [run.session.counts() for run in mon.runs]
