@@ -25,7 +25,7 @@ _UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 _UNSAFE_LINE = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 # Documents (HTML, Markdown) also can't carry lone surrogates (UTF-8 can't encode them) or
 # noncharacters (an HTML parse error): those are shown too.
-_DOC_EXTRA = chr(0xD800) + "-" + chr(0xDFFF) + "\ufdd0-\ufdef\ufffe\uffff"  # (chr: mypyc takes no surrogate literal)
+_DOC_EXTRA = "\ud800-\udfff\ufdd0-\ufdef\ufffe\uffff"
 _UNSAFE_DOC = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069{_DOC_EXTRA}]")
 _UNSAFE_DOC_LINE = re.compile(f"[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069{_DOC_EXTRA}]")
 

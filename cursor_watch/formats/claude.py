@@ -320,12 +320,14 @@ class ClaudeAdapter(Adapter):
                             if merge is not None:
                                 merge.text = "".join(texts)
                             if dt == "text_delta":
-                                merge = Text(item, *when(None, now), "", TEXT_DELTA)
+                                ts, src = when(None, now)
+                                merge = Text(item, ts, src, "", TEXT_DELTA)
                             else:
                                 block = self._blocks.get(("", ev.index))
                                 if block is not None:
                                     block[3].append("")  # the block has text: its stop completes a thinking block
-                                merge = Thinking(item, *when(None, now), "")
+                                ts, src = when(None, now)
+                                merge = Thinking(item, ts, src, "")
                             mtype, texts = dt, [text]
                             append(merge)
                             batch.last = merge
@@ -668,14 +670,16 @@ class ClaudeAdapter(Adapter):
             if dt == "text_delta":
                 if parent or not isinstance(value, str) or not value:
                     return []  # a sub-agent's text comes whole in its assistant line
-                return [Text(item, *when(None, now), value, TEXT_DELTA)]
+                ts, src = when(None, now)
+                return [Text(item, ts, src, value, TEXT_DELTA)]
             if dt == "thinking_delta":
                 if parent or not isinstance(value, str) or not value:
                     return []
                 block = self._blocks.get((parent, index))
                 if block is not None:
                     block[3].append("")  # the block has text: its stop completes a thinking block
-                return [Thinking(item, *when(None, now), value)]
+                ts, src = when(None, now)
+                return [Thinking(item, ts, src, value)]
             if dt == "input_json_delta":
                 block = self._blocks.get((parent, index))
                 if block is not None and isinstance(value, str):
@@ -737,10 +741,12 @@ class ClaudeAdapter(Adapter):
         if kind == SUBAGENT_KIND and isinstance(inp, dict) and inp.get("run_in_background") is True:
             self._background = True
         desc = inp.get("description") if isinstance(inp, dict) else None
-        return ToolStart(item, *when(ts, now), cid, kind, name, parent_call_id=parent, args=inp,
-                         summary=summary_of(kind, name, inp),
-                         description=desc if isinstance(desc, str) and kind != SUBAGENT_KIND else "",
-                         model_call_id=mid)
+        t, src = when(ts, now)
+        # (positional, in the constructor's order: parent_call_id, description, model_call_id,
+        # args, summary; keyword arguments cost a compiled build thousands of instructions a call)
+        return ToolStart(item, t, src, cid, kind, name, parent,
+                         desc if isinstance(desc, str) and kind != SUBAGENT_KIND else "", mid, inp,
+                         summary_of(kind, name, inp))
 
     def _close_text(self, item: Any, now: int | None) -> list:
         """The end of the message whose segment is still open: a new message begins."""
@@ -901,9 +907,12 @@ class ClaudeAdapter(Adapter):
             reason = text
             if cid:
                 self._errors[cid] = one_line(text, 500)  # the reason, if the result denies it
-        return ToolEnd(item, *when(ts, now), cid, kind, name or kind, parent_call_id=parent,
-                       status=STATUS_FAILURE if failed else STATUS_SUCCESS, outcome="failure" if failed else "success",
-                       reason=reason, summary=summary_of(kind, name, inp))
+        t, src = when(ts, now)
+        # (positional: status, outcome, reason, exit_code, parent_call_id, description,
+        # model_call_id, args, summary)
+        return ToolEnd(item, t, src, cid, kind, name or kind, STATUS_FAILURE if failed else STATUS_SUCCESS,
+                       "failure" if failed else "success", reason, None, parent, "", "", None,
+                       summary_of(kind, name, inp))
 
     def _user(self, item: Event, data: dict, now: int | None) -> list:
         msg = data.get("message")

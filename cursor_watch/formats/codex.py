@@ -224,11 +224,13 @@ class CodexAdapter(Adapter):
                 return []  # its text comes whole with item.completed
             text = s(it.get("text"))
             self._last_text = text
-            return [Text(item, *when(None, now), text, TEXT_MESSAGE)]
+            ts, src = when(None, now)
+            return [Text(item, ts, src, text, TEXT_MESSAGE)]
         if itype == "reasoning":
             if not completed:
                 return []
-            return [Thinking(item, *when(None, now), s(it.get("text")), True)]
+            ts, src = when(None, now)
+            return [Thinking(item, ts, src, s(it.get("text")), True)]
         if itype == "error":
             # the CLI writes its warnings (process_warning, a config warning, a deprecation
             # notice) and a model reroute as `error` items, all while the turn runs on
@@ -248,18 +250,22 @@ class CodexAdapter(Adapter):
         elif kind == "task":
             name = s(it.get("tool")) or itype
         parent = self._collab_parent(it, iid) if kind == "task" else ""
-        common: dict[str, Any] = {"args": it, "summary": _summary(kind, it), "parent_call_id": parent}
-        tw = when(None, now)
+        summary = _summary(kind, it)
+        ts, src = when(None, now)
+        # (positional, in the constructors' order (cursor_watch.canonical): parent_call_id,
+        # description, model_call_id, args, summary; a call with *args or **kwargs cost a
+        # compiled build 7,000 instructions an event)
         if not completed:
-            cls = ToolStart if t == "item.started" else ToolUpdate
-            return [cls(item, *tw, iid, kind, name, **common)]
+            if t == "item.started":
+                return [ToolStart(item, ts, src, iid, kind, name, parent, "", "", it, summary)]
+            return [ToolUpdate(item, ts, src, iid, kind, name, parent, "", "", it, summary)]
         status, outcome, reason = _outcome(kind, it)
-        done = ToolEnd(item, *tw, iid, kind, name, status=status, outcome=outcome, reason=reason,
-                       exit_code=as_int(it.get("exit_code")), **common)
+        done = ToolEnd(item, ts, src, iid, kind, name, status, outcome, reason, as_int(it.get("exit_code")), parent, "",
+                       "", it, summary)
         if kind == "updateTodos":
             # a to-do list changes over item.updated events; its item.completed holds the final
             # list: given as a start too, so its summary and arguments are the final ones
-            return [ToolStart(item, *tw, iid, kind, name, **common), done]
+            return [ToolStart(item, ts, src, iid, kind, name, parent, "", "", it, summary), done]
         return [done]
 
     def _collab_parent(self, it: dict, iid: str) -> str:
