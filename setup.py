@@ -101,9 +101,17 @@ class BuildExt(build_ext):
 
 
 class BuildPy(build_py):
-    """Writes ``cursor_watch/_build.json`` (compiled or pure, and why) into the build."""
+    """Writes ``cursor_watch/_build.json`` (compiled or pure, and why) into the build.
+
+    An extension module left in the build directory by an earlier build of this tree (``pip
+    install .`` builds in the tree) is removed first: one for a module no longer compiled would go
+    into the wheel, and the compiled package would import two copies of its classes."""
 
     def run(self) -> None:
+        lib = Path(self.build_lib)
+        if lib.is_dir():
+            for stale in [*lib.rglob("*.so"), *lib.rglob("*.pyd")]:
+                stale.unlink()
         super().run()
         self.distribution.run_command("build_ext") if self.distribution.ext_modules else None
         if BUILD["build"] == "pure":
