@@ -26,6 +26,10 @@ from cursor_watch.runner import Monitor
 
 ROOT = Path(__file__).resolve().parent.parent
 REAL_DIR = ROOT.parent / "shared" / "streams" / "real"
+AGENTS_DIR = ROOT.parent / "shared" / "streams" / "agents"
+READ_AGENTS = ("claude", "codex", "cursor", "gemini")
+"""The folders of ``AGENTS_DIR`` whose agents cursor-watch reads; the others (OpenCode, Antigravity)
+wait for their adapters, and their captures are no agent's stream to cursor-watch yet."""
 SAMPLES = ROOT / "sample_streams"
 # A trimmed, hand-edited fixture: its result text ("done") was written by hand and
 # does not match the assistant events (see shared/streams/real/README.md).
@@ -241,6 +245,15 @@ def real_captures() -> list[Path]:
     if not REAL_DIR.is_dir():
         return []
     return sorted(p for p in REAL_DIR.iterdir() if p.suffix in (".jsonl", ".ndjson"))
+
+
+def agent_captures() -> list[Path]:
+    """Real captures of the agents cursor-watch reads, from ../shared/streams/agents/<agent>/
+    (:data:`READ_AGENTS`; empty when the folder is absent), sorted by agent, then name."""
+    if not AGENTS_DIR.is_dir():
+        return []
+    return sorted(p for agent in READ_AGENTS for p in (AGENTS_DIR / agent).glob("*")
+                  if p.suffix in (".jsonl", ".ndjson"))
 
 
 def real_params():

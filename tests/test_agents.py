@@ -19,7 +19,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from conftest import ROOT, SAMPLES, native_objects
+from conftest import AGENTS_DIR, ROOT, SAMPLES, agent_captures, native_objects
 
 from cursor_watch.canonical import Usage
 from cursor_watch.formats import Reader, sniff
@@ -27,7 +27,6 @@ from cursor_watch.payloads import call_detail
 from cursor_watch.runner import Monitor
 from cursor_watch.summary import write_summaries
 
-AGENTS_DIR = ROOT.parent / "shared" / "streams" / "agents"
 EXPECTED = ROOT / "tests" / "expected" / "agents"
 UPDATE = bool(os.environ.get("CURSOR_WATCH_UPDATE_EXPECTED"))
 ENV = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR", "COLUMNS", "TERM")}
@@ -37,9 +36,7 @@ LABELS = {"claude": "claude-code", "codex": "codex", "gemini": "gemini-cli", "cu
 
 
 def captures() -> list[Path]:
-    if not AGENTS_DIR.is_dir():
-        return []
-    return sorted(p for p in AGENTS_DIR.glob("*/*") if p.suffix in (".jsonl", ".ndjson"))
+    return agent_captures()
 
 
 def capture_params():

@@ -23,9 +23,8 @@ import pytest
 
 import cursor_watch
 from cursor_watch.buildinfo import CompiledTypeError, build_kind, raise_if_compiled_type_error
-from conftest import IN_CI, ROOT, SAMPLES
+from conftest import IN_CI, ROOT, SAMPLES, agent_captures
 
-AGENTS_DIR = ROOT.parent / "shared" / "streams" / "agents"
 REAL_DIR = ROOT.parent / "shared" / "streams" / "real"
 COMPILED = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["tool"]["cursor-watch"]["compiled"]
 BUILD_S = 900  # a compiled wheel takes about a minute on 2 cores; a loaded machine, much longer
@@ -137,8 +136,7 @@ def _streams(tmp: Path) -> list[Path]:
     """Every shared capture there is, every sample, and generated streams of each agent."""
     files = sorted(SAMPLES.glob("*.jsonl"))
     files += sorted(p for p in REAL_DIR.glob("*") if p.suffix in (".jsonl", ".ndjson")) if REAL_DIR.is_dir() else []
-    if AGENTS_DIR.is_dir():
-        files += sorted(p for p in AGENTS_DIR.glob("*/*") if p.suffix in (".jsonl", ".ndjson"))
+    files += agent_captures()
     gen = ROOT / "bench" / "gen_stream.py"
     for name, args in (("dense", ["300", "--content-kb", "2", "--seed", "3"]),
                        ("calls", ["--tool-calls", "400", "--seed", "5"]),

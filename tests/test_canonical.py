@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REAL_DIR, ROOT, SAMPLES, expected_exit, native_objects
+from conftest import REAL_DIR, ROOT, SAMPLES, agent_captures, expected_exit, native_objects
 
 from cursor_watch.costs import estimate, price_table, usage_of
 from cursor_watch.formats import line_object
@@ -38,8 +38,7 @@ def all_captures() -> list[Path]:
     out = []
     if REAL_DIR.is_dir():
         out += sorted(p for p in REAL_DIR.iterdir() if p.suffix in (".jsonl", ".ndjson"))
-    if AGENTS_DIR.is_dir():
-        out += sorted(p for p in AGENTS_DIR.glob("*/*") if p.suffix in (".jsonl", ".ndjson"))
+    out += agent_captures()
     return out
 
 

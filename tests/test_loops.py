@@ -15,14 +15,13 @@ import orjson
 import pytest
 
 import loopstreams
-from conftest import ROOT, real_captures, run_bytes, run_file
+from conftest import ROOT, agent_captures, real_captures, run_bytes, run_file
 from cursor_watch.alerts import AlertRules
 from cursor_watch.guard import Limits
 from cursor_watch.loops import LoopTracker
 
 CMD = [sys.executable, "-m", "cursor_watch"]
 EMITTER = str(ROOT / "tests" / "emitter.py")
-AGENTS = ROOT.parent / "shared" / "streams" / "agents"
 needs_shared = pytest.mark.skipif(not loopstreams.CURSOR_TOOLS.is_file(), reason="shared captures not found")
 
 
@@ -127,8 +126,7 @@ def test_codex_capture_with_planted_loops():
 
 def _captures() -> list[Path]:
     out = real_captures()
-    if AGENTS.is_dir():
-        out += sorted(p for p in AGENTS.glob("*/*") if p.suffix in (".jsonl", ".ndjson"))
+    out += agent_captures()
     out += sorted((ROOT / "sample_streams").glob("*.jsonl"))
     return out
 

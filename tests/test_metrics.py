@@ -21,7 +21,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from conftest import IN_CI, REAL_DIR, ROOT, SAMPLES, need_tool, wait_for
+from conftest import IN_CI, REAL_DIR, ROOT, SAMPLES, agent_captures, need_tool, real_captures, wait_for
 
 if IN_CI:
     import prometheus_client  # noqa: F401 - CI installs the [test] extra: a missing library is a failure
@@ -33,7 +33,6 @@ from cursor_watch.metrics import MetricsOutlet, parse_address, token_counts  # n
 from cursor_watch.runner import Monitor, Watch  # noqa: E402
 from cursor_watch.sources import FileSource  # noqa: E402
 
-AGENTS_DIR = REAL_DIR.parent / "agents"
 WAIT_S = 60.0
 
 
@@ -61,8 +60,7 @@ def replay(paths: list[Path], outlet: MetricsOutlet) -> Watch:
 
 
 def shared_captures() -> list[Path]:
-    files = [p for d in (REAL_DIR, *sorted(AGENTS_DIR.glob("*"))) if d.is_dir() for p in sorted(d.iterdir())
-             if p.suffix in (".jsonl", ".ndjson")]
+    files = real_captures() + agent_captures()
     if not files:
         pytest.skip(f"the shared captures are not here ({REAL_DIR})")
     return files

@@ -28,11 +28,11 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REAL_DIR, ROOT, need, need_tool, wait_for
+from conftest import AGENTS_DIR, REAL_DIR, ROOT, agent_captures, need, need_tool, real_captures, wait_for
 
 pytestmark = pytest.mark.prometheus
 
-AGENTS_DIR = REAL_DIR.parent / "agents"
+
 START_S = 120.0  # Prometheus's start, and a watch's replay, on a loaded 2-core machine
 
 
@@ -202,8 +202,7 @@ def queries() -> list[str]:
 @pytest.fixture
 def captures(tmp_path) -> Path:
     """A directory of every shared capture of every agent (real Cursor ones, Claude Code, Codex, Gemini CLI)."""
-    files = [p for d in (REAL_DIR, *sorted(AGENTS_DIR.glob("*"))) if d.is_dir() for p in sorted(d.iterdir())
-             if p.suffix in (".jsonl", ".ndjson")]
+    files = real_captures() + agent_captures()
     need(files, f"the shared captures are not here ({REAL_DIR}, {AGENTS_DIR})")
     logs = tmp_path / "logs"
     logs.mkdir()
