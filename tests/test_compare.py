@@ -12,7 +12,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, agent_captures, real_captures
 from cursor_watch.compare import (CHANGED, EQUAL, INSERTED, REMOVED, CallKey, METRICS, align, compare, load_side,
                                   parse_gates)
 
@@ -43,9 +43,7 @@ def summary(path, tmp_path) -> dict:
 
 
 def captures() -> list[Path]:
-    if not STREAMS.is_dir():
-        return []
-    return sorted(p for p in STREAMS.rglob("*") if p.suffix in (".jsonl", ".ndjson"))
+    return sorted(real_captures() + agent_captures())
 
 
 # -- a run compared with itself ---------------------------------------------------------------
