@@ -12,11 +12,11 @@ import orjson
 import pytest
 from rich.cells import cell_len
 
-from conftest import ROOT
+from conftest import ROOT, agent_captures, real_captures
 
-from cursor_watch.guard import RunTimes, stall_of
+from cursor_watch.core.limits import RunTimes, stall_of
 from cursor_watch.runner import Monitor
-from cursor_watch.tools import summarize
+from cursor_watch.core.tools import summarize
 
 CMD = [sys.executable, "-m", "cursor_watch"]
 ENV = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR", "COLUMNS", "TERM")}
@@ -136,14 +136,19 @@ def words(text: str) -> str:
     return " ".join(text.split())
 
 
-REPORT_DIRS = ["real", "agents/claude", "agents/codex", "agents/gemini", "."]
+REPORT_DIRS = ["real", "agents/claude", "agents/codex", "agents/gemini", "every agent read"]
 
 
 @needs_streams
 @pytest.mark.parametrize("columns", [80, 60])
 @pytest.mark.parametrize("where", REPORT_DIRS)
-def test_report_in_a_narrow_terminal_keeps_every_figure_whole(where, columns):
+def test_report_in_a_narrow_terminal_keeps_every_figure_whole(where, columns, tmp_path):
     path = STREAMS / where
+    if where == "every agent read":  # every capture of every agent cursor-watch reads, in one folder
+        path = tmp_path / "captures"
+        path.mkdir()
+        for capture in real_captures() + agent_captures():
+            (path / f"{capture.parent.name}__{capture.name}").symlink_to(capture)
     out = report_in_terminal(path, columns)
     assert "Traceback" not in out
     for line in out.splitlines():
