@@ -23,7 +23,7 @@ if __name__ == "__main__":
     sys.path.insert(0, root)
     import orjson
 
-    from cursor_watch.events import Decoder
+    from cursor_watch.core.decode import Decoder
     from cursor_watch.runner import Monitor
 
     data = open(path, "rb").read()

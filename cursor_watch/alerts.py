@@ -2,9 +2,9 @@
 ``--plain``, and sent out by Apprise (``--alert URL``) and a command (``--alert-cmd``).
 
 Kinds: ``waiting`` (an ``interaction_query`` waits for an answer), ``stalled`` (an unexplained
-quiet past ``--stall``, an explained one past ``--stall-explained``: :mod:`cursor_watch.quiet`)
-and ``budget`` (:mod:`cursor_watch.guard`), ``loop`` (a tool call repeated ``--max-repeats`` times:
-:mod:`cursor_watch.loops`), ``failed`` (a run ended in error, or without a result) and ``ended``
+quiet past ``--stall``, an explained one past ``--stall-explained``: :mod:`cursor_watch.core.quiet`)
+and ``budget`` (:mod:`cursor_watch.core.limits`), ``loop`` (a tool call repeated ``--max-repeats`` times:
+:mod:`cursor_watch.core.loops`), ``failed`` (a run ended in error, or without a result) and ``ended``
 (a run ended with a successful result). A run still in progress when cursor-watch stopped
 watching it (``Run.observed_until_stop``: a followed file or a pipe, stopped by a signal or a
 quit) raises neither: it did not end, we stopped looking. :class:`AlertRules` turns the runs' states into alerts,
@@ -34,10 +34,10 @@ from typing import Any
 
 import orjson
 
-from .guard import DISPLAY_STALL_S, Limits, RunTimes, breaches, quiet_now, remember, stall_of
-from .loops import loop_label
-from .quiet import QUIET_SHOW_S, CpuSampler, Quiet
-from .runs import RESTART_REASONS
+from .core.limits import DISPLAY_STALL_S, Limits, RunTimes, breaches, quiet_now, remember, stall_of
+from .core.loops import loop_label
+from .core.quiet import QUIET_SHOW_S, CpuSampler, Quiet
+from .core.runs import RESTART_REASONS
 from .safe import visible_line
 
 KINDS = ("waiting", "stalled", "budget", "failed", "ended", "loop")
@@ -84,7 +84,7 @@ class Alert:
         text: the state in a few words (``stalled 6m: shell npm test``, ``ended: error``...).
         time: when it was raised (ISO 8601, UTC).
         details: the kind's facts (``stall``, ``budget``, ``question``, ``status``...).
-        source_run: the :class:`~cursor_watch.runs.Run` (not sent).
+        source_run: the :class:`~cursor_watch.core.runs.Run` (not sent).
     """
 
     kind: str
@@ -121,7 +121,7 @@ class AlertRules:
 
     Args:
         limits: stall duration and budgets; without a ``stall_s`` the display default
-            (:data:`~cursor_watch.guard.DISPLAY_STALL_S`) is used.
+            (:data:`~cursor_watch.core.limits.DISPLAY_STALL_S`) is used.
         clock: epoch-ms clock (tests freeze it).
         replay: ``--alert-replay``: replayed files raise alerts too.
     """
@@ -164,7 +164,7 @@ class AlertRules:
         times.observe(run.session, changes, self._clock(), live or self.replay)
 
     def quiet(self, run: Any, now_ms: float | None = None) -> Quiet | None:
-        """The run's quiet now when it has lasted :data:`~cursor_watch.quiet.QUIET_SHOW_S`, or the
+        """The run's quiet now when it has lasted :data:`~cursor_watch.core.quiet.QUIET_SHOW_S`, or the
         stall duration if shorter (what the views show), else None."""
         entry = self._times.get(id(run))
         if entry is None:
@@ -190,7 +190,7 @@ class AlertRules:
         return out
 
     def stall(self, run: Any, now_ms: float | None = None) -> Any:
-        """The run's :class:`~cursor_watch.guard.Stall` now, or None (what the views show)."""
+        """The run's :class:`~cursor_watch.core.limits.Stall` now, or None (what the views show)."""
         entry = self._times.get(id(run))
         if entry is None:
             return None
@@ -451,7 +451,7 @@ class AlertOutlet:
         on_budget: called with an alert of kind ``budget`` or ``loop`` (``--enforce`` stops the command),
             and of kind ``stalled`` when ``enforce_stalls`` (``--enforce`` with ``--stall``).
         on_quiet: called with ``(run, quiet)`` when a live run's quiet reaches
-            :data:`~cursor_watch.quiet.QUIET_SHOW_S` or changes reason (``--plain``'s line).
+            :data:`~cursor_watch.core.quiet.QUIET_SHOW_S` or changes reason (``--plain``'s line).
         on_note: called with ``(run, changes)`` when a failed delivery is noted on a run (the
             view shows the note like any other).
     """

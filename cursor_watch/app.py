@@ -28,15 +28,15 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from .alerts import DEFAULT_KINDS, Alert, AlertOutlet, AlertRules, Deliverer
-from .costs import run_cost, usage_of
+from .core.costs import run_cost, usage_of
 from .fmt import cost_label, short_duration
-from .canonical import agent_short
-from .guard import Limits, Stall
-from .quiet import Quiet, process_id
-from .model import Session
+from .core.canonical import agent_short
+from .core.limits import Limits, Stall
+from .core.quiet import Quiet, process_id
+from .core.model import Session
 from .runner import RESULT_EXIT_GRACE_S, Feed, Monitor, Watch
-from .loops import display_repeats
-from .runs import RunActivity, Run, is_live_state, last_activity, run_elapsed_ms, run_started_ms, run_state
+from .core.loops import display_repeats
+from .core.runs import RunActivity, Run, is_live_state, last_activity, run_elapsed_ms, run_started_ms, run_state
 from .safe import visible_line
 from .output import served_in_browser
 from .screens.help import HelpScreen
@@ -77,7 +77,7 @@ class CursorWatchApp(App):
         show_thinking: thinking blocks visible at start.
         notify_terminal: ``--notify``: also ring the bell and send OSC 9 / OSC 777 desktop
             notifications for attention events.
-        limits: stall duration and budgets (:class:`~cursor_watch.guard.Limits`).
+        limits: stall duration and budgets (:class:`~cursor_watch.core.limits.Limits`).
         deliverer: where alerts are sent (:class:`~cursor_watch.alerts.Deliverer`), none by default.
         alert_on: the kinds sent out (``stalled`` only when ``limits`` has a stall duration:
             ``--stall`` given).

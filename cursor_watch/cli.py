@@ -279,7 +279,7 @@ def parse_args(argv: list[str]) -> Options | None:
         print("\n".join(list_samples()))
         return None
     if ns.prices_path:
-        from .costs import user_prices_path
+        from .core.costs import user_prices_path
 
         print(user_prices_path())
         return None
@@ -347,7 +347,7 @@ def _limits(ns: argparse.Namespace, stall_s: float | None, command: list[str]) -
     Raises:
         UsageError: a negative budget, ``--enforce`` without a command or a budget.
     """
-    from .guard import Limits
+    from .core.limits import Limits
 
     for name in ("max_tool_calls", "max_failures", "max_tokens", "max_cost"):
         value = getattr(ns, name)
@@ -484,7 +484,7 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE
     if opts is None:
         return EXIT_OK
-    from .costs import PricesError, use_prices
+    from .core.costs import PricesError, use_prices
 
     try:
         use_prices(opts.prices)
@@ -492,8 +492,8 @@ def main(argv: list[str] | None = None) -> int:
         _error(str(err))
         return EXIT_USAGE
     if opts.limits is not None:
-        from .guard import DISPLAY_STALL_S, set_summary_limits
-        from .loops import set_display_repeats
+        from .core.limits import DISPLAY_STALL_S, set_summary_limits
+        from .core.loops import set_display_repeats
         import dataclasses
 
         set_summary_limits(dataclasses.replace(opts.limits, stall_s=opts.stall_s or DISPLAY_STALL_S))
@@ -650,7 +650,7 @@ class _LiveAlerts:
     def observe(self, run: Any, changes: list) -> None:
         feed = self.watch.feed_of(run)
         if feed is not None:
-            from .quiet import process_id
+            from .core.quiet import process_id
 
             self.outlet.observe(run, changes, feed.live, process_id(feed))
 

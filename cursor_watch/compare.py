@@ -1,7 +1,7 @@
 """``cursor-watch --compare A B``: two runs side by side, their differences, and gates for CI.
 
 A and B are two runs of any agents: a file, or ``FILE#N`` for the N-th run (1-based) of a log
-that holds several (:mod:`cursor_watch.runs`). Each is read through the same decoder and model
+that holds several (:mod:`cursor_watch.core.runs`). Each is read through the same decoder and model
 as every other view, so its figures are those of ``--summary`` (a long tool call's payload is cut
 before the model sees it, as ``--report`` does). The comparison holds:
 
@@ -16,7 +16,7 @@ before the model sees it, as ``--report`` does). The comparison holds:
   holds makes the exit status :data:`EXIT_GATE` (4).
 
 Loops (issue 28, item 2) come from :func:`run_loops`: the loop detector's findings
-(:mod:`cursor_watch.loops`); with :data:`LOOPS_KNOWN` False a run's loops are unknown and there
+(:mod:`cursor_watch.core.loops`); with :data:`LOOPS_KNOWN` False a run's loops are unknown and there
 is no loops line.
 """
 
@@ -29,9 +29,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .costs import TOKEN_KINDS, run_cost, total_tokens, usage_of
+from .core.costs import TOKEN_KINDS, run_cost, total_tokens, usage_of
 from .fmt import format_ms, usd
-from .tools import STATUS_FAILURE, STATUS_INCOMPLETE, STATUS_REJECTED, STATUS_RUNNING, STATUS_SUCCESS
+from .core.tools import STATUS_FAILURE, STATUS_INCOMPLETE, STATUS_REJECTED, STATUS_RUNNING, STATUS_SUCCESS
 
 EXIT_GATE = 4  # a --fail-if gate holds
 CHUNK = 4 << 20  # bytes read at a time
@@ -51,7 +51,7 @@ class CallKey:
 
     Attributes:
         index: its 1-based position in the run's tool calls.
-        kind: canonical kind (``shell``, ``read``, ``edit``, ``task``...: :class:`cursor_watch.model.ToolCall`).
+        kind: canonical kind (``shell``, ``read``, ``edit``, ``task``...: :class:`cursor_watch.core.model.ToolCall`).
         tool: the agent's own name for it (``Bash``, ``shell``).
         arg: its main argument: the call's one-line summary (a command, a path, a pattern).
         status: ``success``, ``failure``, ``rejected``, ``incomplete`` (or ``running``).
@@ -82,9 +82,9 @@ class Side:
     Attributes:
         label: how the run was named (``a.jsonl``, ``a.jsonl#2``).
         status: ``success``, ``error`` or ``incomplete``.
-        tokens: by kind (:data:`cursor_watch.costs.TOKEN_KINDS`), None each when the stream
+        tokens: by kind (:data:`cursor_watch.core.costs.TOKEN_KINDS`), None each when the stream
             reports no usage (Cursor without a ``usage`` on its result: never guessed);
-            total_tokens: every token once (:func:`cursor_watch.costs.total_tokens`), or None.
+            total_tokens: every token once (:func:`cursor_watch.core.costs.total_tokens`), or None.
         cost_usd: reported, else estimated, else None; cost_kind ``reported``/``estimate``/"";
             cost_note: why there is no figure.
         loops: ``(what repeats, times)`` pairs from :func:`run_loops`; None while there is no
@@ -131,14 +131,14 @@ LOOPS_KNOWN = True  # run_loops gives the loop detector's findings (issue 28, it
 
 def run_loops(run: Any) -> list[tuple[str, int]]:
     """The run's loops as ``(what repeats, times)`` pairs (``("Read src/app.py", 6)``,
-    ``("npm test failed", 4)``): the findings of :mod:`cursor_watch.loops` at the display limit
+    ``("npm test failed", 4)``): the findings of :mod:`cursor_watch.core.loops` at the display limit
     (``--max-repeats``, else 3), the most repeated first; [] for a run without them."""
     tracker = getattr(run.session, "loops", None)
     return [(f.what(), f.count) for f in tracker.findings()] if tracker is not None else []
 
 
 def side_of(run: Any, label: str | None = None) -> Side:
-    """The comparison's record of one run (a :class:`~cursor_watch.runs.Run`, finished or live)."""
+    """The comparison's record of one run (a :class:`~cursor_watch.core.runs.Run`, finished or live)."""
     s = run.session
     usage = usage_of(s)
     tokens: dict[str, int | None] = {k: (getattr(usage, k) if usage is not None else None) for k in TOKEN_KINDS}

@@ -19,7 +19,7 @@ from typing import Any
 
 from .match import Query, QueryError
 from .safe import view_redaction
-from .tools import STATUS_FAILURE, STATUS_INCOMPLETE, STATUS_REJECTED, STATUS_RUNNING, STATUS_SUCCESS
+from .core.tools import STATUS_FAILURE, STATUS_INCOMPLETE, STATUS_REJECTED, STATUS_RUNNING, STATUS_SUCCESS
 
 STATUSES = (STATUS_RUNNING, STATUS_SUCCESS, STATUS_FAILURE, STATUS_REJECTED, STATUS_INCOMPLETE)
 PROBLEM_STATUSES = frozenset({STATUS_FAILURE, STATUS_REJECTED, STATUS_INCOMPLETE})
@@ -92,7 +92,7 @@ class CallFilter:
         return bool(self.problems_only or self.statuses or self.tools or self.words or self.collapsed)
 
     def passes(self, call: Any) -> bool:
-        """True when ``call`` (a :class:`~cursor_watch.model.ToolCall`) is shown."""
+        """True when ``call`` (a :class:`~cursor_watch.core.model.ToolCall`) is shown."""
         status = call.status
         if self.collapsed and call.parent_call_id in self.collapsed:
             return False

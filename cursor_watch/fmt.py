@@ -31,7 +31,7 @@ DETAIL_SHOWN = 200  # characters of a call's detail a text view shows (the JSON 
 
 
 def shown_detail(detail: str, where: str, limit: int = DETAIL_SHOWN) -> str:
-    """A call's detail (:attr:`cursor_watch.model.ToolCall.detail`: a rejection's reason can run
+    """A call's detail (:attr:`cursor_watch.core.model.ToolCall.detail`: a rejection's reason can run
     to 800 characters and end with what matters) as a text view shows it: whole up to ``limit``
     characters, else cut with ``…`` and how much more there is and ``where`` the whole text is
     (``--summary --json``, ``⏎``, ``call 3``)."""

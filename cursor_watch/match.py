@@ -21,7 +21,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from .tools import DUPLICATE_OUTPUT
+from .core.tools import DUPLICATE_OUTPUT
 
 _FOLDS_TO_ASCII = {"i": "\u0130\u0131", "k": "\u212a", "s": "\u017f"}
 _JSON_ESCAPE = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r", "\b": "\\b", "\f": "\\f"}
@@ -197,7 +197,7 @@ def payload_strings(value: Any) -> Iterator[str]:
     """Every string value inside ``value`` (dicts and lists, any depth), in order; keys are not.
 
     A shell result's ``interleavedOutput`` is skipped when its ``stdout`` or ``stderr`` is
-    there: it is the same text again (:data:`cursor_watch.tools.DUPLICATE_OUTPUT`).
+    there: it is the same text again (:data:`cursor_watch.core.tools.DUPLICATE_OUTPUT`).
     """
     dup_key, originals = DUPLICATE_OUTPUT
     stack = [value]

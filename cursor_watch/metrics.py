@@ -45,20 +45,20 @@ names for the conventions' attributes: ``agent`` is ``gen_ai.agent.name`` (``cur
 ``claude-code``, ``codex``, ``gemini-cli``), ``model`` ``gen_ai.request.model``, ``tool``
 ``gen_ai.tool.name``, ``type`` ``gen_ai.token.type``.
 
-**Token types** have the canonical meaning (:class:`cursor_watch.canonical.Usage`): ``input``
+**Token types** have the canonical meaning (:class:`cursor_watch.core.canonical.Usage`): ``input``
 (every prompt token, cached ones included) and ``output`` (generated tokens, reasoning included:
 a Gemini CLI run's thinking, which it counts apart, is added, as it is billed as output) are the
 convention's two; ``cache_read`` and ``cache_write`` are parts of ``input``, ``reasoning`` a part
 of ``output``, where the agent reports them. ``input`` + ``output`` is every token once
-(:attr:`~cursor_watch.canonical.Usage.total_tokens`); never add the parts to them. The figures
-are the run's usage as budgets and the views read it (:func:`cursor_watch.costs.usage_of`: its
+(:attr:`~cursor_watch.core.canonical.Usage.total_tokens`); never add the parts to them. The figures
+are the run's usage as budgets and the views read it (:func:`cursor_watch.core.costs.usage_of`: its
 result's ``usage``, the summary's, else the usage the agent reported as it went), under the
 run's model (Claude Code's per-model ``modelUsage`` is a session's running total, so it is not
 added run by run).
 
 **Cost** reported and estimated are two metrics, never one: a run that reports its cost (Claude
 Code's ``total_cost_usd``) adds to ``..._reported_...``, one that does not adds its estimate
-(:func:`cursor_watch.costs.run_cost`: usage x the price table) to ``..._estimated_...`` when its
+(:func:`cursor_watch.core.costs.run_cost`: usage x the price table) to ``..._estimated_...`` when its
 model has a price. Their sum counts each run once.
 
 **Label values are bounded**: the agent, the model and the tool name as the agent writes them
@@ -83,9 +83,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from .costs import reported_cost, run_cost, usage_of
-from .guard import DISPLAY_STALL_S, RunTimes, stall_of
-from .tools import STATUS_INCOMPLETE
+from .core.costs import reported_cost, run_cost, usage_of
+from .core.limits import DISPLAY_STALL_S, RunTimes, stall_of
+from .core.tools import STATUS_INCOMPLETE
 
 TOKENS_SEMCONV_VERSION = "1.41.0"  # semantic conventions of gen_ai.client.token.usage and gen_ai.token.type here
 DEFAULT_HOST = "127.0.0.1"  # loopback unless HOST says otherwise
@@ -375,7 +375,7 @@ class MetricsOutlet:
 
 
 def token_counts(usage: Any) -> list[tuple[str, int]]:
-    """``[(type, tokens)]`` of a run's :class:`~cursor_watch.canonical.Usage` for
+    """``[(type, tokens)]`` of a run's :class:`~cursor_watch.core.canonical.Usage` for
     ``gen_ai_client_token_usage`` (the types the agent reports; see the module doc): ``output``
     includes reasoning an agent counts apart from it (Gemini CLI)."""
     if usage is None:

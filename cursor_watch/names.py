@@ -14,7 +14,7 @@ from collections.abc import Iterable
 
 from rich.cells import cell_len
 
-from .tools import summary_path
+from .core.tools import summary_path
 
 ELLIPSIS = "…"
 RUN_SUFFIX = re.compile(r" #\d+$")  # a run's number after its source name in lists
@@ -178,7 +178,7 @@ PATH_MIN = 16  # ... and the path's cells before the pattern gives way (a narrow
 
 
 def call_summary(tool: str, summary: str, width: int, cwd: str | None = None) -> str:
-    """A tool call's one-line summary (:func:`cursor_watch.tools.summarize`) for a ``width``-cell
+    """A tool call's one-line summary (:func:`cursor_watch.core.tools.summarize`) for a ``width``-cell
     room: when it names a path (``read``, ``edit``, ``write``, ``delete``, ``ls``; ``grep`` and
     ``glob`` ``PATTERN in PATH``), the path is shown relative to the run's ``cwd`` where that is
     shorter and, when still too wide, cut in its directories (:func:`short_path`) so the file

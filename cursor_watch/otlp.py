@@ -92,10 +92,10 @@ from typing import Any
 
 import orjson
 
-from .costs import usage_of
-from .model import CLOCK_RECEIVED
+from .core.costs import usage_of
+from .core.model import CLOCK_RECEIVED
 from .safe import visible_doc
-from .tools import STATUS_FAILURE, STATUS_INCOMPLETE, STATUS_REJECTED, STATUS_RUNNING, STATUS_SUCCESS
+from .core.tools import STATUS_FAILURE, STATUS_INCOMPLETE, STATUS_REJECTED, STATUS_RUNNING, STATUS_SUCCESS
 
 GENAI_SEMCONV_VERSION = "0.1.0"  # open-telemetry/semantic-conventions-genai release followed here
 SEMCONV_VERSION = "1.45.0"  # the semantic-conventions release GenAI v0.1.0 depends on (its CHANGELOG)
@@ -239,7 +239,7 @@ def run_key(session_id: str | None, run_index: int, source: str, opening: tuple 
 
 
 def key_of(run: Any) -> str:
-    """The key of a :class:`~cursor_watch.runs.Run` (:func:`run_key` with its session's opening)."""
+    """The key of a :class:`~cursor_watch.core.runs.Run` (:func:`run_key` with its session's opening)."""
     s = run.session
     opening = s.opening
     if opening is None:  # not fixed yet (a run read so far): what its opening is now
@@ -426,8 +426,8 @@ def tool_record(run: Any, call: Any, ids: RunIds, *, content: bool = False, now_
     """The span record of one finished tool call (see :mod:`cursor_watch.otlp_sdk` for its fields).
 
     Args:
-        run: the :class:`~cursor_watch.runs.Run` (``reread`` gives the payloads in content mode).
-        call: its :class:`~cursor_watch.model.ToolCall` (no longer running).
+        run: the :class:`~cursor_watch.core.runs.Run` (``reread`` gives the payloads in content mode).
+        call: its :class:`~cursor_watch.core.model.ToolCall` (no longer running).
         ids: the run's ids.
         content: add the summary, arguments and result (re-read from the source by offset).
         now_ms: epoch ms standing in for a missing end time.
@@ -657,7 +657,7 @@ def llm_span_id_of(key: str, model: str) -> int:
 
 
 def usage_attrs(usage: Any) -> dict[str, int]:
-    """A :class:`~cursor_watch.canonical.Usage` as GenAI (``gen_ai.usage.*``) and OpenInference
+    """A :class:`~cursor_watch.core.canonical.Usage` as GenAI (``gen_ai.usage.*``) and OpenInference
     (``llm.token_count.*``) attributes, each count where known.
 
     GenAI v0.1.0 (``model/gen-ai/registry.yaml``): ``input_tokens`` includes the cached ones
@@ -665,7 +665,7 @@ def usage_attrs(usage: Any) -> dict[str, int]:
     (``reasoning.output_tokens`` is a part of it): Gemini CLI counts its thinking apart from its
     output, so there the output sent is output + thinking. OpenInference: ``prompt`` and
     ``completion`` the same, ``total`` every token once
-    (:attr:`~cursor_watch.canonical.Usage.total_tokens`), ``prompt_details.cache_read`` /
+    (:attr:`~cursor_watch.core.canonical.Usage.total_tokens`), ``prompt_details.cache_read`` /
     ``cache_write``, ``completion_details.reasoning``.
     """
     out: dict[str, int] = {}
@@ -700,9 +700,9 @@ def llm_records(run: Any, ids: RunIds, start: int, end: int) -> list[dict]:
     that sums a trace's tokens (Phoenix counts spans of kind LLM) counts each token once. The
     cost the agent reported goes with it as ``llm.cost.total`` (OpenInference) and
     ``gen_ai.usage.cost`` (Langfuse's name); where none is reported, an estimate from the price
-    table (:func:`cursor_watch.costs.estimate`) goes only under ``cursor_watch.cost.estimate_usd``.
+    table (:func:`cursor_watch.core.costs.estimate`) goes only under ``cursor_watch.cost.estimate_usd``.
     """
-    from .costs import estimate, reported_cost
+    from .core.costs import estimate, reported_cost
 
     s = run.session
     agent = agent_of(s)

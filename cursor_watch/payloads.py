@@ -5,7 +5,7 @@ The model keeps summaries, not payloads (``design.md``): for each tool call it k
 detail screen, the HTML and Markdown exports, ``--otlp-content``) re-reads those lines here: the
 run's agent's adapter (:func:`cursor_watch.formats.call_payloads`) gives what the agent wrote
 (raw is raw: nothing of ours in it) and the canonical fields of the call's own view, which
-:func:`cursor_watch.tools.detail_sections` describes, so a tool kind is described once.
+:func:`cursor_watch.core.tools.detail_sections` describes, so a tool kind is described once.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from typing import Any
 
 from .buildinfo import raise_if_compiled_type_error
 from .formats import CallPayloads, adapter_class, call_payloads, line_object
-from .model import ToolCall
-from .tools import DETAIL_TEXT_LIMIT, Section, detail_sections
+from .core.model import ToolCall
+from .core.tools import DETAIL_TEXT_LIMIT, Section, detail_sections
 
 Reread = Callable[[int, int], bytes]
 
@@ -71,10 +71,10 @@ def load_call_events(call: ToolCall, reread: Reread, agent: str | None = None,
 def call_detail(call: ToolCall, reread: Reread, limit: int = DETAIL_TEXT_LIMIT,
                 raw: bool = True, agent: str | None = None, redact: Any = None) -> tuple[list[Section], str]:
     """The detail sections of ``call`` (payloads re-read, redacted with ``redact`` if given,
-    each cut at ``limit`` characters; ``raw``: see :func:`cursor_watch.tools.detail_sections`).
+    each cut at ``limit`` characters; ``raw``: see :func:`cursor_watch.core.tools.detail_sections`).
 
     Returns:
-        ``(sections, note)``: see :func:`cursor_watch.tools.detail_sections` and
+        ``(sections, note)``: see :func:`cursor_watch.core.tools.detail_sections` and
         :func:`load_payloads`. Never raises.
     """
     found, note = load_payloads(call, reread, agent, redact)

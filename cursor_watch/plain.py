@@ -13,20 +13,20 @@ from typing import IO, Any
 from rich.console import Console
 from rich.text import Text
 
-from . import model as m
-from .canonical import Usage, agent_command
-from .costs import run_cost, usage_of
+from .core import model as m
+from .core.canonical import Usage, agent_command
+from .core.costs import run_cost, usage_of
 from .fmt import cost_label
-from .loops import loop_label
-from .model import Session, ToolCall
+from .core.loops import loop_label
+from .core.model import Session, ToolCall
 from .fmt import model_label, plural, shown_detail, tool_calls_phrase
 from .fmt import call_duration_text, format_ms  # noqa: F401 - views import format_ms from here too
 from .output import OutputClosed
-from .runs import Run
+from .core.runs import Run
 from .safe import visible, visible_line
 from .termlines import LineWriter, Piece, rich_text
 from .summary import dumps_json, summary_json, write_json_out, write_summaries, write_summary_json  # noqa: F401
-from .tools import STATUS_FAILURE, STATUS_INCOMPLETE, STATUS_REJECTED, STATUS_RUNNING, STATUS_SUCCESS, said_in
+from .core.tools import STATUS_FAILURE, STATUS_INCOMPLETE, STATUS_REJECTED, STATUS_RUNNING, STATUS_SUCCESS, said_in
 
 STATUS_STYLE = {
     STATUS_RUNNING: ("▶", "cyan"),
@@ -430,7 +430,7 @@ class RunsPrinter:
 
     def quiet(self, run: Any, quiet: Any) -> None:
         """One line when a live run has been quiet for a while, and when its reason changes
-        (``~ quiet 30s: compacting``; :mod:`cursor_watch.quiet`), within its run's output."""
+        (``~ quiet 30s: compacting``; :mod:`cursor_watch.core.quiet`), within its run's output."""
         pieces: list[Piece] = [(f"~ {visible_line(quiet.label())}", None)]
         if not quiet.explained:
             pieces.append((" (unexplained)", None))

@@ -7,7 +7,7 @@ those of ``--summary``), one file at a time; only a small record per run is kept
 runs, outcomes, total and median duration, tokens by kind, cost (reported by the agent and
 estimated from the price table, kept apart), tool calls and failures, and per tool its failure
 rate and durations; the slowest calls are listed after. The ``waste`` column counts the tool calls
-that repeated one before them (:mod:`cursor_watch.loops`: re-reads of an unchanged file, retried
+that repeated one before them (:mod:`cursor_watch.core.loops`: re-reads of an unchanged file, retried
 failures, other repeats), and the runs that looped are listed with what repeated.
 """
 
@@ -25,11 +25,11 @@ import msgspec
 import orjson
 from rich.cells import cell_len, set_cell_size
 
-from .costs import TOKEN_KINDS, run_cost, usage_of
+from .core.costs import TOKEN_KINDS, run_cost, usage_of
 from .names import call_summary, middle, shared_ends, short_name
 from .runner import Monitor
 from .sources import STREAM_SUFFIXES
-from .tools import STATUS_FAILURE, STATUS_REJECTED
+from .core.tools import STATUS_FAILURE, STATUS_REJECTED
 
 GROUPS = ("day", "model", "agent", "cwd")
 CHUNK = 4 << 20  # bytes read at a time
@@ -62,7 +62,7 @@ class RunStats:
         duration_ms: ``result.duration_ms``, else the span of its timestamps, else None.
         tokens: by kind (``input_tokens``, cached ones included, ``output_tokens``,
             ``cache_read_tokens``, ``cache_write_tokens``, ``reasoning_tokens``: the canonical
-            meaning, :class:`cursor_watch.canonical.Usage`; a kind not reported counts 0).
+            meaning, :class:`cursor_watch.core.canonical.Usage`; a kind not reported counts 0).
         cost_reported: USD the agent reported; cost_estimate: exact decimal estimate; price_note:
             why there is no figure.
     """
@@ -80,7 +80,7 @@ class RunStats:
     cost_estimate: Decimal | None
     price_note: str
     calls: list[CallStat] = field(default_factory=list)
-    # calls that repeated one before them (cursor_watch.loops): re-reads, retried failures, other repeats
+    # calls that repeated one before them (cursor_watch.core.loops): re-reads, retried failures, other repeats
     waste: dict[str, int] = field(default_factory=lambda: {"rereads": 0, "retries": 0, "repeats": 0})
     looping: list[str] = field(default_factory=list)  # labels of what looped (--max-repeats, default 3)
 
@@ -113,7 +113,7 @@ def _agent(session: Any) -> str:
 
 
 def run_stats(run: Any) -> RunStats:
-    """The report's record of one finished run (a :class:`~cursor_watch.runs.Run`)."""
+    """The report's record of one finished run (a :class:`~cursor_watch.core.runs.Run`)."""
     s = run.session
     usage = usage_of(s)
     tokens = {key: (getattr(usage, key) or 0 if usage is not None else 0) for key in TOKEN_KINDS}

@@ -19,12 +19,12 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from .canonical import TIME_STREAM, Folded, RunEnd
-from .events import Decoder, Invalid
+from .core.canonical import TIME_STREAM, Folded, RunEnd
+from .core.decode import Decoder, Invalid
 from .formats import Adapter, Reader
 from .lazy import lazy_module
-from .model import CHANGE_RESULT, Session
-from .runs import (STDERR_TAIL, Run, RunSplitter, all_succeeded, finish_open_runs, finish_run, source_name,
+from .core.model import CHANGE_RESULT, Session
+from .core.runs import (STDERR_TAIL, Run, RunSplitter, all_succeeded, finish_open_runs, finish_run, source_name,
                    split_changes)
 from .sources import FileSource, Notice, ProcessSource, Source, SourceError, list_stream_files
 
@@ -54,7 +54,7 @@ class Monitor:
     (:class:`cursor_watch.formats.Reader`: native events to canonical ones), then one Session
     per run.
 
-    A source may hold several runs (:mod:`cursor_watch.runs`): ``session`` is the current
+    A source may hold several runs (:mod:`cursor_watch.core.runs`): ``session`` is the current
     (newest) run's model, ``runs`` all of them. Changes come back as one flat list; when
     a new run begins in it, ``(runs.CHANGE_RUN, run)`` precedes that run's changes.
 

@@ -25,7 +25,7 @@ than scanning it. The scan of the stream's bytes runs in a second process
 (:class:`cursor_watch.scan.ScanWorker`: the other core does it, and the event loop that
 draws the screen never waits on it); the model's records (text, thinking, notes,
 summaries, the calls' byte spans) are searched on the event loop in slices of a few
-milliseconds (:meth:`Search.step`). Records moved to disk (:mod:`cursor_watch.spill`) are
+milliseconds (:meth:`Search.step`). Records moved to disk (:mod:`cursor_watch.core.spill`) are
 read back like any others.
 """
 
@@ -42,7 +42,7 @@ from typing import Any
 
 
 from .formats import line_object, payload_markers, payload_reader
-from .tools import marker_detail
+from .core.tools import marker_detail
 from .match import Query, QueryError, RawFilter, payload_count, payload_strings  # noqa: F401 (re-exported)
 
 SLICE_S = 0.008  # seconds of search work per step (the UI runs between steps)

@@ -18,12 +18,12 @@ from typing import Any
 
 import orjson
 
-from .context import context_json
-from .costs import cost_json, run_cost
-from .guard import breaches, quiet_periods, stall_periods, summary_limits
-from .model import Segment, Session, ThinkingBlock
+from .core.context import context_json
+from .core.costs import cost_json, run_cost
+from .core.limits import breaches, quiet_periods, stall_periods, summary_limits
+from .core.model import Segment, Session, ThinkingBlock
 from .output import error_line, write_private
-from .runs import Run
+from .core.runs import Run
 
 ITEMS_PER_DUMP = 256  # list items (tool calls, notes...) serialized by one orjson call
 CHARS_PER_DUMP = 1 << 20  # about this many characters of a long text serialized by one call

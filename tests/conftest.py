@@ -19,7 +19,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-# a config directory of the tests' own: a user's prices.toml (cursor_watch.costs) never changes a result
+# a config directory of the tests' own: a user's prices.toml (cursor_watch.core.costs) never changes a result
 os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="cursor-watch-test-config-")
 
 from cursor_watch.runner import Monitor

@@ -21,7 +21,7 @@ import pytest
 
 from conftest import AGENTS_DIR, ROOT, SAMPLES, agent_captures, native_objects
 
-from cursor_watch.canonical import Usage
+from cursor_watch.core.canonical import Usage
 from cursor_watch.formats import Reader, sniff
 from cursor_watch.payloads import call_detail
 from cursor_watch.runner import Monitor
@@ -251,7 +251,7 @@ def test_format_forced_reads_an_ambiguous_stream_as_told():
 
 def test_reader_holds_items_until_decided():
     reader = Reader()
-    from cursor_watch.events import decode_all
+    from cursor_watch.core.decode import decode_all
 
     items = decode_all([b'{"type":"system","subtype":"hook_started","uuid":"1"}\n'])
     assert reader.adapt(items) == [] and reader.adapter is None
@@ -625,7 +625,7 @@ def test_mutated_agent_events_never_crash_and_every_line_is_counted(fmt):
 
 
 def test_claude_usage_so_far_is_checked_by_budgets_before_the_result():
-    from cursor_watch.guard import Limits, breaches
+    from cursor_watch.core.limits import Limits, breaches
 
     path = AGENTS_DIR / "claude" / "mlsys-io__lumid-identity__internal__handler__testdata__claude_stream_subagent.ndjson"
     if not path.exists():
@@ -664,8 +664,8 @@ def test_claude_usage_so_far_is_checked_by_budgets_before_the_result():
 
 
 def test_codex_usage_is_checked_by_budgets_after_each_turn():
-    from cursor_watch.costs import total_tokens
-    from cursor_watch.guard import Limits, breaches
+    from cursor_watch.core.costs import total_tokens
+    from cursor_watch.core.limits import Limits, breaches
 
     path = AGENTS_DIR / "codex" / "Davedat-110105__adk-harness__tests__fixtures__codex_exec_real.jsonl"
     if not path.exists():
@@ -983,8 +983,8 @@ def test_claude_running_usage_is_the_sum_of_each_messages_latest_usage():
     from hypothesis import given, settings
     from hypothesis import strategies as st
 
-    from cursor_watch.canonical import UsageUpdate
-    from cursor_watch.events import Event
+    from cursor_watch.core.canonical import UsageUpdate
+    from cursor_watch.core.decode import Event
     from cursor_watch.formats.claude import ClaudeAdapter, usage_of
 
     value = st.one_of(st.integers(0, 10**6), st.integers(0, 10**6), st.booleans(), st.none(), st.sampled_from(["7", 1.5]))

@@ -18,7 +18,7 @@ import pytest
 
 from conftest import ROOT, Watcher, wait_for, wait_opened, wait_read_to_end
 from cursor_watch.alerts import AlertOutlet, AlertRules, Deliverer, Alert
-from cursor_watch.guard import Limits
+from cursor_watch.core.limits import Limits
 from cursor_watch.runner import Monitor
 
 CMD = [sys.executable, "-m", "cursor_watch"]

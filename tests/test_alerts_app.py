@@ -4,7 +4,7 @@ a budget with --enforce."""
 from __future__ import annotations
 
 from apphelpers import make_app, text_of, wait_ticks, wait_until
-from cursor_watch.guard import Limits
+from cursor_watch.core.limits import Limits
 from cursor_watch.screens.run import RunScreen
 from cursor_watch.sources import QueueSource
 from cursor_watch.widgets.header import SessionHeader

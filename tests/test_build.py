@@ -93,7 +93,7 @@ def test_every_module_imports():
     """Every module of the package imports in this run's build (the pure run imports them too)."""
     names = [m.name for m in pkgutil.walk_packages(cursor_watch.__path__, "cursor_watch.")
              if m.name != "cursor_watch.__main__"]  # (it runs the command)
-    assert "cursor_watch.model" in names and len(names) > 40
+    assert "cursor_watch.core.model" in names and len(names) > 40
     for name in names:
         importlib.import_module(name)
 
@@ -118,7 +118,7 @@ def test_this_run_is_the_build_it_says():
         assert build_kind() == want
     elif IN_CI:
         pytest.fail("CI=true runs README's test command, which names the build of each run", pytrace=False)
-    file = Path(sys.modules["cursor_watch.model"].__file__)
+    file = Path(sys.modules["cursor_watch.core.model"].__file__)
     assert (file.suffix == ".py") == (build_kind() == "pure")
 
 
@@ -188,7 +188,7 @@ def test_outputs_identical_compiled_and_pure(compiled_python, tmp_path):
 # Pure Python reads it as one (duck typing); the compiled model's handler checks its argument's type,
 # and that failure must never pass as a stream diagnostic
 _FAKE = """
-from cursor_watch.canonical import TEXT_MESSAGE, Text
+from cursor_watch.core.canonical import TEXT_MESSAGE, Text
 
 
 class Fake:
@@ -201,9 +201,9 @@ class Fake:
 """
 _BAD_EVENT = _FAKE + """
 import sys
-from cursor_watch.canonical import TEXT_DELTA, TIME_STREAM
-from cursor_watch.model import Session
-from cursor_watch.events import Event
+from cursor_watch.core.canonical import TEXT_DELTA, TIME_STREAM
+from cursor_watch.core.model import Session
+from cursor_watch.core.decode import Event
 ev = Fake(Text(Event({"type": "assistant"}, 1, 0, 10), 1000, TIME_STREAM, "hello", TEXT_DELTA))
 s = Session()
 try:

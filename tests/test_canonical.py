@@ -22,13 +22,13 @@ import pytest
 
 from conftest import REAL_DIR, ROOT, SAMPLES, agent_captures, expected_exit, native_objects
 
-from cursor_watch.costs import estimate, price_table, usage_of
+from cursor_watch.core.costs import estimate, price_table, usage_of
 from cursor_watch.formats import line_object
-from cursor_watch.guard import Limits, breaches
+from cursor_watch.core.limits import Limits, breaches
 from cursor_watch.payloads import load_payloads
 from cursor_watch.report import build_report
 from cursor_watch.runner import Monitor
-from cursor_watch.tools import find_variant
+from cursor_watch.core.tools import find_variant
 
 AGENTS_DIR = ROOT.parent / "shared" / "streams" / "agents"
 PKG = ROOT / "cursor_watch"
@@ -282,8 +282,8 @@ def test_raw_arguments_and_result_are_the_agents_own_json(path):
 
 # -- the structure ------------------------------------------------------------------------------------
 
-VIEWS = ["model.py", "runs.py", "app.py", "plain.py", "summary.py", "report.py", "otlp.py", "otlp_sdk.py", "alerts.py",
-         "guard.py", "costs.py", *(f"screens/{p.name}" for p in (PKG / "screens").glob("*.py")),
+VIEWS = ["core/model.py", "core/runs.py", "app.py", "plain.py", "summary.py", "report.py", "otlp.py", "otlp_sdk.py", "alerts.py",
+         "core/limits.py", "core/costs.py", *(f"screens/{p.name}" for p in (PKG / "screens").glob("*.py")),
          *(f"widgets/{p.name}" for p in (PKG / "widgets").glob("*.py")),
          *(f"export/{p.name}" for p in (PKG / "export").glob("*.py"))]
 
@@ -327,7 +327,7 @@ def test_the_runner_has_no_per_segment_event_count_corrections():
 def test_the_model_never_names_an_agent():
     """No string the model's code compares or looks up is an agent's name or one of its event
     types (docstrings aside)."""
-    tree = ast.parse((PKG / "model.py").read_text())
+    tree = ast.parse((PKG / "core" / "model.py").read_text())
     docs = {id(n.body[0].value) for n in ast.walk(tree)
             if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef)) and n.body and isinstance(n.body[0], ast.Expr)}
     strings = {n.value.lower() for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)

@@ -12,9 +12,9 @@ import pytest
 
 from apphelpers import make_app, screen_text, text_of, wait_until
 from conftest import ROOT
-from cursor_watch.context import ContextTrack, gauge_text, level, window_of
-from cursor_watch.costs import PricesError, PriceTable, estimate, parse_prices
-from cursor_watch.canonical import Usage
+from cursor_watch.core.context import ContextTrack, gauge_text, level, window_of
+from cursor_watch.core.costs import PricesError, PriceTable, estimate, parse_prices
+from cursor_watch.core.canonical import Usage
 from cursor_watch.runner import Monitor
 from cursor_watch.screens.context import ContextScreen, sparkline
 from cursor_watch.sources import FileSource

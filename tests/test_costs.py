@@ -12,9 +12,9 @@ import orjson
 import pytest
 
 from conftest import ROOT, SAMPLES
-from cursor_watch import costs
-from cursor_watch.canonical import Usage
-from cursor_watch.costs import PriceTable, PricesError, estimate, parse_prices, read_prices, run_cost
+from cursor_watch.core import costs
+from cursor_watch.core.canonical import Usage
+from cursor_watch.core.costs import PriceTable, PricesError, estimate, parse_prices, read_prices, run_cost
 from cursor_watch.fmt import cost_label, usd
 from cursor_watch.runner import Monitor
 

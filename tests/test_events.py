@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import orjson
 
-from cursor_watch.events import Event, Invalid, decode_all
+from cursor_watch.core.decode import Event, Invalid, decode_all
 
 
 def test_known_and_unknown_events():
@@ -12,7 +12,7 @@ def test_known_and_unknown_events():
     assert [type(i) for i in items] == [Event, Event]
     assert items[0].type == "system" and items[0].subtype == "init" and items[1].type == "brand_new"
     # what a type means is its adapter's: Cursor's reads an init, and lists a type it doesn't know
-    from cursor_watch.canonical import RunStart, Unknown
+    from cursor_watch.core.canonical import RunStart, Unknown
     from cursor_watch.formats.cursor import CursorAdapter
 
     start, unknown = CursorAdapter().adapt(items, None)

@@ -30,7 +30,7 @@ from cursor_watch.export.markdown import GITHUB_COMMENT_CHARS, _Messages, payloa
 from cursor_watch.payloads import call_detail
 from cursor_watch.runner import Monitor, Watch
 from cursor_watch.safe import visible_doc
-from cursor_watch.tools import AGENT_MARKDOWN
+from cursor_watch.core.tools import AGENT_MARKDOWN
 from cursor_watch.sources import open_sources
 
 html5lib = pytest.importorskip("html5lib")

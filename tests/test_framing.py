@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from cursor_watch.framing import LineFramer
+from cursor_watch.core.framing import LineFramer
 
 
 def frame(data: bytes, chunk: int | None = None):

@@ -1,11 +1,11 @@
-"""Stalls and budgets as facts of a run and a clock (cursor_watch.guard)."""
+"""Stalls and budgets as facts of a run and a clock (cursor_watch.core.limits)."""
 
 from __future__ import annotations
 
 import orjson
 import pytest
 
-from cursor_watch.guard import Breach, Limits, RunTimes, breaches, remember, stall_of, stall_periods
+from cursor_watch.core.limits import Breach, Limits, RunTimes, breaches, remember, stall_of, stall_periods
 from cursor_watch.runner import Monitor
 
 T0 = 1_790_000_000_000.0

@@ -17,8 +17,8 @@ import pytest
 import loopstreams
 from conftest import ROOT, agent_captures, real_captures, run_bytes, run_file
 from cursor_watch.alerts import AlertRules
-from cursor_watch.guard import Limits
-from cursor_watch.loops import LoopTracker
+from cursor_watch.core.limits import Limits
+from cursor_watch.core.loops import LoopTracker
 
 CMD = [sys.executable, "-m", "cursor_watch"]
 EMITTER = str(ROOT / "tests" / "emitter.py")

@@ -92,7 +92,7 @@ def test_runs_and_tool_calls_by_agent_model_tool_and_outcome_are_the_summarys():
 
 
 def test_token_types_have_the_canonical_meaning():
-    from cursor_watch.canonical import Usage
+    from cursor_watch.core.canonical import Usage
 
     # Claude Code: cache parts of input, reasoning in output
     assert dict(token_counts(Usage(100, 20, cache_read_tokens=60, cache_write_tokens=30, reasoning_tokens=5,

@@ -7,8 +7,8 @@ import pytest
 
 from conftest import EDITED_FIXTURES, SAMPLES, real_params, run_bytes, run_file
 
-from cursor_watch.canonical import Usage
-from cursor_watch.model import _CALL_FIELDS
+from cursor_watch.core.canonical import Usage
+from cursor_watch.core.model import _CALL_FIELDS
 
 # Expected tool statuses on the real captures, in order of first appearance (read
 # off each capture by hand: outcome keys and exit codes).
@@ -318,9 +318,9 @@ def test_malformed_known_events_never_raise():
 
 def test_second_init_fed_to_one_session_is_a_note():
     # the reducer alone: a stream split into runs never feeds it a second init (see test_runs.py)
-    from cursor_watch.events import decode_all
+    from cursor_watch.core.decode import decode_all
     from cursor_watch.formats.cursor import CursorAdapter
-    from cursor_watch.model import Session
+    from cursor_watch.core.model import Session
 
     s = Session(lambda: 0.0)
     items = decode_all([ev(type="system", subtype="init", model="A", session_id="one")
@@ -354,7 +354,7 @@ def test_folded_cuts_only_the_beginning_of_a_long_text_and_gives_the_same_string
     from hypothesis import strategies as st
 
     from cursor_watch.formats.common import one_line
-    from cursor_watch.tools import folded
+    from cursor_watch.core.tools import folded
 
     piece = st.one_of(st.text(alphabet="ab", min_size=1, max_size=60), st.text(alphabet=" \n\t\u3000\x85", min_size=1,
                                                                                  max_size=400))
@@ -379,7 +379,7 @@ def test_stall_periods_looks_for_recorded_stalls_only_when_a_call_was_that_long(
     from hypothesis import strategies as st
     from test_properties import run_spilling, stream
 
-    from cursor_watch.guard import stall_periods
+    from cursor_watch.core.limits import stall_periods
 
     @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
     @given(stream(), st.sampled_from([0.001, 0.5, 5.0, 300.0]))

@@ -19,7 +19,7 @@ from types import SimpleNamespace
 import orjson
 import pytest
 
-from cursor_watch import costs as otlp_costs
+from cursor_watch.core import costs as otlp_costs
 from cursor_watch import otlp
 from cursor_watch.runner import Monitor
 

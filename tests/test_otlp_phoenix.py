@@ -227,8 +227,8 @@ def expected_usage(summary: dict) -> tuple[int, int]:
 
 def live_tokens(path: Path) -> dict:
     """``{session id: total tokens}`` of the runs of a capture whose result reports no usage, from
-    the usage the agent reported as the run went (:func:`cursor_watch.costs.usage_of`)."""
-    from cursor_watch.costs import usage_of
+    the usage the agent reported as the run went (:func:`cursor_watch.core.costs.usage_of`)."""
+    from cursor_watch.core.costs import usage_of
     from cursor_watch.runner import Monitor
 
     mon = Monitor(live=False)

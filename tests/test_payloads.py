@@ -9,7 +9,7 @@ from cursor_watch.payloads import call_detail, load_call_events
 from cursor_watch.runner import Monitor
 from cursor_watch.safe import visible_doc
 from cursor_watch.sources import FileSource
-from cursor_watch.tools import DETAIL_LINE_LIMIT, cut_payload, detail_sections, lexer_for
+from cursor_watch.core.tools import DETAIL_LINE_LIMIT, cut_payload, detail_sections, lexer_for
 
 
 def _line(obj: dict) -> bytes:

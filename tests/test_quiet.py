@@ -1,5 +1,5 @@
 """Explained quiet (issue 28, item 1): why a live run is quiet, and --stall / --enforce acting on
-unexplained quiet only (cursor_watch.quiet, cursor_watch.guard)."""
+unexplained quiet only (cursor_watch.core.quiet, cursor_watch.core.limits)."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ import orjson
 import pytest
 
 from conftest import ROOT
-from cursor_watch.guard import Limits, RunTimes, quiet_now, stall_of
-from cursor_watch.quiet import BUSY_CPU_PERCENT, CpuSampler, QuietTracker
+from cursor_watch.core.limits import Limits, RunTimes, quiet_now, stall_of
+from cursor_watch.core.quiet import BUSY_CPU_PERCENT, CpuSampler, QuietTracker
 from cursor_watch.runner import Monitor
 
 CMD = [sys.executable, "-m", "cursor_watch"]

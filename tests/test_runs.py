@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from conftest import REAL_DIR, ROOT, SAMPLES, real_captures, run_bytes, wait_for_async
 from cursor_watch import runner
-from cursor_watch.events import Event, decode_all
+from cursor_watch.core.decode import Event, decode_all
 from cursor_watch.plain import summary_json
 from cursor_watch.runner import Monitor, Watch
 from cursor_watch.sources import FileSource, open_sources

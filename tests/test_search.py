@@ -242,7 +242,7 @@ def test_a_match_only_in_a_shell_output_is_a_payload_hit():
 
 
 def test_records_moved_to_disk_are_searched_too():
-    from cursor_watch.model import Session
+    from cursor_watch.core.model import Session
     from cursor_watch.runner import Monitor
 
     raw = (SAMPLES / "plain-tools.jsonl").read_bytes()

@@ -322,7 +322,7 @@ async def test_80x24_detail_shows_the_whole_call_id():
 def test_a_long_summary_that_is_no_path_gives_way_before_the_outcome_and_time():
     """A transcript marker's summary that names no path is cut at its end, so the call's outcome
     and duration stay on the line (at 80x24 an updateTodos marker ended '· success · …')."""
-    from cursor_watch.model import ToolCall
+    from cursor_watch.core.model import ToolCall
     from cursor_watch.widgets.transcript import marker_text
 
     call = ToolCall(6, "c6")
@@ -336,7 +336,7 @@ def test_a_long_summary_that_is_no_path_gives_way_before_the_outcome_and_time():
 
 
 def test_a_long_failure_detail_on_a_transcript_marker_is_cut_with_a_mark():
-    from cursor_watch.model import ToolCall
+    from cursor_watch.core.model import ToolCall
     from cursor_watch.widgets.transcript import marker_text
 
     call = ToolCall(1, "c1")

@@ -11,13 +11,13 @@ import pytest
 
 from apphelpers import make_app, wait_until
 from conftest import SAMPLES, real_params
-from cursor_watch import spill
-from cursor_watch.model import _CALL_FIELDS, Session, ToolCall, _call_state
+from cursor_watch.core import spill
+from cursor_watch.core.model import _CALL_FIELDS, Session, ToolCall, _call_state
 from cursor_watch.plain import PlainPrinter, make_console, summary_json
 from cursor_watch.runner import Monitor
 from cursor_watch.screens.detail import ToolDetailScreen
 from cursor_watch.sources import FileSource
-from cursor_watch.spill import SpillDict, SpillFile, SpillList
+from cursor_watch.core.spill import SpillDict, SpillFile, SpillList
 from cursor_watch.widgets.tool_table import ToolTable
 
 CLOCK = lambda: 1_000_000.0  # noqa: E731
@@ -249,8 +249,8 @@ async def test_the_tui_reads_old_rows_and_details_from_disk(monkeypatch):
 
 
 def test_at_range_reads_a_page_of_calls_from_memory_and_disk():
-    from cursor_watch.model import ToolCall, _call_id_of, _done, _index_of, _state
-    from cursor_watch.spill import SpillDict, SpillFile
+    from cursor_watch.core.model import ToolCall, _call_id_of, _done, _index_of, _state
+    from cursor_watch.core.spill import SpillDict, SpillFile
 
     calls = SpillDict(SpillFile(), _state, ToolCall.from_state, _call_id_of, _index_of, _done, hot=3, batch=2)
     for i in range(1, 21):
@@ -268,7 +268,7 @@ def test_the_summary_reads_spilled_texts_where_their_states_hold_them():
     """summary.py reads spilled segments' and thinking blocks' texts from their state tuples
     (SpillList.project) at Segment.TEXT_STATE and ThinkingBlock.TEXT_STATE: those must stay
     where state() puts the text, or a long run's summary would quote another field."""
-    from cursor_watch.model import Segment, ThinkingBlock
+    from cursor_watch.core.model import Segment, ThinkingBlock
 
     seg = Segment(3, 7, 1_000)
     seg.append("the segment's text")

@@ -19,8 +19,8 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from cursor_watch.canonical import Canonical, ToolEvent
-from cursor_watch.events import Decoder, Event, Invalid, decode_all
+from cursor_watch.core.canonical import Canonical, ToolEvent
+from cursor_watch.core.decode import Decoder, Event, Invalid, decode_all
 from cursor_watch.formats.cursor_typed import DECODER as CURSOR_TYPED
 from cursor_watch.formats.cursor_typed import AssistantEvent, ThinkingEvent, ToolCallEvent
 from cursor_watch.runner import Monitor

@@ -27,7 +27,7 @@ from typing import IO, Any
 
 from ..output import error_line, write_private, write_private_new
 from ..redact import redactor_for
-from ..runs import Run
+from ..core.runs import Run
 
 FORMATS = {".html": "html", ".htm": "html", ".md": "markdown", ".markdown": "markdown", ".json": "json"}
 MIN_MAX_CHARS = 1_000  # --export-max-chars below this leaves no room for a header and a note

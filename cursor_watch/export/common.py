@@ -19,14 +19,14 @@ from collections.abc import Iterator
 from contextvars import ContextVar
 from typing import Any
 
-from ..canonical import agent_command
+from ..core.canonical import agent_command
 from ..fmt import model_label, plural, tool_calls_phrase
-from ..model import Session, ToolCall
-from ..costs import usage_of
+from ..core.model import Session, ToolCall
+from ..core.costs import usage_of
 from ..plain import cost_text, format_ms, run_duration_text, usage_text
-from ..runs import Run
+from ..core.runs import Run
 from ..safe import visible_doc
-from ..tools import without_reason
+from ..core.tools import without_reason
 
 EXPORT_PAYLOAD_CHARS = 100_000  # characters of one payload in an export (the TUI detail's cap)
 
@@ -110,7 +110,7 @@ def run_facts(run: Run) -> list[tuple[str, str]]:
 
     Agent and its version, model, cwd, session, permission mode, API key source (the run's
     start), outcome,
-    duration (``no times recorded`` when the stream had none), tokens (the run's usage, :func:`cursor_watch.costs.usage_of`), tool calls, started, source, counts. Empty values
+    duration (``no times recorded`` when the stream had none), tokens (the run's usage, :func:`cursor_watch.core.costs.usage_of`), tool calls, started, source, counts. Empty values
     are left out.
     """
     s = run.session

@@ -17,7 +17,7 @@ with their URL; images become such links.
 
 Each tool call is a ``<details>`` element with ``data-call-id`` set to its ``call_id``
 (newlines and tabs kept as character references, other control characters shown) and the
-same per-tool sections as the TUI's detail (:func:`cursor_watch.tools.detail_sections`).
+same per-tool sections as the TUI's detail (:func:`cursor_watch.core.tools.detail_sections`).
 Code is highlighted by Pygments by the file's extension until the document has highlighted
 :data:`HIGHLIGHT_BUDGET_CHARS` characters (Pygments writes about 0.5 to 1.5 MB/s); later
 code is shown uncoloured, with a note.
@@ -35,13 +35,13 @@ from typing import Any
 
 from .. import __version__
 from ..fmt import model_label, plural, shown_detail
-from ..canonical import agent_command
-from ..model import Session, ToolCall
+from ..core.canonical import agent_command
+from ..core.model import Session, ToolCall
 from ..payloads import call_detail
 from ..plain import STATUS_STYLE, call_duration_text, dumps_json, format_ms
-from ..runs import Run
+from ..core.runs import Run
 from ..safe import visible_doc
-from ..tools import RAW, Section, cut_payload, lexer_for
+from ..core.tools import RAW, Section, cut_payload, lexer_for
 from .common import (EXPORT_PAYLOAD_CHARS, call_facts, doc_text, export_redactor, final_text, redacted, run_facts,
                      run_title, shown_fields, tool_counts_line, transcript)
 
@@ -273,7 +273,7 @@ def fields_html(fields: Iterable[tuple[str, Any]], cls: str = "fields") -> str:
 
 
 def render_section(section: Section, render: Renderer) -> str:
-    """One :class:`~cursor_watch.tools.Section` as HTML, its title included."""
+    """One :class:`~cursor_watch.core.tools.Section` as HTML, its title included."""
     body = section.body
     kind = section.kind
     if kind == "fields":

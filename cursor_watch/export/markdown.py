@@ -1,7 +1,7 @@
 """``--export FILE.md``: the run(s) as GitHub-flavoured Markdown, for pull requests and issues.
 
 A header table, the transcript, each tool call in a ``<details>`` block with the same
-per-tool sections as the TUI's detail (:func:`cursor_watch.tools.detail_sections`), a
+per-tool sections as the TUI's detail (:func:`cursor_watch.core.tools.detail_sections`), a
 tool-call table and the diagnostics. Several runs: one document with a table of contents.
 
 Escaping (everything from the stream is untrusted; each string's secrets are redacted first,
@@ -37,12 +37,12 @@ from typing import Any
 
 from .. import __version__
 from ..fmt import model_label, plural, shown_detail
-from ..canonical import agent_command
-from ..model import ToolCall
+from ..core.canonical import agent_command
+from ..core.model import ToolCall
 from ..payloads import call_detail
 from ..plain import STATUS_STYLE, call_duration_text, dumps_json, format_ms
-from ..runs import Run
-from ..tools import AGENT_MARKDOWN, Section, cut_payload, lexer_for
+from ..core.runs import Run
+from ..core.tools import AGENT_MARKDOWN, Section, cut_payload, lexer_for
 from .common import (EXPORT_PAYLOAD_CHARS, call_facts, doc_text, export_redactor, final_text, redacted, run_facts,
                      run_title, shown_fields, tool_counts_line, transcript)
 from .html import MARKDOWN_BUDGET_CHARS, MARKDOWN_MESSAGE_CHARS, RUN_SYMBOL, safe_link

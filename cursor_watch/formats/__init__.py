@@ -1,10 +1,10 @@
 """Agent formats: one adapter per agent CLI, turning its native NDJSON events into canonical ones.
 
 Each adapter (:class:`~cursor_watch.formats.common.Adapter`) reads one agent's wire format
-and gives the events of :mod:`cursor_watch.canonical`, the only vocabulary the model, the runs,
+and gives the events of :mod:`cursor_watch.core.canonical`, the only vocabulary the model, the runs,
 the views and the outlets read. Adapters keep each event's provenance (the native line's
 number, byte offset and size, and its time with where the time came from), never drop an
-invalid line, and give an event type they don't know as :class:`~cursor_watch.canonical.Unknown`.
+invalid line, and give an event type they don't know as :class:`~cursor_watch.core.canonical.Unknown`.
 
 :class:`Reader` is the stage between the decoder and the runs: it sniffs a source's first JSON
 objects (:func:`sniff`) to pick the adapter unless ``--format`` forced one. A stream in a format
@@ -32,8 +32,8 @@ from typing import Any
 
 import orjson
 
-from ..canonical import AGENTS, UNREAD_AGENT, StatusNote, Unknown
-from ..events import Event, Invalid, decode_all
+from ..core.canonical import AGENTS, UNREAD_AGENT, StatusNote, Unknown
+from ..core.decode import Event, Invalid, decode_all
 from .common import Adapter, CallPayloads, keys_preview, one_line, when
 
 FORMATS = ("cursor", "claude", "codex", "gemini")
@@ -139,7 +139,7 @@ def adapter_class(agent: str | None) -> type[Adapter]:
 class UnreadFormat(Adapter):
     """A stream in a format cursor-watch does not read: one note says what it looks like (naming
     it where it is recognisable: :data:`UNREAD`, else the first object's type or keys:
-    :func:`looks_like`), and every object is an :class:`~cursor_watch.canonical.Unknown` event
+    :func:`looks_like`), and every object is an :class:`~cursor_watch.core.canonical.Unknown` event
     (kept and counted; ``--summary --json`` lists each, the text views say it once: issue 25)."""
 
     name = "unknown"
@@ -198,7 +198,7 @@ class Reader:
             up); False for a file replayed, where an event without a time of its own gets none.
             It may change (a followed file catches up).
         clock: epoch ms, read once per batch in a live watch (an event without a time of its
-            own gets it: :data:`~cursor_watch.canonical.TIME_RECEIVED`).
+            own gets it: :data:`~cursor_watch.core.canonical.TIME_RECEIVED`).
     """
 
     __slots__ = ("adapter", "_held", "_objects", "_hooks", "_cursorish", "_foreign", "on_detect", "live", "clock")

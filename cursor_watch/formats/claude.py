@@ -46,10 +46,10 @@ from typing import Any
 import orjson
 from msgspec import UNSET
 
-from ..canonical import (TEXT_DELTA, TEXT_END, TEXT_PARTIAL, Folded, Prompt, RunEnd, RunStart, Silent, StatusNote, Text,
+from ..core.canonical import (TEXT_DELTA, TEXT_END, TEXT_PARTIAL, Folded, Prompt, RunEnd, RunStart, Silent, StatusNote, Text,
                          Thinking, ToolEnd, ToolStart, ToolUpdate, Usage, UsageUpdate, as_int)
-from ..events import Event, Invalid, invalid_item
-from ..tools import STATUS_FAILURE, STATUS_REJECTED, STATUS_SUCCESS, summarize, todo_status
+from ..core.decode import Event, Invalid, invalid_item
+from ..core.tools import STATUS_FAILURE, STATUS_REJECTED, STATUS_SUCCESS, summarize, todo_status
 from .claude_typed import DECODER as TYPED_DECODER
 from .claude_typed import TYPED_SUBTYPES, AssistantEvent, StreamEvent, SystemEvent, UserEvent
 from .claude_typed import loads as raw_loads
@@ -75,7 +75,7 @@ def kind_of(name: str) -> str:
 
 
 def usage_of(u: Any) -> Usage | None:
-    """The canonical :class:`~cursor_watch.canonical.Usage` of a Claude Code usage object (a
+    """The canonical :class:`~cursor_watch.core.canonical.Usage` of a Claude Code usage object (a
     message's or the result's ``usage``, snake_case, or a ``modelUsage`` entry, camelCase);
     None when it isn't one.
 
@@ -103,7 +103,7 @@ def usage_of(u: Any) -> Usage | None:
 
 
 def _summary_args(kind: str, name: str, inp: Any) -> dict:
-    """The input under the names :func:`cursor_watch.tools.summarize` reads for ``kind`` (for
+    """The input under the names :func:`cursor_watch.core.tools.summarize` reads for ``kind`` (for
     the one-line summary only: the arguments shown are the agent's own)."""
     a = dict(inp) if isinstance(inp, dict) else {}
     if kind in ("read", "edit", "write"):
@@ -176,7 +176,7 @@ def _diff(args: dict, tur: Any) -> str:
 
 
 def view_of(kind: str, name: str, inp: Any, block: dict | None, tur: Any) -> dict:
-    """The canonical view fields of a call (:func:`cursor_watch.tools.detail_sections`): from
+    """The canonical view fields of a call (:func:`cursor_watch.core.tools.detail_sections`): from
     its input ``inp``, its ``tool_result`` ``block`` (None while it runs) and the line's
     ``tool_use_result`` ``tur``."""
     a = inp if isinstance(inp, dict) else {}
@@ -370,7 +370,7 @@ class ClaudeAdapter(Adapter):
         Hook events (``system/hook_started``/``hook_response``) after a run's result are the next
         run's start (its SessionStart hooks fire before its ``init``): they are held back
         (:data:`HELD`) and given after that ``init``, whose run begins at the first of them
-        (:attr:`~cursor_watch.canonical.RunStart.first_line`). Anything else after them (or the
+        (:attr:`~cursor_watch.core.canonical.RunStart.first_line`). Anything else after them (or the
         end of input) gives them first, in the run they follow.
         """
         cls = type(item)
@@ -525,7 +525,7 @@ class ClaudeAdapter(Adapter):
 
     def _hook(self, item: Event, data: dict, st: str, now: int | None) -> Any:
         """A hook's lines folded into one note per run of the hook (``hook_id``): its start says
-        nothing (:class:`~cursor_watch.canonical.Silent`, kept until it answers); its response
+        nothing (:class:`~cursor_watch.core.canonical.Silent`, kept until it answers); its response
         is ``hook SessionStart:startup: success`` (``exit N`` when not 0), its output (stdout,
         then stderr, else ``output``) the note's detail. A hook that never answers is said at
         the end of input (:meth:`finish`). (Claude Code 2.1.270, the sunholo capture: four
@@ -873,7 +873,7 @@ class ClaudeAdapter(Adapter):
                 self._add_usage(old, -1)
             self._usage[ukey] = usage
             self._add_usage(usage, 1)
-            # the main agent's call also gives its context size (cursor_watch.context); a
+            # the main agent's call also gives its context size (cursor_watch.core.context); a
             # sub-agent's messages run in a context of their own
             out.append(UsageUpdate(item, t, src, self._usage_total(), call=None if parent else usage, call_key=ukey))
         return out

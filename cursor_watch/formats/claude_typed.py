@@ -5,14 +5,14 @@ lines (``bench/gen_stream.py OUT --agent claude --partial``: 83 % of the lines, 
 ``content_block_delta`` text and thinking deltas). This module decodes them with
 :mod:`msgspec` straight into structs holding only what the adapter reads
 (:meth:`cursor_watch.formats.claude.ClaudeAdapter.adapt` takes them from their attributes:
-no dict, no generic :class:`~cursor_watch.events.Event`); everything else of the line
+no dict, no generic :class:`~cursor_watch.core.decode.Event`); everything else of the line
 (``session_id``, ``uuid``...) is skipped in C.
 
 Rules (why a typed event always means what the generic path would make of the same line):
 
 * Only ``stream_event``, ``user``, ``assistant`` and ``system`` lines are typed (a ``system``
   line of a rare subtype is read from its dict by the adapter); every other line raises in
-  :data:`DECODER` and goes the generic way (``orjson.loads`` into :class:`~cursor_watch.events.Event`).
+  :data:`DECODER` and goes the generic way (``orjson.loads`` into :class:`~cursor_watch.core.decode.Event`).
 * A ``user`` line's tool results (``content``, most of a stream's bytes: 74 % of the generated
   stream's) stay raw: a result the model classifies without its text (a success) is given to
   it with the text empty, and its text decoded only if something asks for the event's body
@@ -99,7 +99,7 @@ class ClaudeLine(TypedEvent, kw_only=True):
     """Fields every typed Claude Code line has.
 
     Attributes:
-        subtype: the line's ``subtype`` ("" when absent, as :class:`~cursor_watch.events.Event`).
+        subtype: the line's ``subtype`` ("" when absent, as :class:`~cursor_watch.core.decode.Event`).
         timestamp_ms: the line's ``timestamp_ms`` (None when absent; Claude Code writes none).
         line, offset, size, raw: as :class:`~cursor_watch.formats.cursor_typed.TypedEvent`.
     """

@@ -30,9 +30,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..canonical import (TEXT_MESSAGE, RunEnd, RunStart, Text, Thinking, ToolEnd, ToolStart, ToolUpdate, Usage,
+from ..core.canonical import (TEXT_MESSAGE, RunEnd, RunStart, Text, Thinking, ToolEnd, ToolStart, ToolUpdate, Usage,
                          as_int)
-from ..tools import STATUS_FAILURE, STATUS_REJECTED, STATUS_SUCCESS, summarize
+from ..core.tools import STATUS_FAILURE, STATUS_REJECTED, STATUS_SUCCESS, summarize
 from .common import Adapter, CallPayloads, Event, one_line, s, when
 
 # item types -> canonical kinds (the shown name is the item type itself)
@@ -62,7 +62,7 @@ def kind_of(item_type: str) -> str:
 
 
 def usage_of(u: Any) -> Usage | None:
-    """The canonical :class:`~cursor_watch.canonical.Usage` of a ``turn.completed.usage``:
+    """The canonical :class:`~cursor_watch.core.canonical.Usage` of a ``turn.completed.usage``:
     Codex's ``input_tokens`` already count the cached ones (``TokenUsage::non_cached_input`` is
     ``input_tokens - cached_input_tokens``), and ``output_tokens`` the reasoning ones."""
     if not isinstance(u, dict):
@@ -89,7 +89,7 @@ def _minus(now: Usage, before: Usage | None) -> Usage:
 
 
 def _summary(kind: str, it: dict) -> str:
-    """The one-line summary of an item (:func:`cursor_watch.tools.summarize`'s wording)."""
+    """The one-line summary of an item (:func:`cursor_watch.core.tools.summarize`'s wording)."""
     if kind == "shell":
         return summarize("shell", {"command": s(it.get("command"))})
     if kind == "edit":
@@ -252,7 +252,7 @@ class CodexAdapter(Adapter):
         parent = self._collab_parent(it, iid) if kind == "task" else ""
         summary = _summary(kind, it)
         ts, src = when(None, now)
-        # (positional, in the constructors' order (cursor_watch.canonical): parent_call_id,
+        # (positional, in the constructors' order (cursor_watch.core.canonical): parent_call_id,
         # description, model_call_id, args, summary; a call with *args or **kwargs cost a
         # compiled build 7,000 instructions an event)
         if not completed:
@@ -317,7 +317,7 @@ class CodexAdapter(Adapter):
 
 
 def _view(kind: str, it: dict, done: bool) -> dict:
-    """The canonical view fields of an item (:func:`cursor_watch.tools.detail_sections`)."""
+    """The canonical view fields of an item (:func:`cursor_watch.core.tools.detail_sections`)."""
     v: dict[str, Any] = {}
     if kind == "shell":
         v["command"] = s(it.get("command"))

@@ -1,5 +1,5 @@
 """What the adapters share: their interface, and helpers that give canonical events
-(:mod:`cursor_watch.canonical`) the provenance and times of the native events they come from."""
+(:mod:`cursor_watch.core.canonical`) the provenance and times of the native events they come from."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from typing import Any
 from mypy_extensions import mypyc_attr
 
 from ..buildinfo import raise_if_compiled_type_error
-from ..canonical import TIME_NONE, TIME_RECEIVED, TIME_STREAM, Canonical, Folded, RunStart, Silent, StatusNote, Unknown
-from ..events import Event, Invalid
-from ..tools import one_line  # (the adapters' one-line notes: the tools' rule)
+from ..core.canonical import TIME_NONE, TIME_RECEIVED, TIME_STREAM, Canonical, Folded, RunStart, Silent, StatusNote, Unknown
+from ..core.decode import Event, Invalid
+from ..core.tools import one_line  # (the adapters' one-line notes: the tools' rule)
 
 __all__ = ["Adapter", "CallPayloads", "Event", "Invalid", "iso_ms", "one_line", "s", "keys_preview", "when"]
 
@@ -27,7 +27,7 @@ class CallPayloads:
             without ``type``/``timestamp``), or None.
         extra: more of the agent's own JSON about the call, ``[(title, value)]`` (Claude Code's
             ``tool_use_result``), shown after the raw result.
-        view: the canonical fields of the call's own view (:func:`cursor_watch.tools.detail_sections`
+        view: the canonical fields of the call's own view (:func:`cursor_watch.core.tools.detail_sections`
             reads them: ``command``, ``stdout``, ``path``, ``content``, ``diff``...).
         status: ``success``, ``failure`` or ``rejected`` as the result says, ``running`` when
             no result was read.
@@ -62,7 +62,7 @@ class Batch:
         last: the newest canonical event of ``out`` (None before the first): a native event
             that gives none is folded into it (:meth:`silent`).
         lead, lead_src: the native events that gave none before ``last`` had a value (how
-            many, the last one): one :class:`~cursor_watch.canonical.Silent` at the batch's
+            many, the last one): one :class:`~cursor_watch.core.canonical.Silent` at the batch's
             start stands for them (:meth:`events`).
 
     An adapter's hot path may append to ``out`` and set ``last`` itself.
@@ -102,7 +102,7 @@ class Batch:
             self.last = last
 
     def events(self) -> list:
-        """The batch's events, the :class:`~cursor_watch.canonical.Silent` of its lead first."""
+        """The batch's events, the :class:`~cursor_watch.core.canonical.Silent` of its lead first."""
         out = self.out
         if self.lead:
             out.insert(0, Silent(self.lead_src, self.lead))
@@ -118,9 +118,9 @@ class Adapter:
         agent: the runs' ``agent`` label (``cursor``, ``claude-code``, ...).
         live: events are read as the agent writes them (a pipe, a spawned agent, a followed
             file once caught up): an event without a time of its own gets the time it was
-            read (:data:`~cursor_watch.canonical.TIME_RECEIVED`); else (a replay) none.
+            read (:data:`~cursor_watch.core.canonical.TIME_RECEIVED`); else (a replay) none.
         typed_decoder: the adapter's typed decoding (its fast path), given to the decoder once
-            the format is known (:class:`cursor_watch.events.Decoder`'s ``typed``): a
+            the format is known (:class:`cursor_watch.core.decode.Decoder`'s ``typed``): a
             ``msgspec.json.Decoder`` or None (every line generic). Its typed events reach this
             adapter's :meth:`adapt` and nothing else.
     """
@@ -138,7 +138,7 @@ class Adapter:
         ``now``: the time (epoch ms) the batch was read in a live watch, else None. Each native
         event gives the events :meth:`convert` makes (the first counts it: ``natives`` 1; the
         others 0); one that gives none is folded into the event before it (or a
-        :class:`~cursor_watch.canonical.Silent` at the batch's start). A native event whose
+        :class:`~cursor_watch.core.canonical.Silent` at the batch's start). A native event whose
         shape breaks :meth:`convert` is a diagnostic (counted, shown with its line, kept by
         ``--save``), never a crash.
         """
@@ -159,7 +159,7 @@ class Adapter:
         return batch.events()
 
     def convert(self, item: Any, now: int | None) -> list:
-        """The canonical events of one native event (an :class:`~cursor_watch.events.Event`,
+        """The canonical events of one native event (an :class:`~cursor_watch.core.decode.Event`,
         or the adapter's typed event); [] when it shows nothing."""
         return [self.unknown(item, now)]
 
@@ -177,7 +177,7 @@ class Adapter:
                        f"{item.type}/{item.subtype}".strip("/"))
 
     def unknown(self, item: Any, now: int | None, ts: int | None = None) -> Unknown:
-        """The :class:`~cursor_watch.canonical.Unknown` of a native event no rule reads."""
+        """The :class:`~cursor_watch.core.canonical.Unknown` of a native event no rule reads."""
         t, st = item.type, item.subtype
         return Unknown(item, *when(ts, now), t if type(t) is str else "", st if type(st) is str else "",
                        keys_preview(item.data))
@@ -197,7 +197,7 @@ class Adapter:
 
     def note(self, item: Any, now: int | None, kind: str, subtype: str, text: str, call_id: str = "",
              ts: int | None = None, fields: dict | None = None, detail: str = "") -> StatusNote:
-        """A :class:`~cursor_watch.canonical.StatusNote` at ``item``; ``ts`` its own time if any;
+        """A :class:`~cursor_watch.core.canonical.StatusNote` at ``item``; ``ts`` its own time if any;
         ``detail``: what the line can't say (a hook's output)."""
         return StatusNote(item, *when(ts, now), kind, subtype, text, call_id, fields=fields, detail=detail)
 

@@ -16,7 +16,7 @@ Facts (Cursor's docs, ``shared/docs/stream-json-reference.md`` and the real capt
 * ``tool_call``: ``started`` / ``completed`` by ``call_id`` (which may contain a newline); the
   tool is the key of ``tool_call`` that ends in ``ToolCall`` (siblings ``toolCallId``,
   ``startedAtMs``, ``completedAtMs``: int64 as strings), or the documented ``function`` shape;
-  its ``result`` has one outcome key (reference 2.5; :func:`cursor_watch.tools.classify_result`).
+  its ``result`` has one outcome key (reference 2.5; :func:`cursor_watch.core.tools.classify_result`).
 * ``interaction_query`` (``request``/``response``: approvals and questions), ``retry``,
   ``connection``: status lines (reference 2.6-2.8).
 * ``result``: ``subtype``, ``is_error``, ``result`` (the final text), ``duration_ms``,
@@ -40,10 +40,10 @@ from typing import Any, Final
 import orjson
 from msgspec import UNSET, Raw, to_builtins
 
-from ..canonical import (TEXT_DELTA, TEXT_END, TEXT_MESSAGE, TIME_NONE, TIME_STREAM, Prompt, RunEnd, RunStart,
+from ..core.canonical import (TEXT_DELTA, TEXT_END, TEXT_MESSAGE, TIME_NONE, TIME_STREAM, Prompt, RunEnd, RunStart,
                          Silent, StatusNote, Text, Thinking, ToolEnd, ToolStart, ToolUpdate, Usage, as_int, short)
-from ..events import Event, Invalid, invalid_item
-from ..tools import STATUS_SUCCESS, classify_result, find_variant, summarize, todo_status
+from ..core.decode import Event, Invalid, invalid_item
+from ..core.tools import STATUS_SUCCESS, classify_result, find_variant, summarize, todo_status
 from .common import Adapter, Batch, CallPayloads, when
 from .cursor_typed import (DECODER, INT64_MIN, UINT64_END, AssistantEvent, Message, OutcomePayload, ThinkingEvent,
                            ToolCallEvent, Variant)
@@ -84,7 +84,7 @@ class ToolFields:
         args: the variant's ``args`` value (any JSON value; None when absent).
         description: the variant's ``description`` value (None when absent).
         result: ``(status, outcome key, outcome payload)`` as
-            :func:`cursor_watch.tools.classify_result` gives them; the payload holds at
+            :func:`cursor_watch.core.tools.classify_result` gives them; the payload holds at
             least ``exitCode`` and the reason texts.
         started_at, completed_at: the ``startedAtMs``/``completedAtMs`` siblings (raw values).
     """
@@ -105,9 +105,9 @@ class ToolFields:
     _raw: Any
 
     def summary(self, kind: str, ended: bool) -> str:
-        """The call's one-line summary (:func:`cursor_watch.tools.summarize` of its arguments;
+        """The call's one-line summary (:func:`cursor_watch.core.tools.summarize` of its arguments;
         an ended call's outcome payload too, where its arguments don't tell: a rejected call has
-        none). A canonical tool event's ``lazy`` reader (:class:`cursor_watch.canonical.ToolEvent`)."""
+        none). A canonical tool event's ``lazy`` reader (:class:`cursor_watch.core.canonical.ToolEvent`)."""
         return summarize(kind, self.args(), self.full_payload() if ended else None)
 
     def args(self) -> Any:
@@ -137,11 +137,11 @@ def tool_fields(event: ToolCallEvent, classify: Any) -> ToolFields:
 
     Args:
         event: the typed event.
-        classify: :func:`cursor_watch.tools.classify_result` (passed in: no import circle).
+        classify: :func:`cursor_watch.core.tools.classify_result` (passed in: no import circle).
 
     Returns:
         :class:`ToolFields` equal to what the generic path reads from the decoded dict
-        (:func:`cursor_watch.model._fields_of`).
+        (:func:`cursor_watch.core.model._fields_of`).
 
     Raises:
         Irregular: a shape left to the generic path (no ``*ToolCall`` variant key, an integer
@@ -284,7 +284,7 @@ def reason_of(payload: dict) -> str:
 
 
 def usage_of(usage: Any) -> Usage | None:
-    """The canonical :class:`~cursor_watch.canonical.Usage` of a ``result.usage`` object.
+    """The canonical :class:`~cursor_watch.core.canonical.Usage` of a ``result.usage`` object.
 
     Cursor's ``inputTokens`` leave the cache out (the captures: maestro-02 ``inputTokens``
     18377 with ``cacheReadTokens`` 22528; cursor-agent's usage is Anthropic-style per its
@@ -393,7 +393,7 @@ class CursorAdapter(Adapter):
 
     def _boundary(self, item: Any, resend: bool, end: bool) -> list:
         """A tool call (``end`` False: the model ends the open message at it) or an approval
-        query (``end``: a :data:`~cursor_watch.canonical.TEXT_END` ends it) ends the open
+        query (``end``: a :data:`~cursor_watch.core.canonical.TEXT_END` ends it) ends the open
         message; the held delta is settled first."""
         out = self._settle(item, resend)
         if self._open:
@@ -607,7 +607,7 @@ class CursorAdapter(Adapter):
         return None
 
     def _generic(self, item: Event, now: int | None) -> list:
-        """The canonical events of a generic :class:`~cursor_watch.events.Event`."""
+        """The canonical events of a generic :class:`~cursor_watch.core.decode.Event`."""
         data = item.data
         t = item.type
         ts = data.get("timestamp_ms")
@@ -783,7 +783,7 @@ class CursorAdapter(Adapter):
             t, src = ts, TIME_STREAM
         else:
             t, src = when(None, now)
-        # (positional: the constructors' order, see cursor_watch.canonical; this runs per call)
+        # (positional: the constructors' order, see cursor_watch.core.canonical; this runs per call)
         if item.subtype == "completed":
             status, outcome, payload = f.result
             ended = f.completed_at
@@ -889,7 +889,7 @@ def payloads_of(kind: str, args: Any, result: Any, has_result: bool = True) -> C
 
 
 def view_of(kind: str, a: dict, p: dict) -> dict:
-    """The canonical view fields (:func:`cursor_watch.tools.detail_sections`) of a Cursor call:
+    """The canonical view fields (:func:`cursor_watch.core.tools.detail_sections`) of a Cursor call:
     from its ``args`` ``a`` and its outcome's payload ``p`` (reference 2.5's variants)."""
     v: dict[str, Any] = {}
     if kind == "shell":

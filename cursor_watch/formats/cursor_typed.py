@@ -13,14 +13,14 @@ Rules (why a typed event always means what the generic path would make of the sa
 * Every other event kind (``system``, ``user``, ``result``, ...), and any line whose shape the
   structs don't fit (a ``message`` that is not an object, a content item that is not one, a
   ``subtype`` that is a number), raises in :data:`DECODER` and goes the generic way
-  (``orjson.loads`` into :class:`cursor_watch.events.Event`).
+  (``orjson.loads`` into :class:`cursor_watch.core.decode.Event`).
 * Fields the model checks itself (``timestamp_ms``, ``text``, ``call_id``...) are typed
   ``Any``: they hold exactly the value ``orjson`` would give (same strings, same numbers), so
   the model's own checks decide, as on the generic path. Integers outside 64 bits are the one
   exception (``orjson`` turns them into floats); the model checks the range where it reads one.
 * msgspec skips unknown fields without checking them as strictly as ``orjson`` parses them: it
   accepts invalid UTF-8 and numbers that overflow a double (``1e400``) there. The decoder
-  (:class:`cursor_watch.events.Decoder`) checks UTF-8 on every line that is not ASCII before
+  (:class:`cursor_watch.core.decode.Decoder`) checks UTF-8 on every line that is not ASCII before
   taking this path; an overflowing number in a field the model never reads is the one known
   difference (the generic path calls such a line invalid JSON, the typed path reads the event);
   ``tests/test_typed.py`` pins it.
@@ -136,7 +136,7 @@ class ToolCallEvent(TypedEvent, tag="tool_call", tag_field="type"):
     ``tool_call`` is the ``tool_call`` object read in one pass (UNSET when absent): each
     value that is an object as a :class:`Variant` (the ``*ToolCall`` variant; an object-valued
     sibling too, never read), the siblings (``toolCallId``, ``startedAtMs``...) as values.
-    :func:`cursor_watch.formats.cursor.tool_fields` finds the variant as :func:`cursor_watch.tools.find_variant` does.
+    :func:`cursor_watch.formats.cursor.tool_fields` finds the variant as :func:`cursor_watch.core.tools.find_variant` does.
     """
 
     type: ClassVar[str] = "tool_call"

@@ -31,9 +31,9 @@ from __future__ import annotations
 import difflib
 from typing import Any
 
-from ..canonical import (TEXT_DELTA, TEXT_MESSAGE, Prompt, RunEnd, RunStart, Silent, Text, ToolEnd, ToolStart,
+from ..core.canonical import (TEXT_DELTA, TEXT_MESSAGE, Prompt, RunEnd, RunStart, Silent, Text, ToolEnd, ToolStart,
                          Usage, as_int)
-from ..tools import STATUS_FAILURE, STATUS_SUCCESS, summarize, todo_status
+from ..core.tools import STATUS_FAILURE, STATUS_SUCCESS, summarize, todo_status
 from .common import Adapter, CallPayloads, Event, iso_ms, one_line, s, when
 
 # Gemini CLI's built-in tool names -> canonical kinds (others are their own kind)
@@ -54,7 +54,7 @@ def kind_of(name: str) -> str:
 
 
 def usage_of(stats: Any) -> Usage | None:
-    """The canonical :class:`~cursor_watch.canonical.Usage` of ``result.stats`` (or one of its
+    """The canonical :class:`~cursor_watch.core.canonical.Usage` of ``result.stats`` (or one of its
     ``models``): ``input_tokens`` counts the cached tokens already, ``cached`` is their part;
     ``total_tokens - input_tokens - output_tokens`` (thinking and tool-use tokens, which Gemini
     CLI's output leaves out) is the reasoning, apart from the output."""
@@ -69,7 +69,7 @@ def usage_of(stats: Any) -> Usage | None:
 
 
 def _summary_args(kind: str, name: str, params: Any) -> dict:
-    """The parameters under the names :func:`cursor_watch.tools.summarize` reads for ``kind``."""
+    """The parameters under the names :func:`cursor_watch.core.tools.summarize` reads for ``kind``."""
     a = dict(params) if isinstance(params, dict) else {}
     path = a.get("file_path") or a.get("absolute_path") or a.get("dir_path")
     if kind in ("read", "edit", "write", "ls", "grep") and path is not None:

@@ -21,7 +21,7 @@ from ..compare import Comparison, compare, render, side_of
 
 
 class CompareScreen(Screen):
-    """Runs ``a`` and ``b`` (:class:`~cursor_watch.runs.Run`) side by side, their differences marked."""
+    """Runs ``a`` and ``b`` (:class:`~cursor_watch.core.runs.Run`) side by side, their differences marked."""
 
     BINDINGS = [Binding("escape", "app.pop_screen", "Back", id="compare_back"),
                 Binding("r", "refresh_comparison", "Read again", id="compare_refresh")]

@@ -1,6 +1,6 @@
 """The context screen (``w`` in a run): the context size at each model call, its history as a
 sparkline, the compactions, the model's window and where that figure comes from
-(:mod:`cursor_watch.context`). Where the agent gives no per-call usage, it says so."""
+(:mod:`cursor_watch.core.context`). Where the agent gives no per-call usage, it says so."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from ..context import ContextTrack, gauge_text, level, percent, window_of
+from ..core.context import ContextTrack, gauge_text, level, percent, window_of
 from ..fmt import plural
 from ..safe import visible_line
 
@@ -125,7 +125,7 @@ class ContextScreen(ModalScreen):
     """The context of one run (``w``): updated once a second while the run goes on.
 
     Args:
-        session: the run's :class:`~cursor_watch.model.Session`.
+        session: the run's :class:`~cursor_watch.core.model.Session`.
     """
 
     BINDINGS = [Binding("escape,q,w", "dismiss", "Close")]

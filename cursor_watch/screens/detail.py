@@ -19,14 +19,14 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Collapsible, Markdown, Static
 
-from ..model import ToolCall
+from ..core.model import ToolCall
 from ..plain import STATUS_STYLE, call_duration_text, dumps_json, format_ms
 from ..safe import view_redaction, visible, visible_line
 from ..match import Query, payload_strings
 from ..mdtext import text_parser
 from ..payloads import counted_payloads, load_payloads
 from ..widgets.transcript import code_theme
-from ..tools import RAW, Section, one_line, cut_payload, detail_sections, lexer_for, without_reason
+from ..core.tools import RAW, Section, one_line, cut_payload, detail_sections, lexer_for, without_reason
 
 CHECK = {"completed": ("☑", "green"), "in progress": ("◐", "cyan"), "pending": ("☐", ""), "cancelled": ("☒", "dim")}
 

@@ -1,6 +1,6 @@
 """The run view: one run's header, transcript, tool calls and diagnostics.
 
-It shows one :class:`~cursor_watch.runs.Run`. The app feeds it the run's changes at most
+It shows one :class:`~cursor_watch.core.runs.Run`. The app feeds it the run's changes at most
 15 times a second (``refresh_view``, inside ``App.batch_update()``: per-line UI updates are
 ~100x slower, ``design.md``); opened on a run that has been going for a while, it builds
 itself from the model (the transcript's tail, every tool-call row, the diagnostics so far).
@@ -19,8 +19,8 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from .. import model as m
-from ..runs import Run, RunActivity, run_elapsed_ms
+from ..core import model as m
+from ..core.runs import Run, RunActivity, run_elapsed_ms
 from ..sources import FileSource
 from ..widgets.diagnostics import DiagnosticsPane
 from ..widgets.header import LiveState, SessionHeader

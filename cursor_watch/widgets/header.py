@@ -11,15 +11,15 @@ from rich.text import Text
 from textual.widgets import Static
 
 from ..fmt import model_label, plural
-from ..canonical import agent_command
-from ..model import Session
+from ..core.canonical import agent_command
+from ..core.model import Session
 from ..names import RUN_SUFFIX, middle, relative_if_shorter, short_name, short_path, tool_name
-from ..context import gauge_text
-from ..costs import usage_of
-from ..loops import loop_label
+from ..core.context import gauge_text
+from ..core.costs import usage_of
+from ..core.loops import loop_label
 from ..plain import cost_text, format_ms, usage_text
 from ..safe import visible_line
-from ..tools import STATUS_FAILURE, STATUS_INCOMPLETE, STATUS_REJECTED, STATUS_RUNNING, STATUS_SUCCESS
+from ..core.tools import STATUS_FAILURE, STATUS_INCOMPLETE, STATUS_REJECTED, STATUS_RUNNING, STATUS_SUCCESS
 
 GAUGE_STYLE = {"ok": "green", "warn": "bold yellow", "full": "bold red"}  # the context gauge by context.level
 STATE_STYLE = {
@@ -42,7 +42,7 @@ class LiveState:
     Attributes:
         state: ``connecting``, ``streaming``, ``idle``, ``stalled``, ``success``, ``error`` or ``incomplete``.
         idle_s: seconds since the last event (for ``idle``).
-        elapsed_ms: run time so far (see :func:`~cursor_watch.runs.run_elapsed_ms`), or None
+        elapsed_ms: run time so far (see :func:`~cursor_watch.core.runs.run_elapsed_ms`), or None
             when the stream recorded no times (the header says so).
         source: what is being watched (a path, ``stdin``, the command).
         exit_status: the spawned command's exit status, if any.
@@ -59,7 +59,7 @@ class LiveState:
     new_entries: int = 0
     progress: float | None = None
     stall: str = ""  # "stalled 6m: shell npm test" when the state is "stalled"
-    quiet: str = ""  # "quiet 4m: compacting": why a live run is quiet (cursor_watch.quiet), said in place of its state
+    quiet: str = ""  # "quiet 4m: compacting": why a live run is quiet (cursor_watch.core.quiet), said in place of its state
     quiet_explained: bool = True
 
 
@@ -304,7 +304,7 @@ def _state_line(s: Session, live: LiveState, width: int | None = None) -> Text:
     parts.append(Part(4, 60, [full, short] if short.cell_len > 2 else [full]))
     if s.subagent_calls:
         parts.append(Part(5, 8, [_text((f" · {s.subagent_calls} in sub-agents", "dim"))]))
-    looping = loop_label(s.loops)  # "looping: npm test failed ×4" (cursor_watch.loops)
+    looping = loop_label(s.loops)  # "looping: npm test failed ×4" (cursor_watch.core.loops)
     if looping:
         text = "↻ " + visible_line(looping)
         parts.append(Part(5, 80, shrink=lambda w, x=text: _text((" · ", "dim"), (middle(x, w - 3), "bold yellow")),

@@ -2,7 +2,7 @@
 
 A Line-API view like the tool table: only the rows on screen are rendered, each row's
 strip is cached until the row changes. The rows (:class:`RunRow`) are made by the app from
-the runs and their :class:`~cursor_watch.runs.RunActivity`; the table sorts them (live runs
+the runs and their :class:`~cursor_watch.core.runs.RunActivity`; the table sorts them (live runs
 first, then newest first) and keeps its cursor on the same run when the order changes.
 """
 

@@ -27,11 +27,11 @@ from textual.strip import Strip
 from textual.widgets import Static
 
 from ..filters import FilteredCalls
-from ..model import Session, ToolCall
+from ..core.model import Session, ToolCall
 from ..names import PATH_MIN, call_summary, tool_name
 from ..plain import STATUS_STYLE, call_duration_text, format_ms
 from ..safe import visible_line
-from ..tools import STATUS_RUNNING
+from ..core.tools import STATUS_RUNNING
 
 # (title, minimum width, justify). "#", status and tool are as wide as the widest value seen
 # (tool names up to MAX_TOOL); the summary takes the width the others leave.

@@ -42,13 +42,13 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from .. import model as m
+from ..core import model as m
 from ..fmt import plural, shown_detail
-from ..model import Session, ToolCall
+from ..core.model import Session, ToolCall
 from ..names import PATH_MIN, call_summary
 from ..plain import STATUS_STYLE, format_ms, note_detail_text
 from ..safe import view_redaction, visible, visible_line
-from ..tools import MARKER_DETAIL, one_line, said_in
+from ..core.tools import MARKER_DETAIL, one_line, said_in
 from ..match import Query
 from ..mdtext import shared_parser
 
@@ -108,7 +108,7 @@ def marker_text(call: ToolCall, dimmed: bool = False, payload_matches: int = 0, 
     so the outcome and duration after it stay on the line; at least
     :data:`~cursor_watch.names.PATH_MIN` cells, the line's end giving way below that). ``loop``: the
     repeats this call brought its loop to (``✖ [7] ↻ looping ×3 shell  npm test``:
-    :mod:`cursor_watch.loops`), 0 if none.
+    :mod:`cursor_watch.core.loops`), 0 if none.
     """
     symbol, style = STATUS_STYLE.get(call.status, ("?", ""))
     t = Text(no_wrap=True, overflow="ellipsis")

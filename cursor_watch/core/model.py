@@ -1,15 +1,15 @@
 """The session model: a pure reducer over canonical events (no UI imports, no agent's format).
 
-``Session.apply(event)`` takes one canonical event (:mod:`cursor_watch.canonical`: what every
-agent's adapter gives) or an :class:`~cursor_watch.events.Invalid` line and returns the
+``Session.apply(event)`` takes one canonical event (:mod:`cursor_watch.core.canonical`: what every
+agent's adapter gives) or an :class:`~cursor_watch.core.decode.Invalid` line and returns the
 changes it caused as ``(kind, key)`` tuples (see ``CHANGE_*``). The rules here are the
 vocabulary's, the same for every agent:
 
 * assistant text: messages (segments) built from deltas, whole texts and ends
-  (:class:`~cursor_watch.canonical.Text`); a tool call or the run's end closes the open one;
+  (:class:`~cursor_watch.core.canonical.Text`); a tool call or the run's end closes the open one;
 * thinking blocks; tool calls keyed by ``call_id``, their status, times (one clock per call)
   and one-line summary; status notes; the prompt;
-* the run's end (:class:`~cursor_watch.canonical.RunEnd`) and its usage.
+* the run's end (:class:`~cursor_watch.core.canonical.RunEnd`) and its usage.
 
 Everything an agent's wire format says is its adapter's (:mod:`cursor_watch.formats`); the
 model never sees a native shape and never branches on an agent's name.
@@ -17,7 +17,7 @@ model never sees a native shape and never branches on an agent's name.
 The model keeps summaries, not payloads: for each tool call it keeps the byte offsets and
 sizes of its first and last events' lines so a view can re-read the full arguments and result
 from the source. Memory stays flat on long streams: the newest records of each kind are kept
-in memory and older, final ones are moved to a temporary file (:mod:`cursor_watch.spill`); the
+in memory and older, final ones are moved to a temporary file (:mod:`cursor_watch.core.spill`); the
 lists and the call table read them back on demand.
 """
 
@@ -29,11 +29,11 @@ from itertools import islice
 from typing import Any, ClassVar, cast
 
 from . import spill
-from .buildinfo import raise_if_compiled_type_error
+from ..buildinfo import raise_if_compiled_type_error
 from .canonical import (TEXT_DELTA, TEXT_END, TEXT_PARTIAL, TIME_RECEIVED, TIME_STREAM, TIME_TOOL,
                         RunEnd, RunStart, Prompt, Silent, StatusNote, Text, Thinking, ToolEnd, ToolEvent, ToolStart,
                         UNREAD_AGENT, ToolUpdate, Unknown, Usage, UsageUpdate, short)
-from .events import Invalid
+from .decode import Invalid
 from .loops import LoopTracker
 from .context import ContextTrack
 from .spill import SpillDict, SpillFile, SpillList
@@ -117,7 +117,7 @@ class Segment:
     TEXT_STATE: ClassVar[int] = 4  # where :meth:`state` puts the text (read from spilled states: summary.py)
 
     def state(self) -> tuple:
-        """Everything as a plain tuple (see :mod:`cursor_watch.spill`)."""
+        """Everything as a plain tuple (see :mod:`cursor_watch.core.spill`)."""
         return (self.index, self.line, self.closed, self.ts_ms, self.text)
 
     @classmethod
@@ -157,7 +157,7 @@ class ThinkingBlock:
     TEXT_STATE: ClassVar[int] = 5  # where :meth:`state` puts the text (read from spilled states: summary.py)
 
     def state(self) -> tuple:
-        """Everything as a plain tuple (see :mod:`cursor_watch.spill`)."""
+        """Everything as a plain tuple (see :mod:`cursor_watch.core.spill`)."""
         return (self.index, self.line, self.completed, self.ts_ms, self.end_ms, self.text)
 
     @classmethod
@@ -170,7 +170,7 @@ class ThinkingBlock:
         return block
 
 
-# ToolCall's fields, in the order of its state tuple (:mod:`cursor_watch.spill`)
+# ToolCall's fields, in the order of its state tuple (:mod:`cursor_watch.core.spill`)
 _CALL_FIELDS = (
     "index", "call_id", "tool", "summary", "status", "outcome", "started_ms", "completed_ms",
     "exit_code", "detail", "args", "started_line", "completed_line", "start_span", "end_span",
@@ -189,7 +189,7 @@ class ToolCall:
         kind: the canonical kind (``shell``, ``read``, ``edit``, ``mcp``, ``task``, ...: the ``*ToolCall``
             key), which decides the summary line and the detail view.
         parent_call_id: the ``call_id`` of the sub-agent call it ran in (the event's ``parent_call_id``), or "".
-        summary: one-line description (see :func:`cursor_watch.tools.summarize`).
+        summary: one-line description (see :func:`cursor_watch.core.tools.summarize`).
         status: ``running``, ``success``, ``failure``, ``rejected`` or ``incomplete``.
         outcome: the result's outcome key (``success``, ``failure``, ``rejected``,
             ``error``, ...), "" until completed.
@@ -247,7 +247,7 @@ class ToolCall:
             "unknown", "", CLOCK_NONE)
 
     def state(self) -> tuple:
-        """Every slot as a plain tuple (see :mod:`cursor_watch.spill`)."""
+        """Every slot as a plain tuple (see :mod:`cursor_watch.core.spill`)."""
         return _CALL_STATE(self)
 
     @classmethod
@@ -333,7 +333,7 @@ class Note:
         self.detail = detail
 
     def state(self) -> tuple:
-        """Every field as a plain tuple (see :mod:`cursor_watch.spill`)."""
+        """Every field as a plain tuple (see :mod:`cursor_watch.core.spill`)."""
         return _NOTE_STATE(self)
 
 
@@ -355,7 +355,7 @@ class Diagnostic:
         self.message = message
 
     def state(self) -> tuple:
-        """Every field as a plain tuple (see :mod:`cursor_watch.spill`)."""
+        """Every field as a plain tuple (see :mod:`cursor_watch.core.spill`)."""
         return _DIAGNOSTIC_STATE(self)
 
 
@@ -387,7 +387,7 @@ class UnknownEvent:
         return self.type + (f"/{self.subtype}" if self.subtype else "")
 
     def state(self) -> tuple:
-        """Every field as a plain tuple (see :mod:`cursor_watch.spill`)."""
+        """Every field as a plain tuple (see :mod:`cursor_watch.core.spill`)."""
         return _UNKNOWN_STATE(self)
 
 
@@ -395,12 +395,12 @@ _UNKNOWN_STATE = operator.attrgetter(*_UNKNOWN_FIELDS)  # (line, offset, size, t
 
 
 class ResultInfo:
-    """The run's end (:class:`~cursor_watch.canonical.RunEnd`) as the model keeps it.
+    """The run's end (:class:`~cursor_watch.core.canonical.RunEnd`) as the model keeps it.
 
     Attributes:
         subtype, is_error, text, duration_ms, duration_api_ms, request_id: as the agent reported
             them (durations in ms, None when not reported).
-        usage: :class:`~cursor_watch.canonical.Usage` of the run, or None.
+        usage: :class:`~cursor_watch.core.canonical.Usage` of the run, or None.
         cost_usd: the cost the agent reported (USD), or None: never computed here.
         model_usage: ``{model: (Usage, cost_usd or None)}``, or None.
         line: the line of the event that ended the run.
@@ -446,30 +446,30 @@ class Session:
     Args:
         clock: kept for callers that read "now" from the session (epoch ms); the model itself
             takes every time from the events (an adapter gives an event without a time of its
-            own the time it was read, live, or none: :mod:`cursor_watch.canonical`).
+            own the time it was read, live, or none: :mod:`cursor_watch.core.canonical`).
         hot, batch: records of each kind kept in memory, and moved to the spill file
-            at a time; default :data:`cursor_watch.spill.HOT_RECORDS` and
-            :data:`~cursor_watch.spill.SPILL_BATCH`, read when the session is made
+            at a time; default :data:`cursor_watch.core.spill.HOT_RECORDS` and
+            :data:`~cursor_watch.core.spill.SPILL_BATCH`, read when the session is made
             (tests make them tiny to exercise spilling).
 
-    Attributes (header, from :class:`~cursor_watch.canonical.RunStart` and
-    :class:`~cursor_watch.canonical.Prompt`): ``session_id``, ``model``, ``cwd``,
+    Attributes (header, from :class:`~cursor_watch.core.canonical.RunStart` and
+    :class:`~cursor_watch.core.canonical.Prompt`): ``session_id``, ``model``, ``cwd``,
     ``api_key_source``, ``permission_mode``, ``prompt`` (str or None); ``agent`` (``cursor``,
     ``claude-code``, ``codex``, ``gemini-cli``) and ``agent_version``, None when unknown;
     ``tools`` (names) and ``mcp_servers`` (``[(name, status)]``) as the run start gave them.
     ``segments``, ``thinking``: lists; ``tool_calls``: ``call_id -> ToolCall`` in
-    order of first appearance (a :class:`~cursor_watch.spill.SpillDict`: a dict, plus
+    order of first appearance (a :class:`~cursor_watch.core.spill.SpillDict`: a dict, plus
     ``at(index)``); ``notes``, ``diagnostics``, ``unknown``: lists;
     ``timeline``: ``(kind, key)`` in stream order, kinds ``prompt``, ``segment``,
     ``thinking``, ``tool``, ``note``; ``result``: :class:`ResultInfo` or None;
-    ``usage``: the run's usage so far (:class:`~cursor_watch.canonical.Usage`, where the agent
+    ``usage``: the run's usage so far (:class:`~cursor_watch.core.canonical.Usage`, where the agent
     reports it as it goes), else None; ``context``: the context size at each model call and the
-    compactions (:class:`~cursor_watch.context.ContextTrack`, fed by two hooks: a usage update with
+    compactions (:class:`~cursor_watch.core.context.ContextTrack`, fed by two hooks: a usage update with
     a call, a ``compaction`` note); ``ended``: input has ended; ``exit_status``: the spawned
     child's status or None. ``first_ts_ms``/``last_ts_ms``: the first and last times the stream
     gave (epoch ms; not the tools' own, not the times events were read); ``first_received_ms``/
     ``last_received_ms``: when its events without times of their own were read, live (epoch ms).
-    The lists are :class:`~cursor_watch.spill.SpillList`: read-only lists for
+    The lists are :class:`~cursor_watch.core.spill.SpillList`: read-only lists for
     views (``len``, index, slice, iterate); an old record read back is a copy.
     """
 
@@ -503,7 +503,7 @@ class Session:
             sp, _CALL_STATE, ToolCall.from_state, _call_id_of, _index_of, _done, hot, batch)
         # (their states read by attrgetters: a state() call per record cost more than its pickle)
         self.notes: SpillList[Note] = SpillList(sp, "notes", _NOTE_STATE, _from_args(Note), hot, batch)
-        # the agent's fields of the notes that explain a quiet (note index -> fields; cursor_watch.quiet)
+        # the agent's fields of the notes that explain a quiet (note index -> fields; cursor_watch.core.quiet)
         self.note_fields: dict[int, dict[str, Any]] = {}
         self.diagnostics: SpillList[Diagnostic] = SpillList(
             sp, "diagnostics", _DIAGNOSTIC_STATE, _from_args(Diagnostic), hot, batch)
@@ -525,7 +525,7 @@ class Session:
         # when the run's events without times of their own were read (live only), epoch ms
         self.first_received_ms: int | None = None
         self.last_received_ms: int | None = None
-        self.loops = LoopTracker()  # repeated tool calls, counted as they end (cursor_watch.loops)
+        self.loops = LoopTracker()  # repeated tool calls, counted as they end (cursor_watch.core.loops)
         self.tool_counts = {STATUS_RUNNING: 0, STATUS_SUCCESS: 0, STATUS_FAILURE: 0, STATUS_REJECTED: 0, STATUS_INCOMPLETE: 0}
         self.live_times: Any = None  # when a live watch saw its events (guard.RunTimes; guard.remember)
         self._open: Segment | None = None  # segment receiving text
@@ -609,7 +609,7 @@ class Session:
     # -- reducer ---------------------------------------------------------------
 
     def apply(self, ev: Any) -> list[tuple[str, Any]]:
-        """Apply one canonical event (or an :class:`~cursor_watch.events.Invalid` line); returns
+        """Apply one canonical event (or an :class:`~cursor_watch.core.decode.Invalid` line); returns
         the changes as ``(kind, key)`` tuples. A malformed event (any exception while applying
         it) becomes a diagnostic, never a crash."""
         if ev.__class__ is Invalid:
@@ -652,9 +652,9 @@ class Session:
     def apply_all(self, items: list, start: int, changes: list[tuple[str, Any]]) -> int:
         """Apply ``items[start:]`` in order, adding their changes to ``changes``.
 
-        Stops before the first :class:`~cursor_watch.canonical.RunStart` that is not
-        ``implicit`` (it may begin a new run) or :class:`~cursor_watch.canonical.RunEnd` of an
-        earlier run (``run_line``): the caller routes it (:class:`cursor_watch.runs.RunSplitter`)
+        Stops before the first :class:`~cursor_watch.core.canonical.RunStart` that is not
+        ``implicit`` (it may begin a new run) or :class:`~cursor_watch.core.canonical.RunEnd` of an
+        earlier run (``run_line``): the caller routes it (:class:`cursor_watch.core.runs.RunSplitter`)
         and returns its index; else returns ``len(items)``. The model's state is exactly that of
         :meth:`apply` on each item; in ``changes``, consecutive changes of the same segment or
         thinking block made by deltas are folded into one (views read a batch as a set of keys).
@@ -883,7 +883,7 @@ class Session:
         self.tool_counts[status] += 1
 
     def _tool(self, ev: ToolEvent) -> list[tuple[str, Any]]:
-        """A tool call's start, update or end (:class:`~cursor_watch.canonical.ToolEvent`).
+        """A tool call's start, update or end (:class:`~cursor_watch.core.canonical.ToolEvent`).
 
         The open message ends at it. The call keeps the kind and name of its first event that
         names one; a small copy of the arguments while it runs; the summary of its start (else
@@ -1087,7 +1087,7 @@ def _detail(status: str, outcome: str, reason: str, exit_code: int | None) -> st
 _RUN_FIELDS = ("session_id", "model", "cwd", "api_key_source", "permission_mode", "agent", "agent_version", "tools",
                "mcp_servers")
 
-# notes whose fields cursor_watch.quiet reads (a compaction status, a rate limit's reset, a retry's delay)
+# notes whose fields cursor_watch.core.quiet reads (a compaction status, a rate limit's reset, a retry's delay)
 _QUIET_NOTE_KINDS = frozenset({"status", "rate_limit", "retry", "connection"})
 
 _HANDLERS: dict[type, Callable[..., list]] = {

@@ -3,7 +3,7 @@
 A run is **stalled** when it is live, not finished, not waiting for an answer
 (``interaction_query``: its own state), and either one tool call has been running for the stall
 duration or nothing has arrived for that long, and nothing explains it
-(:mod:`cursor_watch.quiet`: a heartbeat, a compaction, a rate limit, a retry backoff, a busy
+(:mod:`cursor_watch.core.quiet`: a heartbeat, a compaction, a rate limit, a retry backoff, a busy
 process tree); an explained quiet is stalled only past the second, longer limit
 (``--stall-explained``, default :data:`EXPLAINED_FACTOR` times the stall duration). A replayed file is never stalled: it ended, with
 or without a result. Times are measured on the watcher's clock, when the events *arrived*: a
@@ -11,9 +11,9 @@ stream's own ``startedAtMs`` may come from another machine, or from a capture ma
 
 A **budget** is exceeded when a run goes past a limit: its duration, its number of tool calls,
 of failed tool calls, of tokens (input + output + cache read + cache write) or its cost in USD
-(reported, else estimated: :mod:`cursor_watch.costs`). Where a stream reports usage only at the
+(reported, else estimated: :mod:`cursor_watch.core.costs`). Where a stream reports usage only at the
 end (Cursor's ``result.usage``), tokens and cost are known, and checked, only then. Tokens are
-counted once each (:attr:`cursor_watch.canonical.Usage.total_tokens`: input, cached ones included,
+counted once each (:attr:`cursor_watch.core.canonical.Usage.total_tokens`: input, cached ones included,
 plus output).
 
 The TUI's header and runs list, ``--plain``, the summary and the alert outlet all read these
@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .costs import live_usage_of, run_cost, total_tokens
-from .fmt import plural, short_duration, usd
+from ..fmt import plural, short_duration, usd
 from .quiet import CpuSampler, Quiet, QuietTracker, quiet_of
 from .tools import STATUS_FAILURE
 
@@ -45,7 +45,7 @@ class Limits:
         max_duration_s: seconds (``--max-duration``); max_tool_calls, max_failures, max_tokens: counts;
         max_cost_usd: USD (``--max-cost``).
         max_repeats: repeats of one tool call that make a run looping (``--max-repeats``: a ``loop``
-            alert; ``--enforce`` stops on it like on a budget; :mod:`cursor_watch.loops`).
+            alert; ``--enforce`` stops on it like on a budget; :mod:`cursor_watch.core.loops`).
     """
 
     stall_s: float | None = None
@@ -72,7 +72,7 @@ class Stall:
         since_ms: when it began (the clock's epoch ms: the call's arrival, or the last event's).
         for_ms: how long it has lasted.
         call_id, tool, summary: the tool call it waits on ("" when nothing runs).
-        quiet: the quiet's reason (:class:`~cursor_watch.quiet.Quiet`), or None.
+        quiet: the quiet's reason (:class:`~cursor_watch.core.quiet.Quiet`), or None.
         limit_ms: the limit it went past (the stall duration, or the explained one).
     """
 
@@ -113,7 +113,7 @@ class Stall:
 
     def to_json(self) -> dict:
         """The alert's ``stall`` details: ``since_ms``, ``for_ms``, ``call_id``, ``tool``, ``summary``,
-        ``explained``, ``quiet`` (:meth:`~cursor_watch.quiet.Quiet.to_json`, or null)."""
+        ``explained``, ``quiet`` (:meth:`~cursor_watch.core.quiet.Quiet.to_json`, or null)."""
         return {"since_ms": int(self.since_ms), "for_ms": int(self.for_ms), "call_id": self.call_id,
                 "tool": self.tool, "summary": self.summary, "explained": self.explained,
                 "quiet": self.quiet.to_json() if self.quiet is not None else None}
@@ -177,7 +177,7 @@ class RunTimes:
         self.live = False
         self._stall: dict | None = None
         self.stalls: list[dict] = []
-        self.quiet = QuietTracker(seen_ms)  # why it is quiet (cursor_watch.quiet)
+        self.quiet = QuietTracker(seen_ms)  # why it is quiet (cursor_watch.core.quiet)
         self.cpu: CpuSampler | None = None  # spawn mode: the agent's process tree
 
     def observe(self, session: Any, changes: list[tuple[str, Any]], now_ms: float, live: bool) -> None:
@@ -233,7 +233,7 @@ class RunTimes:
 
 
 def quiet_now(session: Any, times: RunTimes | None, now_ms: float, since_ms: float | None = None) -> Quiet | None:
-    """The live run's quiet period and its reason at ``now_ms`` (:mod:`cursor_watch.quiet`), or
+    """The live run's quiet period and its reason at ``now_ms`` (:mod:`cursor_watch.core.quiet`), or
     None (not watched live, or finished); ``since_ms``: from then (a call's start), not from
     its last progress."""
     if times is None or not times.live or session.ended or session.result is not None:
@@ -368,7 +368,7 @@ def stall_periods(session: Any, stall_s: float | None = None) -> list[dict]:
 
 
 def quiet_periods(session: Any) -> list[dict] | None:
-    """The run's quiet periods seen live (at least :data:`~cursor_watch.quiet.QUIET_SHOW_S` long), for
+    """The run's quiet periods seen live (at least :data:`~cursor_watch.core.quiet.QUIET_SHOW_S` long), for
     the summary's ``quiet``: ``{"start_ms", "end_ms", "duration_ms", "reason", "explained", "why",
     "cpu_percent"}`` (``end_ms`` None while it lasts); None when the run was not watched live (a
     replay has no clock to be quiet on)."""

@@ -5,7 +5,7 @@ sessions (``--resume`` prints a new ``system/init`` into the same log) and keep 
 logs. A **run** is the events from one ``system/init`` up to the next ``system/init`` or the end
 of its source; lines before the first ``init`` belong to the first run (issue 9; every real
 capture starts with ``init``, reference section 2.1, but a cut log may not). Each run is its own
-:class:`~cursor_watch.model.Session`: the reducer itself never learns about other runs.
+:class:`~cursor_watch.core.model.Session`: the reducer itself never learns about other runs.
 
 :class:`RunSplitter` routes one source's parsed items to the session of the run they belong to;
 :class:`Run` is one run with where it came from. Line numbers and byte offsets stay those of the
@@ -22,9 +22,9 @@ from collections.abc import Callable
 from typing import Any
 
 from .canonical import RunEnd, RunStart
-from .fmt import format_ms, plural
+from ..fmt import format_ms, plural
 from .model import Session
-from .safe import visible_line
+from ..safe import visible_line
 
 CHANGE_RUN = "run"  # key: the Run that the following changes belong to (a new run began)
 STDERR_TAIL = 200  # stderr lines of a spawned command kept per run
@@ -114,7 +114,7 @@ def source_name(label: str, kind: str) -> str:
 
 
 class RunSplitter:
-    """Routes one source's items to one :class:`~cursor_watch.model.Session` per run.
+    """Routes one source's items to one :class:`~cursor_watch.core.model.Session` per run.
 
     :meth:`apply` returns the changes an item caused (see ``model.CHANGE_*``). When an
     ``init`` begins a new run, the previous run is finished first (its running tool calls
@@ -148,7 +148,7 @@ class RunSplitter:
         return run
 
     def starts_run(self, item: Any) -> bool:
-        """True when ``item`` is a :class:`~cursor_watch.canonical.RunStart` (not ``implicit``)
+        """True when ``item`` is a :class:`~cursor_watch.core.canonical.RunStart` (not ``implicit``)
         that begins a new run: the current run has had its own."""
         return item.__class__ is RunStart and not item.implicit and self.current.has_init
 
@@ -305,7 +305,7 @@ def end_note(run: Run, reason: str | None = None) -> str:
     - ``no events: the input was empty`` (nothing at all, or blank lines only: ``N blank lines``),
     - ``no events: N lines, none of them stream-json; the first: "…"`` (escapes removed),
     - ``no agent events: 17 JSON objects (lines 1-17) in a format cursor-watch does not read``
-      (:attr:`~cursor_watch.model.Session.unread`: what the file looks like is its first note),
+      (:attr:`~cursor_watch.core.model.Session.unread`: what the file looks like is its first note),
     - ``stream ended without a result after N events; last event tool_call/completed on line 14
       at 2026-10-03 14:03:07 UTC (+21.5 s)`` (``no times recorded`` when no event carried
       ``timestamp_ms``),

@@ -18,11 +18,11 @@ Where the size comes from, agent by agent (what the stream gives, never a guess)
   **Cursor** per run (``result.usage``, cumulative): none gives the context of one call, so the
   size is unknown and the views say so (:meth:`ContextTrack.why_unknown`).
 
-The window is the model's ``context_window`` in the price table (:mod:`cursor_watch.costs`, each
+The window is the model's ``context_window`` in the price table (:mod:`cursor_watch.core.costs`, each
 entry with its source), else, for a Claude Code model name ending in ``[1m]``, 1,000,000 tokens
 (Claude Code's model configuration: the suffix selects the 1M-token window).
 
-The model (:class:`cursor_watch.model.Session`) feeds one :class:`ContextTrack` per run by two
+The model (:class:`cursor_watch.core.model.Session`) feeds one :class:`ContextTrack` per run by two
 small hooks (a usage update with a call, a compaction note); everything else here is read by
 views: the header gauge (:func:`gauge_text`), the context screen, ``--summary --json``'s
 ``context`` (:func:`context_json`).
@@ -117,7 +117,7 @@ class ContextTrack:
         self._last_key = ""
 
     def add_call(self, key: str, usage: Usage, line: int, ts: int | None) -> None:
-        """A model call's usage (the model's hook: a :class:`~cursor_watch.canonical.UsageUpdate`
+        """A model call's usage (the model's hook: a :class:`~cursor_watch.core.canonical.UsageUpdate`
         with ``call``). ``key`` is the call's id: the same id again (the next line of one
         message) replaces that call's figure. A call with no or 0 prompt tokens (Claude Code's
         ``<synthetic>`` messages) is no model call and is left out."""
@@ -187,7 +187,7 @@ class ContextTrack:
 
 def window_of(model: str | None, table: Any = None) -> tuple[int, str] | None:
     """``(tokens, source)``: the context window of ``model`` as the stream names it, from the
-    price table's ``context_window`` (:mod:`cursor_watch.costs`), else Claude Code's ``[1m]``
+    price table's ``context_window`` (:mod:`cursor_watch.core.costs`), else Claude Code's ``[1m]``
     suffix (:data:`CLAUDE_1M_WINDOW`); None when unknown (no figure is guessed)."""
     if not model:
         return None

@@ -1,7 +1,7 @@
 """Loops: a run's tool calls that repeat what it already did (pure; no UI, no I/O).
 
 Three patterns, counted per run as its tool calls end (:meth:`LoopTracker.ended`, one call per
-ended tool call, from :meth:`cursor_watch.model.Session._tool`):
+ended tool call, from :meth:`cursor_watch.core.model.Session._tool`):
 
 * **re-read**: the same ``read`` call (same path and arguments) again, with no ``edit``,
   ``write`` or ``delete`` of that path in between (``Read src/app.py ×6``);
@@ -13,10 +13,10 @@ ended tool call, from :meth:`cursor_watch.model.Session._tool`):
 "The same call" is its canonical kind (:mod:`cursor_watch.formats`) and: for a ``shell`` call its
 ``command`` and working directory (``workingDirectory``, ``cwd``); for a ``read`` its path and
 range (``offset``, ``limit``); for any other the small copy of its arguments the model keeps
-(:func:`cursor_watch.model._small_args`: scalars, strings cut to 300 characters), its id left out;
+(:func:`cursor_watch.core.model._small_args`: scalars, strings cut to 300 characters), its id left out;
 its summary when the call ended without arguments. (Hashing a Cursor shell call's dozen arguments
 cost more than the rest of the count.) A file's path is
-the call's summary (:func:`cursor_watch.tools.summary_path`); a Codex ``file_change`` names its
+the call's summary (:func:`cursor_watch.core.tools.summary_path`); a Codex ``file_change`` names its
 paths joined by ``", "`` (``shane-kercheval…codex__file-change.jsonl``). A shell command that
 changes files (``sed -i``) is not seen as an edit.
 

@@ -3,7 +3,7 @@
 Cursor's ``result`` carries ``usage`` (cumulative tokens of the turn, 2026-08 onward) but no cost
 (``stream-json-reference.md`` section 2.9); other agents (Claude Code) report ``cost_usd``. Where
 no cost is reported, :func:`run_cost` estimates one from the usage (canonical: input tokens
-include the cached ones, :class:`cursor_watch.canonical.Usage`) and a price table, each token
+include the cached ones, :class:`cursor_watch.core.canonical.Usage`) and a price table, each token
 priced once: the uncached input at the ``input`` rate, cache reads and writes at theirs, output
 at the ``output`` rate (and reasoning too where an agent counts it apart from the output):
 
@@ -22,7 +22,7 @@ the stream writes it, rates in USD per million tokens::
 
 A missing ``cache_write`` counts as the ``input`` rate; any other missing rate is unknown (a run
 with tokens of that kind gets no estimate, and says why). An entry may also give the model's ``context_window``
-(tokens) and its ``context_source`` (:mod:`cursor_watch.context` reads them); an entry with a
+(tokens) and its ``context_source`` (:mod:`cursor_watch.core.context` reads them); an entry with a
 context window and no rate prices nothing. Rates are read as exact decimals, so an
 estimate is exactly ``sum(tokens x rate) / 1e6``.
 """
@@ -274,7 +274,7 @@ def reported_cost(session: Any) -> float | None:
 
 
 def total_tokens(usage: Usage | None) -> int | None:
-    """Every token once (:attr:`cursor_watch.canonical.Usage.total_tokens`: input, cached ones
+    """Every token once (:attr:`cursor_watch.core.canonical.Usage.total_tokens`: input, cached ones
     included, + output, + reasoning an agent counts apart): what ``--max-tokens`` counts; None
     when unknown."""
     return usage.total_tokens if usage is not None else None

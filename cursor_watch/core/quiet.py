@@ -1,7 +1,7 @@
 """Explained quiet: why a live run has had no event for a while (pure but for :class:`CpuSampler`).
 
 A run is **quiet** from the arrival of its last event that is progress: any event but a
-heartbeat of a running tool call (a :class:`~cursor_watch.canonical.ToolUpdate` of a call
+heartbeat of a running tool call (a :class:`~cursor_watch.core.canonical.ToolUpdate` of a call
 already running: Claude Code's ``tool_progress``, every 30 s of a main-thread call). What the
 stream said last, and the process, say why, first match wins:
 
@@ -22,7 +22,7 @@ stream said last, and the process, say why, first match wins:
 * ``none``: nothing explains it (no process to look at): unexplained.
 
 Times are on the watcher's clock (epoch ms, when events *arrived*), like
-:mod:`cursor_watch.guard`'s. The facts come from the canonical notes (``docs/formats.md``: the
+:mod:`cursor_watch.core.limits`'s. The facts come from the canonical notes (``docs/formats.md``: the
 Claude Code rows ``system/status``, ``system/api_retry``, ``rate_limit_event``,
 ``tool_progress``; Cursor ``retry``/``connection``/``interaction_query``; Codex ``error`` and
 ``request_user_input``) and their fields, kept by the model for these kinds
@@ -37,7 +37,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
-from .fmt import short_duration
+from ..fmt import short_duration
 
 __all__ = ["BUSY_CPU_PERCENT", "CPU_SAMPLE_S", "HEARTBEAT_FRESH_S", "QUIET_SHOW_S", "REASONS", "CpuSampler",
            "Quiet", "QuietTracker", "process_id", "quiet_of"]
@@ -122,7 +122,7 @@ class QuietTracker:
 
     def observe(self, session: Any, changes: list[tuple[str, Any]], now_ms: float, calls: dict[str, float]) -> None:
         """Take a batch of the run's changes that arrived at ``now_ms`` (``calls``: the running
-        calls' arrivals before this batch, :class:`~cursor_watch.guard.RunTimes`'s)."""
+        calls' arrivals before this batch, :class:`~cursor_watch.core.limits.RunTimes`'s)."""
         progress = False
         for kind, key in changes:
             if kind == "tool_updated" and key in calls:

@@ -3,7 +3,7 @@
 Every agent CLI writes its own wire format (Cursor's ``stream-json``, Claude Code's
 ``stream-json``, Codex's ``exec --json``, Gemini CLI's ``stream-json``). An adapter per agent
 (:mod:`cursor_watch.formats`) reads its native events and gives the events of this module; the
-model (:mod:`cursor_watch.model`), the runs, every view and every outlet read only these. The
+model (:mod:`cursor_watch.core.model`), the runs, every view and every outlet read only these. The
 set is closed: adding an agent means an adapter, never a change here or in the model.
 
 The events:
@@ -20,7 +20,7 @@ The events:
 * :class:`RunEnd`: the run's end (outcome, result text, reported duration and cost, error);
 * :class:`Unknown`: a native event no rule reads (kept, counted, shown);
 * :class:`Silent`: native events that say nothing a view shows (counted, nothing else);
-* :class:`~cursor_watch.events.Invalid` (re-exported): a line that is not an event.
+* :class:`~cursor_watch.core.decode.Invalid` (re-exported): a line that is not an event.
 
 **Provenance.** Every event keeps where it came from: ``line`` (1-based physical line of its
 native event), ``offset`` and ``size`` (bytes of that line in the source, so a view re-reads
@@ -44,7 +44,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from .events import Invalid
+from .decode import Invalid
 
 __all__ = [
     "TIME_NONE", "TIME_STREAM", "TIME_TOOL", "TIME_RECEIVED", "TIME_SOURCES",
@@ -93,7 +93,7 @@ class Canonical:
         ts: epoch ms or None; ts_source: :data:`TIME_STREAM`, :data:`TIME_TOOL`,
             :data:`TIME_RECEIVED` or :data:`TIME_NONE`.
         natives: the agent's own events it stands for (the run's ``events`` count adds them).
-        src: the last native event it stands for (an item of :mod:`cursor_watch.events`, or an
+        src: the last native event it stands for (an item of :mod:`cursor_watch.core.decode`, or an
             adapter's typed event; anything with ``type`` and ``subtype``): the end note names
             the run's last event by it. Nothing else reads it.
     """
@@ -329,7 +329,7 @@ class ToolEvent(Canonical):
 
     def summary(self) -> str:
         """What the call does, in one line (the command, the path, ``PATTERN in PATH``...:
-        :func:`cursor_watch.tools.summarize`'s wording), "" when this event can't tell."""
+        :func:`cursor_watch.core.tools.summarize`'s wording), "" when this event can't tell."""
         text = self._summary
         if text is None:
             lazy = self._lazy
