@@ -11,7 +11,7 @@ run's agent's adapter (:func:`cursor_watch.formats.call_payloads`) gives what th
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 from .buildinfo import raise_if_compiled_type_error
 from .formats import CallPayloads, adapter_class, call_payloads, line_object
@@ -21,12 +21,22 @@ from .core.tools import DETAIL_TEXT_LIMIT, Section, detail_sections
 Reread = Callable[[int, int], bytes]
 
 
-def load_payloads(call: ToolCall, reread: Reread, agent: str | None, redact: Any = None) -> tuple[CallPayloads, str]:
+class PayloadRedactor(Protocol):
+    """What redacts a call's payloads for an outlet that shares them: a
+    :class:`~cursor_watch.redact.Redactor` (the outlets' stage; this stage does not import it)."""
+
+    def payloads(self, found: Any) -> Any:
+        """``found`` (:class:`~cursor_watch.formats.common.CallPayloads`) with every string redacted."""
+        ...
+
+
+def load_payloads(call: ToolCall, reread: Reread, agent: str | None,
+                  redact: PayloadRedactor | None = None) -> tuple[CallPayloads, str]:
     """Re-read the call's first and last lines by byte offset and read them as ``agent``'s.
 
-    ``redact``: a :class:`~cursor_watch.redact.Redactor` (or a ``str -> str`` function) for an
-    outlet that shares what it shows (an export, ``--serve``, ``--otlp-content``): every string
-    of the payloads is redacted, whole, before any view cuts it (:func:`cursor_watch.redact.redact_payloads`).
+    ``redact``: a :class:`~cursor_watch.redact.Redactor` for an outlet that shares what it shows
+    (an export, ``--serve``, ``--otlp-content``): every string of the payloads is redacted, whole,
+    before any view cuts it (:meth:`~cursor_watch.redact.Redactor.payloads`).
 
     Returns:
         ``(payloads, note)``: :class:`~cursor_watch.formats.common.CallPayloads` (the arguments
@@ -54,14 +64,12 @@ def load_payloads(call: ToolCall, reread: Reread, agent: str | None, redact: Any
         raise_if_compiled_type_error(err)  # (a compiled adapter's type check failing is a defect of ours: loud)
         found = CallPayloads(call.args)
     if redact is not None:
-        from .redact import redact_payloads
-
-        found = redact_payloads(found, redact)
+        found = redact.payloads(found)
     return found, note
 
 
 def load_call_events(call: ToolCall, reread: Reread, agent: str | None = None,
-                     redact: Any = None) -> tuple[dict | None, object, str]:
+                     redact: PayloadRedactor | None = None) -> tuple[dict | None, object, str]:
     """``(arguments, result, note)`` of a call as the agent wrote them (see :func:`load_payloads`;
     ``redact``: theirs redacted)."""
     found, note = load_payloads(call, reread, agent, redact)
@@ -69,7 +77,8 @@ def load_call_events(call: ToolCall, reread: Reread, agent: str | None = None,
 
 
 def call_detail(call: ToolCall, reread: Reread, limit: int = DETAIL_TEXT_LIMIT,
-                raw: bool = True, agent: str | None = None, redact: Any = None) -> tuple[list[Section], str]:
+                raw: bool = True, agent: str | None = None,
+                redact: PayloadRedactor | None = None) -> tuple[list[Section], str]:
     """The detail sections of ``call`` (payloads re-read, redacted with ``redact`` if given,
     each cut at ``limit`` characters; ``raw``: see :func:`cursor_watch.core.tools.detail_sections`).
 

@@ -67,7 +67,7 @@ from __future__ import annotations
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any
 
@@ -719,23 +719,3 @@ def redactor_for(redact: bool) -> Redactor | None:
     """:func:`default_redactor` when ``redact``, else None (``--no-redact``)."""
     return default_redactor() if redact else None
 
-
-def redact_payloads(found: Any, redactor: Redactor | Callable[[str], str]) -> Any:
-    """A :class:`~cursor_watch.formats.common.CallPayloads` with every string in it redacted
-    (arguments, result, extra JSON, the view's fields under their names, the outcome's reasons).
-    Returns a new object; ``found`` is left as it is."""
-    from .formats.common import CallPayloads
-
-    r = redactor if isinstance(redactor, Redactor) else None
-    if r is None:  # a plain function: strings only, no names
-        def value(v: Any) -> Any:
-            if isinstance(v, str):
-                return redactor(v)
-            if isinstance(v, dict):
-                return {k: value(x) for k, x in v.items()}
-            if isinstance(v, (list, tuple)):
-                return [value(x) for x in v]
-            return v
-        return CallPayloads(value(found.args), value(found.result), value(found.view), found.status, found.outcome,
-                            [(k, value(v)) for k, v in found.reasons], [(k, value(v)) for k, v in found.extra])
-    return r.payloads(found)
