@@ -77,7 +77,7 @@ def driver_dir(a) -> int:
     from cursor_watch.app import CursorWatchApp
     from cursor_watch.screens.run import RunScreen
     from cursor_watch.screens.runs import RunsScreen
-    from cursor_watch.sources import open_sources
+    from cursor_watch.stream.sources import open_sources
     from cursor_watch.widgets.runs_table import RunsTable
     from cursor_watch.widgets.tool_table import ToolTable
 
@@ -199,7 +199,7 @@ def driver_follow(a) -> int:
     probe = FrameProbe()
     probe.install()
     from cursor_watch.app import CursorWatchApp
-    from cursor_watch.sources import open_sources
+    from cursor_watch.stream.sources import open_sources
     from cursor_watch.widgets.runs_table import RunsTable
 
     directory = Path(a.dir)

@@ -7,7 +7,7 @@
 One stream from ``gen_stream.py`` (cached in ``bench/out/``), then two child processes:
 
 1. **core**: the run's model is built from the file (as ``--summary`` does), then each query
-   runs through :class:`cursor_watch.search.Search` alone (its scan in a second process, as
+   runs through :class:`cursor_watch.query.search.Search` alone (its scan in a second process, as
    in the app), timed from its start: the first match found, and every match counted. For
    comparison, the same literal as a regular expression takes the path without the
    raw-bytes prefilter (every tool-call line decoded).
@@ -59,14 +59,14 @@ def _out(obj: dict) -> None:
 
 
 def _query(text: str):
-    from cursor_watch.search import Query
+    from cursor_watch.query.search import Query
 
     regex = "\\" in text or "(" in text
     return Query(text, regex=regex)
 
 
 def _timed_search(session, reread, query, file=None) -> dict:
-    from cursor_watch.search import Search
+    from cursor_watch.query.search import Search
 
     t0 = time.monotonic()
     search = Search(session, reread, query, file=file)
@@ -92,9 +92,9 @@ def driver_core(a) -> int:
     """Child: build the model, then time each query on its own."""
     import re
 
-    from cursor_watch.runner import Monitor
-    from cursor_watch.search import Query
-    from cursor_watch.sources import FileSource
+    from cursor_watch.stream.watch import Monitor
+    from cursor_watch.query.search import Query
+    from cursor_watch.stream.sources import FileSource
 
     src = FileSource(a.file)
     mon = Monitor(source=a.file, reread=src.reread)
@@ -126,7 +126,7 @@ def driver_tui(a) -> int:
     probe = FrameProbe()
     probe.install()
     from cursor_watch.app import CursorWatchApp
-    from cursor_watch.sources import FileSource
+    from cursor_watch.stream.sources import FileSource
     from cursor_watch.widgets.tool_table import ToolTable
 
     app = CursorWatchApp(FileSource(a.file), install_signals=False)

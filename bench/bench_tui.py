@@ -390,7 +390,7 @@ def driver_replay(a) -> int:
     probe = FrameProbe()
     probe.install()
     import cursor_watch
-    from cursor_watch.sources import FileSource
+    from cursor_watch.stream.sources import FileSource
 
     app = _make_app(FileSource(a.file))
     prof = _start_profile(a.profile)
@@ -557,7 +557,7 @@ def driver_ops(a) -> int:
     NullTerminal.install()
     probe = FrameProbe()
     probe.install()
-    from cursor_watch.sources import FileSource
+    from cursor_watch.stream.sources import FileSource
     from cursor_watch.widgets.transcript import Transcript
 
     app = _make_app(FileSource(a.file))
@@ -642,7 +642,7 @@ def driver_live(a) -> int:
     NullTerminal.install()
     probe = FrameProbe()
     probe.install()
-    from cursor_watch.sources import FdSource
+    from cursor_watch.stream.sources import FdSource
 
     rate, seconds = a.rate, a.seconds
     counter = Path(a.counter)

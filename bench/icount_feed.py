@@ -24,7 +24,7 @@ if __name__ == "__main__":
     import orjson
 
     from cursor_watch.core.decode import Decoder
-    from cursor_watch.runner import Monitor
+    from cursor_watch.stream.watch import Monitor
 
     data = open(path, "rb").read()
     chunks = [data[i : i + (1 << 16)] for i in range(0, len(data), 1 << 16)]

@@ -1,6 +1,6 @@
 """The Textual app: a live monitor over every watched run.
 
-Data flow: a :class:`~cursor_watch.runner.Watch` pumps the sources into the models on the
+Data flow: a :class:`~cursor_watch.stream.watch.Watch` pumps the sources into the models on the
 event loop and only records the changes; a timer applies them to the screen 15 times a
 second inside ``App.batch_update()`` (per-line UI updates are ~100x slower: ``design.md``).
 Views never parse JSON or decide format rules.
@@ -34,7 +34,7 @@ from .core.canonical import agent_short
 from .core.limits import Limits, Stall
 from .core.quiet import Quiet, process_id
 from .core.model import Session
-from .runner import RESULT_EXIT_GRACE_S, Feed, Monitor, Watch
+from .stream.watch import RESULT_EXIT_GRACE_S, Feed, Monitor, Watch
 from .core.loops import display_repeats
 from .core.runs import RunActivity, Run, is_live_state, last_activity, run_elapsed_ms, run_started_ms, run_state
 from .safe import visible_line
@@ -42,7 +42,7 @@ from .output import served_in_browser
 from .screens.help import HelpScreen
 from .screens.run import RunScreen
 from .screens.runs import CompareRequested, RunsScreen
-from .sources import STREAM_SUFFIXES, FileSource, Source, SourceError, open_sources, scan_directory
+from .stream.sources import STREAM_SUFFIXES, FileSource, Source, SourceError, open_sources, scan_directory
 from .widgets.runs_table import RunRow, RunsTable, make_text
 from .widgets.tool_table import ToolTable
 from .widgets.transcript import Transcript
@@ -540,7 +540,7 @@ class CursorWatchApp(App):
 
     def skipped_files(self) -> int:
         """Files of the watched directories that are not read (their names don't end in
-        :data:`~cursor_watch.sources.STREAM_SUFFIXES`): counted at most every 5 s."""
+        :data:`~cursor_watch.stream.sources.STREAM_SUFFIXES`): counted at most every 5 s."""
         if not self.watch.directories:
             return 0
         now = self._monotonic()

@@ -40,8 +40,8 @@ from .output import OutputClosed, served_in_browser
 from .output import error_line as _error
 from .formats import FORMATS
 from .lazy import lazy_module
-from .runner import EXIT_OK, RESULT_EXIT_GRACE_S, Watch
-from .sources import SourceError, open_sources
+from .stream.watch import EXIT_OK, RESULT_EXIT_GRACE_S, Watch
+from .stream.sources import SourceError, open_sources
 
 asyncio = lazy_module("asyncio")  # imported when an event loop runs (not by a --summary of files: run_summary_replay)
 
@@ -879,7 +879,7 @@ def _write_end_files(opts: Options, watch: Watch) -> None:
 
 def run_summary_replay(opts: Options) -> int | None:
     """``--summary`` of regular files read to their end, without an event loop
-    (:meth:`cursor_watch.runner.Watch.replay`: the same summary, notes and exit status as
+    (:meth:`cursor_watch.stream.watch.Watch.replay`: the same summary, notes and exit status as
     :func:`run_headless`, for less CPU: no loop, no reading thread, no ``asyncio`` import).
 
     Returns the exit status, or None when the sources need the event loop (a pipe, a command,

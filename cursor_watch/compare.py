@@ -179,7 +179,7 @@ def load_side(spec: str, fmt: str = "auto") -> Side:
         CompareError: a missing or unreadable file, a directory, stdin, a run number out of range,
             a file of several runs without one, a file with no events or in a format no agent writes.
     """
-    from .runner import Monitor
+    from .stream.watch import Monitor
 
     path, number = split_spec(spec)
     if os.path.isdir(path):

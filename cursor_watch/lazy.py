@@ -1,6 +1,6 @@
 """Modules imported on first use.
 
-``--summary`` of files read to their end runs no event loop (:meth:`cursor_watch.runner.Watch.replay`),
+``--summary`` of files read to their end runs no event loop (:meth:`cursor_watch.stream.watch.Watch.replay`),
 yet the modules it needs (the runner, the sources, the command line) also drive the ones that
 do. They bind :mod:`asyncio` with :func:`lazy_module`: its import (with ``ssl``, ``socket``,
 ``concurrent.futures``, ``logging``...) was ~2 % of a 200 MB ``--summary --json``'s CPU time.

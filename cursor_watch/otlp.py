@@ -1,7 +1,7 @@
 """``--otlp``: every run as an OpenTelemetry trace (an outlet: a view that leaves the machine).
 
 The outlet reads model changes like any view (:meth:`OtlpOutlet.observe` is called by
-:class:`~cursor_watch.runner.Watch` with each batch) and turns them into span records: plain
+:class:`~cursor_watch.stream.watch.Watch` with each batch) and turns them into span records: plain
 dicts, no SDK objects. A background process (``python -m cursor_watch.otlp_sdk``) turns the
 records into spans with the official OpenTelemetry Python SDK and sends them with its OTLP
 exporter (``http/protobuf`` by default, ``grpc`` when ``OTEL_EXPORTER_OTLP_PROTOCOL`` says so).
@@ -602,7 +602,7 @@ def _payloads(run: Any, call: Any, redact: Any = None) -> tuple[Any, Any]:
     if reread is None:
         return (redact.value(call.args) if redact is not None else call.args), None
     try:
-        from .payloads import load_call_events
+        from .stream.payloads import load_call_events
 
         args, result, _note = load_call_events(call, reread, getattr(run.session, "agent", None), redact)
     except Exception:  # noqa: BLE001 - a source that can't be read back: what the model kept

@@ -27,8 +27,8 @@ from rich.cells import cell_len, set_cell_size
 
 from .core.costs import TOKEN_KINDS, run_cost, usage_of
 from .names import call_summary, middle, shared_ends, short_name
-from .runner import Monitor
-from .sources import STREAM_SUFFIXES
+from .stream.watch import Monitor
+from .stream.sources import STREAM_SUFFIXES
 from .core.tools import STATUS_FAILURE, STATUS_REJECTED
 
 GROUPS = ("day", "model", "agent", "cwd")

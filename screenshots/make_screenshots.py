@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 
 from cursor_watch.app import CursorWatchApp  # noqa: E402
 from cursor_watch.screens.detail import ToolDetailScreen  # noqa: E402
-from cursor_watch.sources import FileSource, QueueSource  # noqa: E402
+from cursor_watch.stream.sources import FileSource, QueueSource  # noqa: E402
 from cursor_watch.widgets.tool_table import ToolTable  # noqa: E402
 
 SAMPLES = ROOT / "sample_streams"

@@ -22,8 +22,8 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 from cursor_watch.export import export_runs  # noqa: E402
-from cursor_watch.runner import Watch  # noqa: E402
-from cursor_watch.sources import open_sources  # noqa: E402
+from cursor_watch.stream.watch import Watch  # noqa: E402
+from cursor_watch.stream.sources import open_sources  # noqa: E402
 from webhelpers import CHROMIUM, CHROMIUM_ARGS, serving  # noqa: E402
 
 SAMPLE = Path("sample_streams") / "plain-tools.jsonl"  # relative: the page shows the path as given

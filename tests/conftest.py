@@ -22,7 +22,7 @@ import pytest
 # a config directory of the tests' own: a user's prices.toml (cursor_watch.core.costs) never changes a result
 os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="cursor-watch-test-config-")
 
-from cursor_watch.runner import Monitor
+from cursor_watch.stream.watch import Monitor
 
 ROOT = Path(__file__).resolve().parent.parent
 REAL_DIR = ROOT.parent / "shared" / "streams" / "real"

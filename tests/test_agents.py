@@ -23,8 +23,8 @@ from conftest import AGENTS_DIR, ROOT, SAMPLES, agent_captures, native_objects
 
 from cursor_watch.core.canonical import Usage
 from cursor_watch.formats import Reader, sniff
-from cursor_watch.payloads import call_detail
-from cursor_watch.runner import Monitor
+from cursor_watch.stream.payloads import call_detail
+from cursor_watch.stream.watch import Monitor
 from cursor_watch.summary import write_summaries
 
 EXPECTED = ROOT / "tests" / "expected" / "agents"

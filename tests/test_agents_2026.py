@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from cursor_watch.runner import Monitor
+from cursor_watch.stream.watch import Monitor
 
 CLOCK_MS = 2_000_000_000_000.0  # "now" far from every stream time: a mix of clocks would show
 

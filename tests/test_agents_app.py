@@ -7,7 +7,7 @@ import pytest
 from apphelpers import make_app, screen_text, search_status, text_of, wait_until
 from conftest import ROOT
 from cursor_watch.screens.detail import ToolDetailScreen
-from cursor_watch.sources import FileSource
+from cursor_watch.stream.sources import FileSource
 from cursor_watch.widgets.header import SessionHeader
 from cursor_watch.widgets.tool_table import ToolTable
 
@@ -56,7 +56,7 @@ needs_agents = pytest.mark.skipif(not (CLAUDE_MCP.exists() and CODEX_REAL.exists
 
 @needs_agents
 async def test_runs_list_agent_column_names_each_agent(tmp_path):
-    from cursor_watch.sources import open_sources
+    from cursor_watch.stream.sources import open_sources
     from cursor_watch.widgets.runs_table import RunsTable
 
     for name, path in (("claude.jsonl", CLAUDE_MCP), ("codex.jsonl", CODEX_REAL)):
@@ -75,8 +75,8 @@ async def test_runs_list_agent_column_names_each_agent(tmp_path):
 
 def _expected_total(path, text: str) -> int:
     """The matches the search engine finds in the capture (read as the app reads it)."""
-    from cursor_watch.runner import Monitor
-    from cursor_watch.search import Query, Search
+    from cursor_watch.stream.watch import Monitor
+    from cursor_watch.query.search import Query, Search
 
     raw = path.read_bytes()
     mon = Monitor(clock=lambda: 1_000_000.0, reread=lambda off, size: raw[off:off + size], live=False)

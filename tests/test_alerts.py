@@ -19,7 +19,7 @@ import pytest
 from conftest import ROOT, Watcher, wait_for, wait_opened, wait_read_to_end
 from cursor_watch.alerts import AlertOutlet, AlertRules, Deliverer, Alert
 from cursor_watch.core.limits import Limits
-from cursor_watch.runner import Monitor
+from cursor_watch.stream.watch import Monitor
 
 CMD = [sys.executable, "-m", "cursor_watch"]
 EMITTER = str(ROOT / "tests" / "emitter.py")

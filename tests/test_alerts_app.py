@@ -6,7 +6,7 @@ from __future__ import annotations
 from apphelpers import make_app, text_of, wait_ticks, wait_until
 from cursor_watch.core.limits import Limits
 from cursor_watch.screens.run import RunScreen
-from cursor_watch.sources import QueueSource
+from cursor_watch.stream.sources import QueueSource
 from cursor_watch.widgets.header import SessionHeader
 from cursor_watch.widgets.runs_table import RunsTable
 from test_runs_app import SIZE, Clock, ev
@@ -55,7 +55,7 @@ async def test_the_runs_list_and_the_header_show_a_stall_and_it_is_notified_once
 async def test_a_replayed_run_is_never_stalled(tmp_path):
     log = tmp_path / "a.jsonl"
     log.write_bytes(start("a"))
-    from cursor_watch.sources import FileSource
+    from cursor_watch.stream.sources import FileSource
 
     clock = Clock()
     app = make_app(FileSource(str(log)), monotonic=clock, limits=Limits(stall_s=1))

@@ -9,7 +9,7 @@ from apphelpers import make_app, screen_text, text_of, wait_ticks, wait_until
 from conftest import SAMPLES
 from cursor_watch.screens.detail import ToolDetailScreen
 from cursor_watch.screens.help import HelpScreen
-from cursor_watch.sources import FileSource, QueueSource
+from cursor_watch.stream.sources import FileSource, QueueSource
 from cursor_watch.widgets.diagnostics import DiagnosticsPane
 from cursor_watch.widgets.header import SessionHeader
 from cursor_watch.widgets.tool_table import ToolTable

@@ -25,9 +25,9 @@ from conftest import REAL_DIR, ROOT, SAMPLES, agent_captures, expected_exit, nat
 from cursor_watch.core.costs import estimate, price_table, usage_of
 from cursor_watch.formats import line_object
 from cursor_watch.core.limits import Limits, breaches
-from cursor_watch.payloads import load_payloads
+from cursor_watch.stream.payloads import load_payloads
 from cursor_watch.report import build_report
-from cursor_watch.runner import Monitor
+from cursor_watch.stream.watch import Monitor
 from cursor_watch.core.tools import find_variant
 
 AGENTS_DIR = ROOT.parent / "shared" / "streams" / "agents"
@@ -320,7 +320,7 @@ def test_no_import_sits_in_the_middle_of_a_module(path):
 
 
 def test_the_runner_has_no_per_segment_event_count_corrections():
-    text = (PKG / "runner.py").read_text() + (PKG / "formats" / "__init__.py").read_text()
+    text = (PKG / "stream" / "watch.py").read_text() + (PKG / "formats" / "__init__.py").read_text()
     assert "corrections" not in text and "_count_native" not in text
 
 

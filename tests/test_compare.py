@@ -336,7 +336,7 @@ async def test_tui_c_on_two_picked_runs_opens_the_same_comparison(tmp_path):
     from apphelpers import make_app, screen_text, wait_until
     from cursor_watch.screens.compare import CompareScreen
     from cursor_watch.screens.runs import RunsScreen
-    from cursor_watch.sources import FileSource
+    from cursor_watch.stream.sources import FileSource
     from cursor_watch.widgets.runs_table import RunsTable
 
     paths = [tmp_path / "cursor-subagent.jsonl", tmp_path / "claude-subagent.ndjson"]

@@ -16,7 +16,7 @@ from cursor_watch.core import costs
 from cursor_watch.core.canonical import Usage
 from cursor_watch.core.costs import PriceTable, PricesError, estimate, parse_prices, read_prices, run_cost
 from cursor_watch.fmt import cost_label, usd
-from cursor_watch.runner import Monitor
+from cursor_watch.stream.watch import Monitor
 
 CMD = [sys.executable, "-m", "cursor_watch"]
 

@@ -27,11 +27,11 @@ from hypothesis import strategies as st
 from cursor_watch.export import export_file_name, export_run_to, export_runs
 from cursor_watch.export.html import MARKDOWN_MESSAGE_CHARS, SCRIPT, Renderer, markdown_renderer, render_markdown
 from cursor_watch.export.markdown import GITHUB_COMMENT_CHARS, _Messages, payload_cap
-from cursor_watch.payloads import call_detail
-from cursor_watch.runner import Monitor, Watch
+from cursor_watch.stream.payloads import call_detail
+from cursor_watch.stream.watch import Monitor, Watch
 from cursor_watch.safe import visible_doc
 from cursor_watch.core.tools import AGENT_MARKDOWN
-from cursor_watch.sources import open_sources
+from cursor_watch.stream.sources import open_sources
 
 html5lib = pytest.importorskip("html5lib")
 from markdown_it import MarkdownIt  # noqa: E402

@@ -330,8 +330,8 @@ async def test_a_signal_while_the_command_is_being_started_stops_it_and_keeps_it
     so under load). The start is let finish, then the command is stopped as any other."""
     import asyncio
 
-    from cursor_watch import sources
-    from cursor_watch.runner import Watch
+    from cursor_watch.stream import sources
+    from cursor_watch.stream.watch import Watch
 
     from conftest import wait_for_async
 

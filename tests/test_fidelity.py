@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from rich.console import Console
 
 from apphelpers import make_app, wait_until
-from cursor_watch.sources import FileSource
+from cursor_watch.stream.sources import FileSource
 from cursor_watch.widgets.transcript import Transcript, markdown
 
 SIZE = (160, 48)

@@ -5,8 +5,8 @@ from __future__ import annotations
 from apphelpers import make_app, screen_text, wait_until
 from conftest import SAMPLES, run_bytes
 from cursor_watch.screens.detail import ToolDetailScreen
-from cursor_watch.search import Query, Search
-from cursor_watch.sources import FileSource
+from cursor_watch.query.search import Query, Search
+from cursor_watch.stream.sources import FileSource
 from cursor_watch.widgets.query_bar import QueryBar
 from cursor_watch.widgets.tool_table import ToolTable
 from cursor_watch.widgets.transcript import Transcript
@@ -269,7 +269,7 @@ async def test_search_and_filter_combine():
 async def test_runs_list_slash_filters_runs(tmp_path):
     for name in ("plain-tools", "partial-output", "parallel-failed-rejected"):
         (tmp_path / f"{name}.jsonl").write_bytes((SAMPLES / f"{name}.jsonl").read_bytes())
-    from cursor_watch.sources import open_sources
+    from cursor_watch.stream.sources import open_sources
     from cursor_watch.widgets.runs_table import RunsTable
 
     sources, dirs = open_sources([str(tmp_path)], None)
@@ -321,7 +321,7 @@ async def test_escape_in_the_panes_clears_a_kept_search_before_leaving_the_run(t
         (tmp_path / f"{name}.jsonl").write_bytes((SAMPLES / f"{name}.jsonl").read_bytes())
     from cursor_watch.screens.run import RunScreen
     from cursor_watch.screens.runs import RunsScreen
-    from cursor_watch.sources import open_sources
+    from cursor_watch.stream.sources import open_sources
 
     sources, dirs = open_sources([str(tmp_path)], None)
     app = make_app(sources, directories=dirs)

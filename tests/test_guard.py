@@ -6,7 +6,7 @@ import orjson
 import pytest
 
 from cursor_watch.core.limits import Breach, Limits, RunTimes, breaches, remember, stall_of, stall_periods
-from cursor_watch.runner import Monitor
+from cursor_watch.stream.watch import Monitor
 
 T0 = 1_790_000_000_000.0
 

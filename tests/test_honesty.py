@@ -13,9 +13,9 @@ import pytest
 
 from apphelpers import make_app, screen_text, text_of, wait_ticks, wait_until
 from conftest import REAL_DIR, ROOT, run_bytes
-from cursor_watch.runner import Monitor, pump
+from cursor_watch.stream.watch import Monitor, pump
 from cursor_watch.core.runs import RunActivity, run_elapsed_ms, strip_escapes
-from cursor_watch.sources import FileSource, Notice, QueueSource
+from cursor_watch.stream.sources import FileSource, Notice, QueueSource
 from cursor_watch.widgets.diagnostics import DiagnosticsPane
 from cursor_watch.widgets.header import SessionHeader
 from cursor_watch.widgets.runs_table import RunsTable, local_time

@@ -11,7 +11,7 @@ import orjson
 from apphelpers import make_app, wait_ticks, wait_until
 from conftest import SAMPLES
 from cursor_watch.output import write_private_new
-from cursor_watch.sources import FileSource
+from cursor_watch.stream.sources import FileSource
 
 SIZE = (160, 48)
 

@@ -30,8 +30,8 @@ else:
 
 from cursor_watch import metrics  # noqa: E402
 from cursor_watch.metrics import MetricsOutlet, parse_address, token_counts  # noqa: E402
-from cursor_watch.runner import Monitor, Watch  # noqa: E402
-from cursor_watch.sources import FileSource  # noqa: E402
+from cursor_watch.stream.watch import Monitor, Watch  # noqa: E402
+from cursor_watch.stream.sources import FileSource  # noqa: E402
 
 WAIT_S = 60.0
 

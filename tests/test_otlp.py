@@ -21,7 +21,7 @@ import pytest
 
 from cursor_watch.core import costs as otlp_costs
 from cursor_watch import otlp
-from cursor_watch.runner import Monitor
+from cursor_watch.stream.watch import Monitor
 
 from conftest import ROOT, Watcher, real_params, wait_opened
 
@@ -869,7 +869,7 @@ class FailingSink:
 async def test_the_tui_diagnostics_pane_counts_spans_not_sent():
     from apphelpers import make_app, wait_ticks, wait_until
     from cursor_watch.screens.run import RunScreen
-    from cursor_watch.sources import QueueSource
+    from cursor_watch.stream.sources import QueueSource
     from cursor_watch.widgets.diagnostics import DiagnosticsPane
 
     class Clock:

@@ -115,7 +115,7 @@ CASES = [(["--summary", "--json", str(SAMPLES / "plain-tools.jsonl")]),
 
 
 def spans_of(args: list[str]) -> int:
-    from cursor_watch.runner import Monitor
+    from cursor_watch.stream.watch import Monitor
 
     mon = Monitor()
     mon.feed((ROOT / args[-1]).read_bytes())

@@ -229,7 +229,7 @@ def live_tokens(path: Path) -> dict:
     """``{session id: total tokens}`` of the runs of a capture whose result reports no usage, from
     the usage the agent reported as the run went (:func:`cursor_watch.core.costs.usage_of`)."""
     from cursor_watch.core.costs import usage_of
-    from cursor_watch.runner import Monitor
+    from cursor_watch.stream.watch import Monitor
 
     mon = Monitor(live=False)
     mon.feed(path.read_bytes())

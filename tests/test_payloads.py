@@ -5,10 +5,10 @@ from __future__ import annotations
 import orjson
 
 from cursor_watch.formats.cursor import payloads_of
-from cursor_watch.payloads import call_detail, load_call_events
-from cursor_watch.runner import Monitor
+from cursor_watch.stream.payloads import call_detail, load_call_events
+from cursor_watch.stream.watch import Monitor
 from cursor_watch.safe import visible_doc
-from cursor_watch.sources import FileSource
+from cursor_watch.stream.sources import FileSource
 from cursor_watch.core.tools import DETAIL_LINE_LIMIT, cut_payload, detail_sections, lexer_for
 
 

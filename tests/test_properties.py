@@ -29,7 +29,7 @@ from cursor_watch.core.decode import Event, Invalid, decode_all
 from cursor_watch.plain import (RunsPrinter, dumps_json, make_console, print_summaries, summary_json, write_summaries,
                                 write_summary_json)
 from cursor_watch.core.model import Session
-from cursor_watch.runner import Monitor
+from cursor_watch.stream.watch import Monitor
 from cursor_watch.safe import visible, visible_line
 
 CMD = [sys.executable, "-m", "cursor_watch"]
@@ -571,7 +571,7 @@ def test_the_summary_escape_is_the_patterns_substitution(text):
 def test_a_big_chunk_is_fed_in_slices_with_the_same_model(tmp_path, monkeypatch, feed_slice):
     # Monitor.feed cuts a chunk bigger than runner.FEED_SLICE at line ends (the CPU's caches):
     # the same model, summary and changes as the stream fed line by line
-    from cursor_watch import runner
+    from cursor_watch.stream import watch as runner
 
     if feed_slice is not None:
         monkeypatch.setattr(runner, "FEED_SLICE", feed_slice)

@@ -15,7 +15,7 @@ import pytest
 from conftest import ROOT
 from cursor_watch.core.limits import Limits, RunTimes, quiet_now, stall_of
 from cursor_watch.core.quiet import BUSY_CPU_PERCENT, CpuSampler, QuietTracker
-from cursor_watch.runner import Monitor
+from cursor_watch.stream.watch import Monitor
 
 CMD = [sys.executable, "-m", "cursor_watch"]
 AGENT = str(ROOT / "tests" / "quiet_agent.py")

@@ -299,7 +299,7 @@ def served():
 
 
 async def test_the_served_view_shows_no_secret_on_any_screen(stream_path, served):
-    from cursor_watch.sources import FileSource
+    from cursor_watch.stream.sources import FileSource
 
     app = make_app(FileSource(str(stream_path)))
     async with app.run_test(size=SIZE) as pilot:
@@ -313,7 +313,7 @@ async def test_the_served_runs_list_cuts_a_prompt_after_redacting_it(stream_path
     """The runs list shows a prompt's first 300 characters: a token across that limit is
     redacted whole first, not cut into a half no rule knows."""
     from cursor_watch.screens.runs import RunsScreen
-    from cursor_watch.sources import FileSource
+    from cursor_watch.stream.sources import FileSource
     from cursor_watch.widgets.runs_table import RunsTable
 
     prompt = "x " * 140 + "push with " + GITHUB_CLASSIC  # the token starts at character 290
@@ -346,7 +346,7 @@ async def test_a_secret_half_streamed_is_not_shown_by_the_served_view(kind, reda
     is no token any rule knows): the served view shows a message up to its last whitespace
     until the rest comes; the user's own TUI shows every delta as it comes."""
     from cursor_watch.safe import set_view_redaction
-    from cursor_watch.sources import QueueSource
+    from cursor_watch.stream.sources import QueueSource
     from cursor_watch.widgets.transcript import Transcript
 
     if redacting:
@@ -372,7 +372,7 @@ async def test_a_secret_half_streamed_is_not_shown_by_the_served_view(kind, reda
 
 async def test_the_plain_tui_shows_every_secret(stream_path):
     """The TUI on the user's own terminal is theirs: nothing is redacted."""
-    from cursor_watch.sources import FileSource
+    from cursor_watch.stream.sources import FileSource
 
     app = make_app(FileSource(str(stream_path)))
     async with app.run_test(size=SIZE) as pilot:
@@ -387,7 +387,7 @@ async def test_the_served_views_search_finds_no_secret_and_the_tuis_does(stream_
     """A search counts what the view shows: in the served view a secret is not there to find
     (in the prompt, a tool's output or a read file); the user's own TUI finds it."""
     from cursor_watch.safe import set_view_redaction
-    from cursor_watch.sources import FileSource
+    from cursor_watch.stream.sources import FileSource
 
     app = make_app(FileSource(str(stream_path)))
     async with app.run_test(size=SIZE) as pilot:
@@ -402,7 +402,7 @@ async def test_the_served_views_search_finds_no_secret_and_the_tuis_does(stream_
 
 @pytest.mark.parametrize("redact", [True, False])
 async def test_the_e_key_export_is_redacted_unless_no_redact(stream_path, tmp_path, monkeypatch, redact):
-    from cursor_watch.sources import FileSource
+    from cursor_watch.stream.sources import FileSource
 
     monkeypatch.chdir(tmp_path)
     app = make_app(FileSource(str(stream_path)), redact=redact)
@@ -454,7 +454,7 @@ def test_otlp_records_of_the_live_outlet_hold_no_secret(stream_path):
 
     from cursor_watch import otlp
     from cursor_watch.otlp_sdk import LocalSink
-    from cursor_watch.runner import Monitor
+    from cursor_watch.stream.watch import Monitor
 
     data = stream_path.read_bytes()
     for redact, expect in ((default_redactor(), []), (None, list(SECRETS))):

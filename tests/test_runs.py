@@ -15,11 +15,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import REAL_DIR, ROOT, SAMPLES, real_captures, run_bytes, wait_for_async
-from cursor_watch import runner
+from cursor_watch.stream import watch as runner
 from cursor_watch.core.decode import Event, decode_all
 from cursor_watch.plain import summary_json
-from cursor_watch.runner import Monitor, Watch
-from cursor_watch.sources import FileSource, open_sources
+from cursor_watch.stream.watch import Monitor, Watch
+from cursor_watch.stream.sources import FileSource, open_sources
 
 CMD = [sys.executable, "-m", "cursor_watch"]
 ENV = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")} | {"CURSOR_WATCH_NO_TUI": "1"}
@@ -393,7 +393,7 @@ def test_replay_gives_what_the_event_loop_gives(tmp_path, monkeypatch):
     for paths in cases:
         a, b = _both(paths)
         assert a == b, paths
-    from cursor_watch import sources
+    from cursor_watch.stream import sources
 
     monkeypatch.setattr(sources, "CHUNK", 1000)
     a, b = _both([str(twice)] + captures[:3])
@@ -405,7 +405,7 @@ def test_replay_stops_on_a_signal_as_run_does(tmp_path, monkeypatch):
     says so, the exit status is 128+15 (as Watch.run), and the previous handler is back."""
     import signal
 
-    from cursor_watch import sources
+    from cursor_watch.stream import sources
 
     monkeypatch.setattr(sources, "CHUNK", 4096)
     big = tmp_path / "big.jsonl"
@@ -436,7 +436,7 @@ def test_replay_read_error_as_run(tmp_path, monkeypatch):
     """A read error after the first chunk: the same note, end and exit status on both paths."""
     import errno
 
-    from cursor_watch import sources
+    from cursor_watch.stream import sources
 
     monkeypatch.setattr(sources, "CHUNK", 2048)
     path = tmp_path / "a.jsonl"

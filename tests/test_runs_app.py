@@ -10,7 +10,7 @@ from cursor_watch.app import CursorWatchApp
 from cursor_watch.screens.detail import ToolDetailScreen
 from cursor_watch.screens.run import RunScreen
 from cursor_watch.screens.runs import RunsScreen, RunsSummary
-from cursor_watch.sources import FileSource, QueueSource
+from cursor_watch.stream.sources import FileSource, QueueSource
 from cursor_watch.widgets.runs_table import RunsTable
 from cursor_watch.widgets.tool_table import ToolTable
 from apphelpers import text_of

@@ -11,10 +11,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import REAL_DIR, SAMPLES, real_captures, run_bytes
-from cursor_watch import scan as scan_mod
-from cursor_watch import search as search_mod
-from cursor_watch.match import Query, QueryError, RawFilter, payload_strings
-from cursor_watch.search import Search, timeline_position
+from cursor_watch.query import scan as scan_mod
+from cursor_watch.query import search as search_mod
+from cursor_watch.query.match import Query, QueryError, RawFilter, payload_strings
+from cursor_watch.query.search import Search, timeline_position
 
 
 # -- the matching rule ------------------------------------------------------------------------
@@ -243,7 +243,7 @@ def test_a_match_only_in_a_shell_output_is_a_payload_hit():
 
 def test_records_moved_to_disk_are_searched_too():
     from cursor_watch.core.model import Session
-    from cursor_watch.runner import Monitor
+    from cursor_watch.stream.watch import Monitor
 
     raw = (SAMPLES / "plain-tools.jsonl").read_bytes()
     lines = raw.splitlines(keepends=True)
@@ -260,7 +260,7 @@ def test_records_moved_to_disk_are_searched_too():
 
 
 def test_a_live_run_is_searched_again_as_it_grows():
-    from cursor_watch.runner import Monitor
+    from cursor_watch.stream.watch import Monitor
 
     raw = (SAMPLES / "plain-tools.jsonl").read_bytes()
     lines = raw.splitlines(keepends=True)
@@ -397,8 +397,8 @@ def test_a_cursor_runs_scan_decodes_only_its_tool_call_lines():
     those with ``"tool_call"`` (other agents' markers in every line cost a 1 GB search ~20 %), for
     another agent's run its own markers too (issue 19's payloads stay searchable)."""
     from cursor_watch.formats import PAYLOAD_MARKERS, payload_markers
-    from cursor_watch.match import Query
-    from cursor_watch.scan import UNDECODED, scan
+    from cursor_watch.query.match import Query
+    from cursor_watch.query.scan import UNDECODED, scan
 
     assert payload_markers("cursor") == payload_markers(None) == (b'"tool_call"',)
     assert payload_markers("claude-code") == payload_markers("codex") == PAYLOAD_MARKERS

@@ -85,8 +85,8 @@ def test_export_table_cuts_a_long_reason_and_the_call_gives_it_whole(tmp_path, f
 # -- 9. a rejection's reason is said once in its detail
 
 def test_detail_says_a_rejection_reason_once(tmp_path):
-    from cursor_watch.payloads import call_detail
-    from cursor_watch.runner import Monitor
+    from cursor_watch.stream.payloads import call_detail
+    from cursor_watch.stream.watch import Monitor
     from cursor_watch.screens.detail import call_header
     from rich.console import Console
 
@@ -120,7 +120,7 @@ async def test_detail_wraps_a_long_path_instead_of_cutting_it(size):
 
     from apphelpers import make_app, wait_until
     from cursor_watch.screens.detail import ToolDetailScreen
-    from cursor_watch.sources import FileSource
+    from cursor_watch.stream.sources import FileSource
     from cursor_watch.widgets.tool_table import ToolTable
 
     need(EDIT)
@@ -181,7 +181,7 @@ def test_end_note_leaves_out_an_invalid_line_that_came_before_the_last_event(tmp
 
 async def test_tui_end_note_names_the_cli_error(tmp_path):
     from apphelpers import make_app, screen_text, wait_ticks, wait_until
-    from cursor_watch.sources import FileSource
+    from cursor_watch.stream.sources import FileSource
 
     app = make_app(FileSource(str(ended_on_an_error(tmp_path))))
     async with app.run_test(size=(80, 24)) as pilot:
@@ -199,7 +199,7 @@ CLAUDE_A001 = REAL_DIR.parent / "agents" / "claude" / "dungle-scrubs__harness-cl
 
 
 def replayed(path: Path, extra: bytes = b""):
-    from cursor_watch.runner import Monitor
+    from cursor_watch.stream.watch import Monitor
 
     need(path)
     mon = Monitor(live=False)
@@ -248,7 +248,7 @@ async def test_footer_at_80_columns_shows_where_every_key_is():
 
     from apphelpers import make_app, wait_until
     from cursor_watch.screens.help import FIND_KEYS, KEYS
-    from cursor_watch.sources import FileSource
+    from cursor_watch.stream.sources import FileSource
 
     need(REJECTED)
     app = make_app(FileSource(str(REJECTED)))
@@ -281,7 +281,7 @@ async def test_60x20_claude_read_paths_keep_their_file_names():
     sunholo-…``) in the transcript and the table at 60 columns: the path rules went by the
     agent's tool name, not the canonical kind."""
     from apphelpers import make_app, wait_ticks, wait_until
-    from cursor_watch.sources import FileSource
+    from cursor_watch.stream.sources import FileSource
     from cursor_watch.widgets.tool_table import ToolTable
 
     need(CLAUDE_PARTIAL)
@@ -383,7 +383,7 @@ CODEX_REAL = REAL_DIR.parent / "agents" / "codex" / "Davedat-110105__adk-harness
 
 def test_codex_command_output_is_labelled_output_not_stdout():
     """``aggregated_output`` is stdout and stderr together (codex-rs exec_events.rs)."""
-    from cursor_watch.payloads import call_detail
+    from cursor_watch.stream.payloads import call_detail
 
     s = replayed(CODEX_REAL)
     call = s.tool_calls.at(1)
@@ -395,7 +395,7 @@ def test_codex_command_output_is_labelled_output_not_stdout():
 
 
 def test_codex_error_items_are_warnings_and_a_reroute_a_notice():
-    from cursor_watch.runner import Monitor
+    from cursor_watch.stream.watch import Monitor
 
     lines = [{"type": "thread.started", "thread_id": "t0"},
              {"type": "item.completed", "item": {"id": "item_0", "type": "error",
@@ -422,7 +422,7 @@ async def test_runs_list_gives_an_empty_prompt_columns_room_to_the_model_and_tit
     """The compaction capture's 12 runs have no prompt in the stream (Claude Code echoes none)
     but one: the model ``claude-haiku-4-5-20251001`` was cut to ``claude-haiku-…``."""
     from apphelpers import make_app, text_of, wait_ticks, wait_until
-    from cursor_watch.sources import FileSource
+    from cursor_watch.stream.sources import FileSource
     from cursor_watch.widgets.runs_table import RunsTable, RunsTableHeader
 
     need(COMPACTION)
@@ -443,7 +443,7 @@ async def test_runs_list_gives_an_empty_prompt_columns_room_to_the_model_and_tit
 async def test_brackets_step_through_the_runs_the_filter_keeps(tmp_path):
     from apphelpers import make_app, wait_until
     from cursor_watch.screens.run import RunScreen
-    from cursor_watch.sources import FileSource
+    from cursor_watch.stream.sources import FileSource
     from cursor_watch.widgets.runs_table import RunsTable
 
     need(COMPACTION)
@@ -473,7 +473,7 @@ async def test_brackets_step_through_the_runs_the_filter_keeps(tmp_path):
 async def test_runs_list_says_how_many_files_of_a_directory_it_skips(tmp_path):
     from apphelpers import make_app, text_of, wait_ticks, wait_until
     from cursor_watch.screens.runs import RunsSummary
-    from cursor_watch.sources import open_sources
+    from cursor_watch.stream.sources import open_sources
     from cursor_watch.widgets.runs_table import RunsTable
 
     need(GEMINI_TOOLS)
@@ -496,8 +496,8 @@ def test_search_counts_a_command_once_not_in_every_field_that_repeats_it():
     """maestro 05's ``uname -a``: the arguments' ``command``, the CLI's parse of it
     (``simpleCommands``, ``parsingResult``: ``uname``, ``uname -a``) and the rejection's copy
     of the command were 5 matches for the one the detail view shows."""
-    from cursor_watch.match import Query
-    from cursor_watch.search import Search
+    from cursor_watch.query.match import Query
+    from cursor_watch.query.search import Search
 
     need(REJECTED)
     data = REJECTED.read_bytes()
@@ -512,7 +512,7 @@ def test_search_counts_a_command_once_not_in_every_field_that_repeats_it():
 async def test_detail_lists_the_matches_the_search_counted():
     from apphelpers import make_app, screen_text, wait_until
     from cursor_watch.screens.detail import ToolDetailScreen
-    from cursor_watch.sources import FileSource
+    from cursor_watch.stream.sources import FileSource
 
     need(REJECTED)
     app = make_app(FileSource(str(REJECTED)))

@@ -10,8 +10,8 @@ import pytest
 from apphelpers import make_app, text_of, wait_ticks, wait_until
 from conftest import REAL_DIR
 from cursor_watch.names import middle, relative_if_shorter, shared_ends, short_name, short_path
-from cursor_watch.runner import Monitor
-from cursor_watch.sources import FileSource
+from cursor_watch.stream.watch import Monitor
+from cursor_watch.stream.sources import FileSource
 from cursor_watch.widgets.header import LiveState, SessionHeader, render_header
 from cursor_watch.widgets.runs_table import COLUMNS, RunRow, RunsTable, layout, widths
 from cursor_watch.widgets.tool_table import ToolTable
@@ -150,7 +150,7 @@ async def test_80x24_live_run_keeps_the_newest_call_on_screen():
     """A run arriving line by line (as in tmux): when the tool table's vertical scrollbar came,
     its rows were left 2 cells wider than the pane, a horizontal scrollbar took the last line
     and the newest call was hidden under it (the 80x24 README screenshot showed the band)."""
-    from cursor_watch.sources import QueueSource
+    from cursor_watch.stream.sources import QueueSource
 
     from conftest import SAMPLES
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from apphelpers import make_app, wait_until
 from conftest import SAMPLES
 from cursor_watch.screens.detail import ToolDetailScreen
-from cursor_watch.sources import FileSource, QueueSource
+from cursor_watch.stream.sources import FileSource, QueueSource
 from cursor_watch.widgets.tool_table import ToolTable
 
 SIZE = (160, 48)

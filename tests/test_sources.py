@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from cursor_watch.sources import FdSource, FileSource, Notice, ProcessSource, SaveFile, SourceError, open_source
+from cursor_watch.stream.sources import FdSource, FileSource, Notice, ProcessSource, SaveFile, SourceError, open_source
 
 
 async def read_exactly(source, expected: bytes, limit_s: float = 10.0) -> bytes:

@@ -23,7 +23,7 @@ from cursor_watch.core.canonical import Canonical, ToolEvent
 from cursor_watch.core.decode import Decoder, Event, Invalid, decode_all
 from cursor_watch.formats.cursor_typed import DECODER as CURSOR_TYPED
 from cursor_watch.formats.cursor_typed import AssistantEvent, ThinkingEvent, ToolCallEvent
-from cursor_watch.runner import Monitor
+from cursor_watch.stream.watch import Monitor
 from test_properties import chunked, snapshot, stream
 
 CLOCK_MS = 1_000_000.0

@@ -203,7 +203,7 @@ class QuietTracker:
 
 
 def process_id(feed: Any) -> int | None:
-    """The process id of a :class:`~cursor_watch.runner.Feed`'s spawned command (None: not
+    """The process id of a :class:`~cursor_watch.stream.watch.Feed`'s spawned command (None: not
     spawn mode, or not started yet)."""
     source = getattr(feed, "source", None)
     proc = getattr(source, "proc", None) if getattr(source, "kind", None) == "process" else None

@@ -48,12 +48,12 @@ class Run:
             ``run_first_offset``; 0 for the first run of a source).
         end_offset: where the next run begins, or None while it is its source's last run.
         last_event: ``(type, subtype, line, timestamp_ms or None)`` of the newest event read
-            into the run (set by :class:`~cursor_watch.runner.Monitor`), or None.
+            into the run (set by :class:`~cursor_watch.stream.watch.Monitor`), or None.
         end_reason: why the run ended without a ``result`` when that is known (``the file
             was truncated``, ``the child was killed by signal 15 (SIGTERM)``...), else None.
         observed_until_stop: True when cursor-watch stopped watching while the run was still
             going (a followed file, a pipe or a replay cut short by a signal or a quit; set by
-            :class:`~cursor_watch.runner.Watch`): it has no ``result`` because we stopped
+            :class:`~cursor_watch.stream.watch.Watch`): it has no ``result`` because we stopped
             reading, not because it failed. Alerts and ``--otlp`` don't call it failed. A
             spawned command that cursor-watch stops is not one of these: its run really ended.
     """

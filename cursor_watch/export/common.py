@@ -6,7 +6,7 @@ values come from the model; nothing here reads the stream or knows a format rule
 Redaction (issue 25) happens where each format escapes: every string from the stream passes
 through :func:`doc_text` (the secrets :mod:`cursor_watch.redact` finds replaced, then control
 characters shown), and a tool call's payloads are redacted as they are read back, before any
-cut (:func:`export_redactor` is given to :func:`cursor_watch.payloads.call_detail`). The
+cut (:func:`export_redactor` is given to :func:`cursor_watch.stream.payloads.call_detail`). The
 redactor of the document being written is a context variable set by :func:`redacting`, so a
 document written in one thread never changes another.
 """

@@ -39,7 +39,7 @@ from .. import __version__
 from ..fmt import model_label, plural, shown_detail
 from ..core.canonical import agent_command
 from ..core.model import ToolCall
-from ..payloads import call_detail
+from ..stream.payloads import call_detail
 from ..plain import STATUS_STYLE, call_duration_text, dumps_json, format_ms
 from ..core.runs import Run
 from ..core.tools import AGENT_MARKDOWN, Section, cut_payload, lexer_for

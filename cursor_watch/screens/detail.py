@@ -22,9 +22,9 @@ from textual.widgets import Collapsible, Markdown, Static
 from ..core.model import ToolCall
 from ..plain import STATUS_STYLE, call_duration_text, dumps_json, format_ms
 from ..safe import view_redaction, visible, visible_line
-from ..match import Query, payload_strings
+from ..query.match import Query, payload_strings
 from ..mdtext import text_parser
-from ..payloads import counted_payloads, load_payloads
+from ..stream.payloads import counted_payloads, load_payloads
 from ..widgets.transcript import code_theme
 from ..core.tools import RAW, Section, one_line, cut_payload, detail_sections, lexer_for, without_reason
 
@@ -143,7 +143,7 @@ def render_section(section: Section, query: Query | None = None, current: int = 
 def payload_matches(query: Query, args: Any, result: Any) -> list[tuple[str, int, int]]:
     """Every match in a call's payload, in the search's order: ``(string, start, end)``.
 
-    The order is the one :func:`cursor_watch.search.payload_count` counts in (the strings
+    The order is the one :func:`cursor_watch.query.search.payload_count` counts in (the strings
     of the arguments, then of the result), so match ``k`` of a search is entry ``k`` here.
     """
     out = []

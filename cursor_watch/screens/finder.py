@@ -2,7 +2,7 @@
 
 A mixin of :class:`~cursor_watch.screens.run.RunScreen`: the screen composes the bars and
 the panes, this class runs the queries and moves the panes to what they found. The
-matching rules are in :mod:`cursor_watch.search` and :mod:`cursor_watch.filters`; here is
+matching rules are in :mod:`cursor_watch.query.search` and :mod:`cursor_watch.query.filters`; here is
 only the bookkeeping of what is shown: the current match (``i/N`` in stream order,
 wrapping), the table's filter, the transcript's highlights and dimmed markers.
 
@@ -21,8 +21,8 @@ from typing import Any
 from rich.text import Text
 
 from ..fmt import plural
-from ..filters import CallFilter, FilteredCalls, FilterError, PROBLEM_STATUSES, is_problem_note
-from ..search import Hit, Query, QueryError, Search, timeline_position
+from ..query.filters import CallFilter, FilteredCalls, FilterError, PROBLEM_STATUSES, is_problem_note
+from ..query.search import Hit, Query, QueryError, Search, timeline_position
 from ..safe import view_redaction
 from ..widgets.query_bar import QueryBar
 from ..widgets.tool_table import ToolTable
@@ -453,7 +453,7 @@ class Finder:
 
     def problems(self) -> list[tuple[int, str, Any, int]]:
         """``(line, kind, key, call index)`` of every problem in stream order: failed, rejected
-        and incomplete tool calls, and error notes (:func:`~cursor_watch.filters.is_problem_note`)."""
+        and incomplete tool calls, and error notes (:func:`~cursor_watch.query.filters.is_problem_note`)."""
         s = self.session
         key = (len(s.tool_calls), tuple(s.tool_counts.values()), len(s.notes))
         if self._problems_cache is not None and self._problems_cache[0] == key:

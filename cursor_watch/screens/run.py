@@ -21,7 +21,7 @@ from textual.widgets import Footer, Static
 
 from ..core import model as m
 from ..core.runs import Run, RunActivity, run_elapsed_ms
-from ..sources import FileSource
+from ..stream.sources import FileSource
 from ..widgets.diagnostics import DiagnosticsPane
 from ..widgets.header import LiveState, SessionHeader
 from ..widgets.query_bar import QueryBar
@@ -59,7 +59,7 @@ class RunScreen(Finder, Screen):
 
     Args:
         run: the run shown.
-        feed: its source's :class:`~cursor_watch.runner.Feed` (source kind, progress, state).
+        feed: its source's :class:`~cursor_watch.stream.watch.Feed` (source kind, progress, state).
         activity: the app's view state of the run (last event time).
         clock: epoch-ms clock; monotonic: seconds clock (tests freeze both).
         show_thinking: thinking blocks visible at start.

@@ -17,7 +17,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from ..fmt import plural
-from ..match import Query, QueryError
+from ..query.match import Query, QueryError
 from ..safe import view_redaction
 from ..widgets.query_bar import QueryBar
 from ..widgets.runs_table import RunRow, RunsTable, RunsTableHeader

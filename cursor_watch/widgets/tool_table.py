@@ -6,7 +6,7 @@ screen are rendered, each row's strip is cached until its call changes, and an
 update or a new row costs the same with 10 rows or 100,000. The table keeps nothing
 per row: row ``i`` is ``session.tool_calls.at(i + 1)``, so its memory does not grow
 with the stream (old calls are read back from the session's spill file). With a filter
-(:mod:`cursor_watch.filters`), row ``i`` is the ``i``-th call that passes it (an array of
+(:mod:`cursor_watch.query.filters`), row ``i`` is the ``i``-th call that passes it (an array of
 call indices, 8 bytes a row).
 """
 
@@ -26,7 +26,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widgets import Static
 
-from ..filters import FilteredCalls
+from ..query.filters import FilteredCalls
 from ..core.model import Session, ToolCall
 from ..names import PATH_MIN, call_summary, tool_name
 from ..plain import STATUS_STYLE, call_duration_text, format_ms

@@ -19,7 +19,7 @@ everything; the window keeps what a person can scroll through.
 Sticky follow uses ``Widget.anchor()``: scrolling up releases it (the view holds still
 while the user reads, counting new entries), End or ``f`` restores it.
 
-Search matches are highlighted on the rendered lines (:class:`~cursor_watch.search.Query`
+Search matches are highlighted on the rendered lines (:class:`~cursor_watch.query.search.Query`
 over each line's text), so a highlight costs nothing until an entry is drawn.
 """
 
@@ -49,7 +49,7 @@ from ..names import PATH_MIN, call_summary
 from ..plain import STATUS_STYLE, format_ms, note_detail_text
 from ..safe import view_redaction, visible, visible_line
 from ..core.tools import MARKER_DETAIL, one_line, said_in
-from ..match import Query
+from ..query.match import Query
 from ..mdtext import shared_parser
 
 MAX_ENTRIES = 150  # timeline entries in the window while following

@@ -21,7 +21,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from .core.tools import DUPLICATE_OUTPUT
+from ..core.tools import DUPLICATE_OUTPUT
 
 _FOLDS_TO_ASCII = {"i": "\u0130\u0131", "k": "\u212a", "s": "\u017f"}
 _JSON_ESCAPE = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r", "\b": "\\b", "\f": "\\f"}

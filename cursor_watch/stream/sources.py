@@ -23,7 +23,7 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .lazy import lazy_module
+from ..lazy import lazy_module
 
 asyncio = lazy_module("asyncio")  # imported when an event loop runs (runner.Watch.replay reads files without one)
 

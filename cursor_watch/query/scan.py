@@ -2,11 +2,11 @@
 
 A search must look inside tool payloads, which stay in the stream (the model keeps byte
 spans). :func:`scan` reads a byte range in chunks of whole lines, finds where the query
-could match (:class:`~cursor_watch.match.RawFilter`, or every line for a regular
+could match (:class:`~cursor_watch.query.match.RawFilter`, or every line for a regular
 expression), decodes those ``tool_call`` lines and counts the matches in their arguments
 and in their result. It reports one record per line with matches.
 
-On a big run it runs in a second process (``python -m cursor_watch.scan``, started by
+On a big run it runs in a second process (``python -m cursor_watch.query.scan``, started by
 :class:`ScanWorker`) so that the app's event loop, which draws the screen and reads keys,
 never waits on it, and the machine's second core does the work (bench/bench_search.py).
 The same function runs in-process when no second process can be used (a stream held in
@@ -31,7 +31,7 @@ from typing import Any
 
 import orjson
 
-from .formats import PAYLOAD_MARKERS, payload_reader
+from ..formats import PAYLOAD_MARKERS, payload_reader
 from .match import Query, payload_count
 
 RECORD = struct.Struct("<qii")
@@ -127,7 +127,7 @@ def scan(read: Callable[[int, int], bytes], start: int, end: int | None, query: 
 
 
 def _child(argv: list[str]) -> int:
-    """``python -m cursor_watch.scan SPEC``: scan, writing records to stdout."""
+    """``python -m cursor_watch.query.scan SPEC``: scan, writing records to stdout."""
     spec = json.loads(argv[0])
     fd = spec.get("fd")
     own = False
@@ -141,7 +141,7 @@ def _child(argv: list[str]) -> int:
 
     redact = None
     if spec.get("redact"):  # the search of a view that redacts (--serve): count what it shows
-        from .redact import default_redactor
+        from ..redact import default_redactor
 
         redact = default_redactor()
     query = Query(spec["text"], regex=spec["regex"], redact=redact)
@@ -166,7 +166,7 @@ class ScanWorker:
         path, fd, base: the stream's bytes: a file path, or an open descriptor (a spool)
             inherited by the child; stream offset 0 is at ``base`` in it.
         start, end: the byte range to scan (``end`` None: to the end as it is now).
-        query: the :class:`~cursor_watch.search.Query`.
+        query: the :class:`~cursor_watch.query.search.Query`.
         markers: the lines to decode (see :func:`scan`); agent: the run's agent (see :func:`scan`).
 
     Raises:
@@ -179,9 +179,9 @@ class ScanWorker:
                 "regex": query.regex, "markers": [m.decode("latin-1") for m in markers], "agent": agent,
                 "redact": getattr(query, "redact", None) is not None}
         env = dict(os.environ)
-        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # the folder cursor_watch/ is in
         env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-        self.proc = subprocess.Popen([sys.executable, "-m", "cursor_watch.scan", json.dumps(spec)],
+        self.proc = subprocess.Popen([sys.executable, "-m", "cursor_watch.query.scan", json.dumps(spec)],
                                      stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                      pass_fds=(fd,) if fd is not None else (), env=env, start_new_session=True)
         assert self.proc.stdout is not None

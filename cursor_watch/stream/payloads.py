@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from .buildinfo import raise_if_compiled_type_error
-from .formats import CallPayloads, adapter_class, call_payloads, line_object
-from .core.model import ToolCall
-from .core.tools import DETAIL_TEXT_LIMIT, Section, detail_sections
+from ..buildinfo import raise_if_compiled_type_error
+from ..formats import CallPayloads, adapter_class, call_payloads, line_object
+from ..core.model import ToolCall
+from ..core.tools import DETAIL_TEXT_LIMIT, Section, detail_sections
 
 Reread = Callable[[int, int], bytes]
 

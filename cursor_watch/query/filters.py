@@ -18,8 +18,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from .match import Query, QueryError
-from .safe import view_redaction
-from .core.tools import STATUS_FAILURE, STATUS_INCOMPLETE, STATUS_REJECTED, STATUS_RUNNING, STATUS_SUCCESS
+from ..safe import view_redaction
+from ..core.tools import STATUS_FAILURE, STATUS_INCOMPLETE, STATUS_REJECTED, STATUS_RUNNING, STATUS_SUCCESS
 
 STATUSES = (STATUS_RUNNING, STATUS_SUCCESS, STATUS_FAILURE, STATUS_REJECTED, STATUS_INCOMPLETE)
 PROBLEM_STATUSES = frozenset({STATUS_FAILURE, STATUS_REJECTED, STATUS_INCOMPLETE})

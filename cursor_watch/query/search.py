@@ -1,7 +1,7 @@
 """Search a run: its model and its tool payloads, a slice at a time, matches in stream order.
 
 The matching rule (smart case, literal or regular expression, what a payload is) is in
-:mod:`cursor_watch.match`. What a run's search covers, each piece text as shown after JSON
+:mod:`cursor_watch.query.match`. What a run's search covers, each piece text as shown after JSON
 decoding: the prompt, assistant segments (the text rebuilt from deltas, so a match may span deltas), thinking
 blocks, notes (``interaction_query``, ``retry``, ``connection``...), tool-call summaries and
 failure details, and tool **payloads**: every string value inside a call's ``args`` (from its
@@ -22,7 +22,7 @@ twice as much before any matching, and case-insensitive ``re`` over decoded text
 (every tool-call line decoded). SQLite's FTS5 was not used: it indexes tokens (no substrings,
 no regular expressions, no text spanning a JSON ``\\n``), and indexing 1 GB takes far longer
 than scanning it. The scan of the stream's bytes runs in a second process
-(:class:`cursor_watch.scan.ScanWorker`: the other core does it, and the event loop that
+(:class:`cursor_watch.query.scan.ScanWorker`: the other core does it, and the event loop that
 draws the screen never waits on it); the model's records (text, thinking, notes,
 summaries, the calls' byte spans) are searched on the event loop in slices of a few
 milliseconds (:meth:`Search.step`). Records moved to disk (:mod:`cursor_watch.core.spill`) are
@@ -41,8 +41,8 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 
-from .formats import line_object, payload_markers, payload_reader
-from .core.tools import marker_detail
+from ..formats import line_object, payload_markers, payload_reader
+from ..core.tools import marker_detail
 from .match import Query, QueryError, RawFilter, payload_count, payload_strings  # noqa: F401 (re-exported)
 
 SLICE_S = 0.008  # seconds of search work per step (the UI runs between steps)

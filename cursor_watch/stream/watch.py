@@ -19,12 +19,12 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from .core.canonical import TIME_STREAM, Folded, RunEnd
-from .core.decode import Decoder, Invalid
-from .formats import Adapter, Reader
-from .lazy import lazy_module
-from .core.model import CHANGE_RESULT, Session
-from .core.runs import (STDERR_TAIL, Run, RunSplitter, all_succeeded, finish_open_runs, finish_run, source_name,
+from ..core.canonical import TIME_STREAM, Folded, RunEnd
+from ..core.decode import Decoder, Invalid
+from ..formats import Adapter, Reader
+from ..lazy import lazy_module
+from ..core.model import CHANGE_RESULT, Session
+from ..core.runs import (STDERR_TAIL, Run, RunSplitter, all_succeeded, finish_open_runs, finish_run, source_name,
                    split_changes)
 from .sources import FileSource, Notice, ProcessSource, Source, SourceError, list_stream_files
 
@@ -814,7 +814,7 @@ class Watch:
         With ``close`` False the sources' files stay open (a view re-reads payloads
         from the spool): call ``source.close()`` on each feed when done.
         Returns the exit status (see :meth:`exit_status`); also kept as ``exit_code``.
-        Raises :class:`~cursor_watch.sources.SourceError` when no source could be read.
+        Raises :class:`~cursor_watch.stream.sources.SourceError` when no source could be read.
         """
         loop = asyncio.get_running_loop()
         sigs = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP) if self.install_signals else ()
