@@ -27,7 +27,7 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
-from .alerts import DEFAULT_KINDS, Alert, AlertOutlet, AlertRules, Deliverer
+from .outlets.alerts import DEFAULT_KINDS, Alert, AlertOutlet, AlertRules, Deliverer
 from .core.costs import run_cost, usage_of
 from .fmt import cost_label, short_duration
 from .core.canonical import agent_short
@@ -78,7 +78,7 @@ class CursorWatchApp(App):
         notify_terminal: ``--notify``: also ring the bell and send OSC 9 / OSC 777 desktop
             notifications for attention events.
         limits: stall duration and budgets (:class:`~cursor_watch.core.limits.Limits`).
-        deliverer: where alerts are sent (:class:`~cursor_watch.alerts.Deliverer`), none by default.
+        deliverer: where alerts are sent (:class:`~cursor_watch.outlets.alerts.Deliverer`), none by default.
         alert_on: the kinds sent out (``stalled`` only when ``limits`` has a stall duration:
             ``--stall`` given).
         alert_replay: replayed files raise alerts too.
@@ -377,7 +377,7 @@ class CursorWatchApp(App):
         not one a second); a run opened later shows the latest line only."""
         if self.otlp is None:
             return
-        from .otlp import describe_endpoint, protocol, status_line
+        from .outlets.otlp import describe_endpoint, protocol, status_line
 
         status = self.otlp.status()
         unsent = status["unsent"] + status["errors"]
@@ -729,7 +729,7 @@ def run_tui(opts: Any) -> int:
     """
     if getattr(opts, "redact", True) and served_in_browser():
         # a browser tab (--serve): what anyone with the page sees is redacted, as an export is
-        from .redact import default_redactor
+        from .outlets.redact import default_redactor
         from .safe import set_view_redaction
 
         set_view_redaction(default_redactor())
@@ -764,7 +764,7 @@ def run_tui(opts: Any) -> int:
                          redact=getattr(opts, "redact", True))
     outlet = None
     if getattr(opts, "otlp", False):
-        from .otlp import start_for
+        from .outlets.otlp import start_for
 
         outlet = start_for(opts, app.watch)
         app.otlp = outlet
@@ -779,7 +779,7 @@ def run_tui(opts: Any) -> int:
                           getattr(opts, "redact", True))
     finally:
         if outlet is not None:  # bounded; what could not be sent is said on stderr, after the screen
-            from .otlp import finish_for
+            from .outlets.otlp import finish_for
 
             finish_for(opts, outlet)
         for feed in app.watch.feeds:

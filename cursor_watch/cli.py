@@ -311,7 +311,7 @@ def parse_args(argv: list[str]) -> Options | None:
     _check_export(ns)
     metrics = None
     if ns.metrics is not None:
-        from .metrics import parse_address
+        from .outlets.metrics import parse_address
 
         try:
             metrics = parse_address(ns.metrics)
@@ -378,7 +378,7 @@ def _alert_kinds(text: str | None) -> frozenset[str] | None:
     """
     if text is None:
         return None
-    from .alerts import KINDS
+    from .outlets.alerts import KINDS
 
     kinds = frozenset(k.strip() for k in text.split(",") if k.strip())
     unknown = kinds - set(KINDS)
@@ -503,7 +503,7 @@ def main(argv: list[str] | None = None) -> int:
     if opts.compare:
         return run_compare(opts)
     if opts.alerts or opts.alert_cmd:  # (without targets there is nothing to check: made when needed)
-        from .alerts import AlertSetupError
+        from .outlets.alerts import AlertSetupError
 
         try:
             opts.deliverer = make_deliverer(opts)
@@ -522,7 +522,7 @@ def main(argv: list[str] | None = None) -> int:
     if opts.otlp_content:  # one switch for the exporter process and --export FILE.otlp.json
         os.environ["OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"] = "true"
     if opts.metrics is not None:
-        from .metrics import Metrics, MetricsListenError, MetricsUnavailable, is_loopback
+        from .outlets.metrics import Metrics, MetricsListenError, MetricsUnavailable, is_loopback
 
         try:
             opts.metrics_state = Metrics(*opts.metrics, stall_s=opts.stall_s)
@@ -591,7 +591,7 @@ def linger(metrics: Any) -> None:
 
 
 def start_metrics(opts: Options, watch: Watch, linger: bool = True) -> Any:
-    """``--metrics``: count ``watch``'s runs (:meth:`cursor_watch.metrics.Metrics.attach`); the outlet,
+    """``--metrics``: count ``watch``'s runs (:meth:`cursor_watch.outlets.metrics.Metrics.attach`); the outlet,
     or None without the option. ``linger``: a replay that ends serves on (not the TUI's)."""
     if opts.metrics_state is None:
         return None
@@ -600,7 +600,7 @@ def start_metrics(opts: Options, watch: Watch, linger: bool = True) -> Any:
 
 async def _metrics_ticks(outlet: Any) -> None:
     """The live, waiting and stalled gauges, recomputed on the event loop (the model's thread)."""
-    from .metrics import TICK_S
+    from .outlets.metrics import TICK_S
 
     while True:
         outlet.tick()
@@ -613,7 +613,7 @@ def make_deliverer(opts: Options) -> Any:
     Raises:
         AlertSetupError: ``--alert`` without Apprise, or a URL it doesn't know.
     """
-    from .alerts import Deliverer
+    from .outlets.alerts import Deliverer
 
     return Deliverer(opts.alerts, opts.alert_cmd)
 
@@ -622,7 +622,7 @@ def make_outlet(opts: Options, watch: Watch, on_alert: Any = None, on_note: Any 
                 clock: Any = None, on_quiet: Any = None) -> Any:
     """The watch's alert stream (``alerts.AlertOutlet``): rules from the options, the deliverer,
     ``--enforce`` wired to stop the command (on a budget, and on a stall with ``--stall``)."""
-    from .alerts import DEFAULT_KINDS, AlertOutlet, AlertRules
+    from .outlets.alerts import DEFAULT_KINDS, AlertOutlet, AlertRules
 
     on_budget = None
     if opts.enforce:
@@ -758,7 +758,7 @@ def otlp_problem(opts: Options) -> str | None:
     wants_file = bool(opts.export) and opts.export.lower().endswith(".otlp.json")
     if not opts.otlp and not wants_file:
         return None
-    from .otlp import OtlpUnavailable, check_available
+    from .outlets.otlp import OtlpUnavailable, check_available
 
     try:
         check_available(need_exporter=opts.otlp)
@@ -768,18 +768,18 @@ def otlp_problem(opts: Options) -> str | None:
 
 
 def start_otlp(opts: Options, watch: Watch) -> Any:
-    """``--otlp``: see :func:`cursor_watch.otlp.start_for`."""
+    """``--otlp``: see :func:`cursor_watch.outlets.otlp.start_for`."""
     if not opts.otlp:
         return None
-    from .otlp import start_for
+    from .outlets.otlp import start_for
 
     return start_for(opts, watch)
 
 
 def finish_otlp(opts: Options, outlet: Any) -> None:
-    """See :func:`cursor_watch.otlp.finish_for`."""
+    """See :func:`cursor_watch.outlets.otlp.finish_for`."""
     if outlet is not None:
-        from .otlp import finish_for
+        from .outlets.otlp import finish_for
 
         finish_for(opts, outlet)
 
@@ -845,7 +845,7 @@ def serve(opts: Options, argv: list[str]) -> int:
 
 
 def _content_env() -> bool:
-    from .otlp import content_from_env
+    from .outlets.otlp import content_from_env
 
     return content_from_env()
 

@@ -35,7 +35,7 @@ _view_redact: Callable[[str], str] | None = None
 
 def set_view_redaction(redactor: Any) -> None:
     """Redact every text :func:`visible` and :func:`visible_line` return from now on, in this
-    process (``redactor``: a :class:`~cursor_watch.redact.Redactor`, or any ``str -> str``;
+    process (``redactor``: a :class:`~cursor_watch.outlets.redact.Redactor`, or any ``str -> str``;
     None turns it off). Set once, before the app starts, by a process serving a browser tab."""
     global _view_redact
     _view_redact = redactor

@@ -49,7 +49,7 @@ _text = operator.attrgetter("text")
 def _summary_fields(session: Session, stderr_tail: list[str] | None, redact: Any = None) -> list[tuple[str, Any]]:
     """The summary's keys in order; the long values are lazy (``_Items``, ``_Joined``).
 
-    ``redact`` (a :class:`~cursor_watch.redact.Redactor`, ``--export FILE.json``): every string
+    ``redact`` (a :class:`~cursor_watch.outlets.redact.Redactor`, ``--export FILE.json``): every string
     value redacted; each segment, thinking block, note... on its own (a text joined from pieces
     is redacted piece by piece: a segment is a whole message)."""
     s = session
@@ -230,7 +230,7 @@ def write_summary_json(session: Session, write: Callable[[bytes], Any], stderr_t
         write: called with each piece (bytes); an ``OSError`` it raises propagates.
         compact: one line (a line of NDJSON) instead of the indented object.
         extra: keys written first (``{"source": ..., "run": ...}`` for several runs).
-        redact: a :class:`~cursor_watch.redact.Redactor` (``--export FILE.json``), or None.
+        redact: a :class:`~cursor_watch.outlets.redact.Redactor` (``--export FILE.json``), or None.
     """
     fields = list((extra or {}).items()) + _summary_fields(session, stderr_tail, redact)
     dumps = _dumps

@@ -17,7 +17,7 @@ import orjson
 import pytest
 
 from conftest import ROOT, Watcher, wait_for, wait_opened, wait_read_to_end
-from cursor_watch.alerts import AlertOutlet, AlertRules, Deliverer, Alert
+from cursor_watch.outlets.alerts import AlertOutlet, AlertRules, Deliverer, Alert
 from cursor_watch.core.limits import Limits
 from cursor_watch.stream.watch import Monitor
 

@@ -282,7 +282,7 @@ def test_raw_arguments_and_result_are_the_agents_own_json(path):
 
 # -- the structure ------------------------------------------------------------------------------------
 
-VIEWS = ["core/model.py", "core/runs.py", "app.py", "plain.py", "summary.py", "report.py", "otlp.py", "otlp_sdk.py", "alerts.py",
+VIEWS = ["core/model.py", "core/runs.py", "app.py", "plain.py", "summary.py", "report.py", "outlets/otlp.py", "outlets/otlp_sdk.py", "outlets/alerts.py",
          "core/limits.py", "core/costs.py", *(f"screens/{p.name}" for p in (PKG / "screens").glob("*.py")),
          *(f"widgets/{p.name}" for p in (PKG / "widgets").glob("*.py")),
          *(f"export/{p.name}" for p in (PKG / "export").glob("*.py"))]

@@ -16,7 +16,7 @@ import pytest
 
 import loopstreams
 from conftest import ROOT, agent_captures, real_captures, run_bytes, run_file
-from cursor_watch.alerts import AlertRules
+from cursor_watch.outlets.alerts import AlertRules
 from cursor_watch.core.limits import Limits
 from cursor_watch.core.loops import LoopTracker
 

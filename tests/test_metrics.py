@@ -28,8 +28,8 @@ if IN_CI:
 else:
     pytest.importorskip("prometheus_client", reason="the [metrics] extra (prometheus-client) is not installed")
 
-from cursor_watch import metrics  # noqa: E402
-from cursor_watch.metrics import MetricsOutlet, parse_address, token_counts  # noqa: E402
+from cursor_watch.outlets import metrics  # noqa: E402
+from cursor_watch.outlets.metrics import MetricsOutlet, parse_address, token_counts  # noqa: E402
 from cursor_watch.stream.watch import Monitor, Watch  # noqa: E402
 from cursor_watch.stream.sources import FileSource  # noqa: E402
 

@@ -20,7 +20,7 @@ import orjson
 import pytest
 
 from cursor_watch.core import costs as otlp_costs
-from cursor_watch import otlp
+from cursor_watch.outlets import otlp
 from cursor_watch.stream.watch import Monitor
 
 from conftest import ROOT, Watcher, real_params, wait_opened
@@ -30,7 +30,7 @@ from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans 
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter  # noqa: E402
 from opentelemetry.trace import SpanKind, StatusCode  # noqa: E402
 
-from cursor_watch.otlp_sdk import LocalSink, otlp_json_lines  # noqa: E402
+from cursor_watch.outlets.otlp_sdk import LocalSink, otlp_json_lines  # noqa: E402
 
 CONTENT_ATTRS = ("gen_ai.input.messages", "gen_ai.output.messages", "gen_ai.tool.call.arguments",
                  "gen_ai.tool.call.result", "cursor_watch.tool.summary", "gen_ai.tool.description",

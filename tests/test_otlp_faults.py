@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from cursor_watch import otlp
+from cursor_watch.outlets import otlp
 
 from conftest import ROOT
 

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import pytest
 
-from cursor_watch import otlp
+from cursor_watch.outlets import otlp
 
 from conftest import ROOT, need, real_params, wait_for
 

@@ -31,7 +31,7 @@ from fake_secrets import (ANTHROPIC, AWS_KEY_ID, BEARER, DB_PASSWORD, GITHUB_CLA
                           secret_stream)
 
 from cursor_watch.export import export_run_to, export_runs
-from cursor_watch.redact import REDACTED, Redactor, default_redactor
+from cursor_watch.outlets.redact import REDACTED, Redactor, default_redactor
 
 from test_export import watch_runs
 
@@ -452,8 +452,8 @@ def test_otlp_records_of_the_live_outlet_hold_no_secret(stream_path):
     pytest.importorskip("opentelemetry.sdk.trace", reason="the [otel] extra is not installed")
     from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-    from cursor_watch import otlp
-    from cursor_watch.otlp_sdk import LocalSink
+    from cursor_watch.outlets import otlp
+    from cursor_watch.outlets.otlp_sdk import LocalSink
     from cursor_watch.stream.watch import Monitor
 
     data = stream_path.read_bytes()

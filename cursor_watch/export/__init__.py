@@ -7,13 +7,13 @@ rule. The format follows the file's extension:
 * ``.html`` / ``.htm``: one self-contained page (:mod:`cursor_watch.export.html`);
 * ``.md`` / ``.markdown``: GitHub-flavoured Markdown (:mod:`cursor_watch.export.markdown`);
 * ``.json``: exactly what ``--summary --json`` prints (:func:`cursor_watch.plain.write_summaries`);
-* ``.otlp.json``: the runs' traces in the OTLP JSON encoding (:func:`cursor_watch.otlp_sdk.write_otlp_json`).
+* ``.otlp.json``: the runs' traces in the OTLP JSON encoding (:func:`cursor_watch.outlets.otlp_sdk.write_otlp_json`).
 
 Files are private (0600) and written whole (a temporary file renamed into place, see
 :func:`cursor_watch.output.write_private`).
 
 Every format is redacted unless ``redact`` is False (``--no-redact``): the secrets
-:mod:`cursor_watch.redact` finds in the prompt, text, thinking, notes, tool arguments and
+:mod:`cursor_watch.outlets.redact` finds in the prompt, text, thinking, notes, tool arguments and
 results, diagnostics and stderr are replaced by ``[redacted: KIND]``. An export is for sharing.
 """
 
@@ -26,7 +26,7 @@ from collections.abc import Callable
 from typing import IO, Any
 
 from ..output import error_line, write_private, write_private_new
-from ..redact import redactor_for
+from ..outlets.redact import redactor_for
 from ..core.runs import Run
 
 FORMATS = {".html": "html", ".htm": "html", ".md": "markdown", ".markdown": "markdown", ".json": "json"}
@@ -53,7 +53,7 @@ def needs_payloads(path: str | None) -> bool:
     """True when exporting to ``path`` re-reads payloads (HTML, Markdown): a pipe's bytes
     must then be kept (spooled) until the export is written."""
     if path and path.lower().endswith(".otlp.json"):
-        from ..otlp import content_from_env
+        from ..outlets.otlp import content_from_env
 
         return content_from_env()  # tool arguments and results are re-read only with content
     return bool(path) and FORMATS.get(os.path.splitext(path)[1].lower()) in ("html", "markdown")
@@ -82,8 +82,8 @@ def _write_export(runs: list[Run], fmt: str, write: Callable[[bytes], Any], max_
         write_summaries(runs, write, redact=redactor)
         return
     if fmt == "otlp":
-        from ..otlp import content_from_env
-        from ..otlp_sdk import write_otlp_json
+        from ..outlets.otlp import content_from_env
+        from ..outlets.otlp_sdk import write_otlp_json
 
         write_otlp_json(runs, write, content=content_from_env(), redact=redactor)
         return

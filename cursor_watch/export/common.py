@@ -4,7 +4,7 @@ Each format escapes these for its own output (``design.md``: escaping is per out
 values come from the model; nothing here reads the stream or knows a format rule.
 
 Redaction (issue 25) happens where each format escapes: every string from the stream passes
-through :func:`doc_text` (the secrets :mod:`cursor_watch.redact` finds replaced, then control
+through :func:`doc_text` (the secrets :mod:`cursor_watch.outlets.redact` finds replaced, then control
 characters shown), and a tool call's payloads are redacted as they are read back, before any
 cut (:func:`export_redactor` is given to :func:`cursor_watch.stream.payloads.call_detail`). The
 redactor of the document being written is a context variable set by :func:`redacting`, so a
@@ -36,7 +36,7 @@ _REDACTOR: ContextVar[Any] = ContextVar("cursor_watch_export_redactor", default=
 @contextlib.contextmanager
 def redacting(redactor: Any) -> Iterator[None]:
     """Within the block, :func:`doc_text` and :func:`redacted` redact with ``redactor`` (a
-    :class:`~cursor_watch.redact.Redactor`; None: nothing is redacted, ``--no-redact``)."""
+    :class:`~cursor_watch.outlets.redact.Redactor`; None: nothing is redacted, ``--no-redact``)."""
     token = _REDACTOR.set(redactor)
     try:
         yield

@@ -239,7 +239,7 @@ def payload_count(query: Query, args: Any, result: Any) -> int:
     A literal query is counted once over the strings joined by a character it doesn't hold
     (a literal can't match across it), rather than once per string. A query that redacts
     counts in the payload as a redacting view shows it (each string redacted, a value under a
-    secret-sounding key hidden: :meth:`cursor_watch.redact.Redactor.value`).
+    secret-sounding key hidden: :meth:`cursor_watch.outlets.redact.Redactor.value`).
     """
     redact = query.redact
     if redact is not None:

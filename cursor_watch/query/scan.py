@@ -141,7 +141,7 @@ def _child(argv: list[str]) -> int:
 
     redact = None
     if spec.get("redact"):  # the search of a view that redacts (--serve): count what it shows
-        from ..redact import default_redactor
+        from ..outlets.redact import default_redactor
 
         redact = default_redactor()
     query = Query(spec["text"], regex=spec["regex"], redact=redact)

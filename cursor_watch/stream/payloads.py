@@ -23,7 +23,7 @@ Reread = Callable[[int, int], bytes]
 
 class PayloadRedactor(Protocol):
     """What redacts a call's payloads for an outlet that shares them: a
-    :class:`~cursor_watch.redact.Redactor` (the outlets' stage; this stage does not import it)."""
+    :class:`~cursor_watch.outlets.redact.Redactor` (the outlets' stage; this stage does not import it)."""
 
     def payloads(self, found: Any) -> Any:
         """``found`` (:class:`~cursor_watch.formats.common.CallPayloads`) with every string redacted."""
@@ -34,9 +34,9 @@ def load_payloads(call: ToolCall, reread: Reread, agent: str | None,
                   redact: PayloadRedactor | None = None) -> tuple[CallPayloads, str]:
     """Re-read the call's first and last lines by byte offset and read them as ``agent``'s.
 
-    ``redact``: a :class:`~cursor_watch.redact.Redactor` for an outlet that shares what it shows
+    ``redact``: a :class:`~cursor_watch.outlets.redact.Redactor` for an outlet that shares what it shows
     (an export, ``--serve``, ``--otlp-content``): every string of the payloads is redacted, whole,
-    before any view cuts it (:meth:`~cursor_watch.redact.Redactor.payloads`).
+    before any view cuts it (:meth:`~cursor_watch.outlets.redact.Redactor.payloads`).
 
     Returns:
         ``(payloads, note)``: :class:`~cursor_watch.formats.common.CallPayloads` (the arguments

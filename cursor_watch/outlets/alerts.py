@@ -34,11 +34,11 @@ from typing import Any
 
 import orjson
 
-from .core.limits import DISPLAY_STALL_S, Limits, RunTimes, breaches, quiet_now, remember, stall_of
-from .core.loops import loop_label
-from .core.quiet import QUIET_SHOW_S, CpuSampler, Quiet
-from .core.runs import RESTART_REASONS
-from .safe import visible_line
+from ..core.limits import DISPLAY_STALL_S, Limits, RunTimes, breaches, quiet_now, remember, stall_of
+from ..core.loops import loop_label
+from ..core.quiet import QUIET_SHOW_S, CpuSampler, Quiet
+from ..core.runs import RESTART_REASONS
+from ..safe import visible_line
 
 KINDS = ("waiting", "stalled", "budget", "failed", "ended", "loop")
 DEFAULT_KINDS = frozenset(KINDS) - {"ended"}

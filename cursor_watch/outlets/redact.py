@@ -317,7 +317,7 @@ class Redactor:
             named = self._collect_pairs(found.reasons, strings) or self._collect_pairs(found.extra, strings)
         if not named and self._clean(strings):
             return found
-        from .formats.common import CallPayloads
+        from ..formats.common import CallPayloads
 
         return CallPayloads(self._walk(found.args, 0), self._walk(found.result, 0), self._walk(found.view, 0),
                             found.status, found.outcome, self.pairs(found.reasons), self.pairs(found.extra))

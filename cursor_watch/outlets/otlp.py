@@ -2,7 +2,7 @@
 
 The outlet reads model changes like any view (:meth:`OtlpOutlet.observe` is called by
 :class:`~cursor_watch.stream.watch.Watch` with each batch) and turns them into span records: plain
-dicts, no SDK objects. A background process (``python -m cursor_watch.otlp_sdk``) turns the
+dicts, no SDK objects. A background process (``python -m cursor_watch.outlets.otlp_sdk``) turns the
 records into spans with the official OpenTelemetry Python SDK and sends them with its OTLP
 exporter (``http/protobuf`` by default, ``grpc`` when ``OTEL_EXPORTER_OTLP_PROTOCOL`` says so).
 The SDK's encoding costs ~100 us a span (measured: 1.45, upb protobuf), so it runs on the other
@@ -63,9 +63,9 @@ other control characters shown escaped. Without it, no stream text leaves the ma
 ids, names, the model, cwd, statuses, exit codes, counts and times.
 
 **Secrets are redacted** (issue 25) unless ``--no-redact``: content, a rejected call's reason and
-an error result's text pass through :mod:`cursor_watch.redact` (each secret becomes
+an error result's text pass through :mod:`cursor_watch.outlets.redact` (each secret becomes
 ``[redacted: KIND]``), the payloads before they are cut, and a JSON key that names a secret
-(``password``, ``api_key``, ``token``) hides its value (:meth:`cursor_watch.redact.Redactor.field`).
+(``password``, ``api_key``, ``token``) hides its value (:meth:`cursor_watch.outlets.redact.Redactor.field`).
 Ids (``call_id``, the session id) are sent as they are.
 
 **A dead backend never hurts the watch**: records wait in a bounded buffer
@@ -92,15 +92,15 @@ from typing import Any
 
 import orjson
 
-from .core.costs import usage_of
-from .core.model import CLOCK_RECEIVED
-from .safe import visible_doc
-from .core.tools import STATUS_FAILURE, STATUS_INCOMPLETE, STATUS_REJECTED, STATUS_RUNNING, STATUS_SUCCESS
+from ..core.costs import usage_of
+from ..core.model import CLOCK_RECEIVED
+from ..safe import visible_doc
+from ..core.tools import STATUS_FAILURE, STATUS_INCOMPLETE, STATUS_REJECTED, STATUS_RUNNING, STATUS_SUCCESS
 
 GENAI_SEMCONV_VERSION = "0.1.0"  # open-telemetry/semantic-conventions-genai release followed here
 SEMCONV_VERSION = "1.45.0"  # the semantic-conventions release GenAI v0.1.0 depends on (its CHANGELOG)
 SCHEMA_URL = f"https://opentelemetry.io/schemas/{SEMCONV_VERSION}"
-SCOPE = "cursor_watch.otlp"
+SCOPE = "cursor_watch.outlets.otlp"
 
 CONTENT_CAP = 16_384  # characters per content attribute, a cut one's note included (prompt, text, args, result)
 LINE_CAP = 256  # characters of a one-line attribute (a call_id, a tool name, a model)
@@ -423,7 +423,7 @@ def _same(text: Any) -> Any:
 
 def tool_record(run: Any, call: Any, ids: RunIds, *, content: bool = False, now_ms: float | None = None,
                 stream_times: bool = True, redact: Any = None) -> dict:
-    """The span record of one finished tool call (see :mod:`cursor_watch.otlp_sdk` for its fields).
+    """The span record of one finished tool call (see :mod:`cursor_watch.outlets.otlp_sdk` for its fields).
 
     Args:
         run: the :class:`~cursor_watch.core.runs.Run` (``reread`` gives the payloads in content mode).
@@ -432,7 +432,7 @@ def tool_record(run: Any, call: Any, ids: RunIds, *, content: bool = False, now_
         content: add the summary, arguments and result (re-read from the source by offset).
         now_ms: epoch ms standing in for a missing end time.
         stream_times: False when the stream carries no times (the times are when events were read).
-        redact: a :class:`~cursor_watch.redact.Redactor` for the texts (None: ``--no-redact``).
+        redact: a :class:`~cursor_watch.outlets.redact.Redactor` for the texts (None: ``--no-redact``).
     """
     r = redact.text if redact is not None else _same
     tool = clean_line(call.tool, 128) or "unknown"
@@ -602,7 +602,7 @@ def _payloads(run: Any, call: Any, redact: Any = None) -> tuple[Any, Any]:
     if reread is None:
         return (redact.value(call.args) if redact is not None else call.args), None
     try:
-        from .stream.payloads import load_call_events
+        from ..stream.payloads import load_call_events
 
         args, result, _note = load_call_events(call, reread, getattr(run.session, "agent", None), redact)
     except Exception:  # noqa: BLE001 - a source that can't be read back: what the model kept
@@ -702,7 +702,7 @@ def llm_records(run: Any, ids: RunIds, start: int, end: int) -> list[dict]:
     ``gen_ai.usage.cost`` (Langfuse's name); where none is reported, an estimate from the price
     table (:func:`cursor_watch.core.costs.estimate`) goes only under ``cursor_watch.cost.estimate_usd``.
     """
-    from .core.costs import estimate, reported_cost
+    from ..core.costs import estimate, reported_cost
 
     s = run.session
     agent = agent_of(s)
@@ -915,7 +915,7 @@ class OtlpOutlet:
         content: record content (see module doc).
         clock: epoch-ms clock (tests freeze it).
         ends_at_result: ``run -> bool``: send the run span at its result (None: never, at its end).
-        redact: a :class:`~cursor_watch.redact.Redactor` for the texts sent (None: ``--no-redact``).
+        redact: a :class:`~cursor_watch.outlets.redact.Redactor` for the texts sent (None: ``--no-redact``).
     """
 
     def __init__(self, sink: Any, content: bool = False, clock: Callable[[], float] | None = None,
@@ -1084,7 +1084,7 @@ def unsent_line(unsent: int, counts: dict, where: str, so_far: bool = False) -> 
 
 
 class ProcessSink:
-    """Hands records to the exporter process (``python -m cursor_watch.otlp_sdk``).
+    """Hands records to the exporter process (``python -m cursor_watch.outlets.otlp_sdk``).
 
     :meth:`put` serialises a record (orjson) into a bounded buffer and returns at once; a
     writer thread feeds the child's stdin; a reader thread takes the child's progress lines
@@ -1120,10 +1120,10 @@ class ProcessSink:
         self.ready = False  # the exporter process has set the SDK up
         self._progress_at = time.monotonic()
         self._stderr: deque[str] = deque(maxlen=20)
-        pkg_root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        pkg_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # the folder cursor_watch/ is in
         env["PYTHONPATH"] = pkg_root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "cursor_watch.otlp_sdk"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            [sys.executable, "-m", "cursor_watch.outlets.otlp_sdk"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             stderr=subprocess.PIPE, env=env, start_new_session=True, close_fds=True)
         self._writer = threading.Thread(target=self._write_loop, name="otlp-writer", daemon=True)
         self._reader = threading.Thread(target=self._read_loop, name="otlp-reader", daemon=True)
@@ -1282,7 +1282,7 @@ def finish_for(opts: Any, outlet: OtlpOutlet | None, error: Callable[[str], None
     report = outlet.close()
     where = describe_endpoint(getattr(opts, "otlp_endpoint", None), protocol())
     if error is None:
-        from .output import error_line as error
+        from ..output import error_line as error
     error(sent_line(report, where))
     line = report_line(report, where)
     if line:

@@ -83,9 +83,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from .core.costs import reported_cost, run_cost, usage_of
-from .core.limits import DISPLAY_STALL_S, RunTimes, stall_of
-from .core.tools import STATUS_INCOMPLETE
+from ..core.costs import reported_cost, run_cost, usage_of
+from ..core.limits import DISPLAY_STALL_S, RunTimes, stall_of
+from ..core.tools import STATUS_INCOMPLETE
 
 TOKENS_SEMCONV_VERSION = "1.41.0"  # semantic conventions of gen_ai.client.token.usage and gen_ai.token.type here
 DEFAULT_HOST = "127.0.0.1"  # loopback unless HOST says otherwise

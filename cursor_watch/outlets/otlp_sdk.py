@@ -1,6 +1,6 @@
 """The OpenTelemetry SDK side of ``--otlp`` (imported only where the ``[otel]`` extra is installed).
 
-A span record (built by :mod:`cursor_watch.otlp`) is a dict:
+A span record (built by :mod:`cursor_watch.outlets.otlp`) is a dict:
 
 * ``n`` name, ``k`` kind (``client`` / ``internal``);
 * ``t`` trace id (32 hex digits), ``s`` span id (16 hex digits), ``p`` parent span id or None;
@@ -15,7 +15,7 @@ SDK's own: sampler, span limits, resource (``OTEL_SERVICE_NAME``, ``OTEL_RESOURC
 batching (``BatchSpanProcessor``), the OTLP exporters and their variables
 (``OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT``, ``_HEADERS``, ``_PROTOCOL``, ``_TIMEOUT``, ...).
 
-``python -m cursor_watch.otlp_sdk`` is the exporter process: records arrive as JSON lines on
+``python -m cursor_watch.outlets.otlp_sdk`` is the exporter process: records arrive as JSON lines on
 stdin; progress goes to stdout: ``{"ready": true}`` once the SDK is set up, ``{"ok": n, "failed": n,
 "error": text}`` after each export (and each warning the SDK logs), and ``{"done": true, ...}`` when
 stdin has ended and everything was flushed.
@@ -41,7 +41,7 @@ from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, Spa
 from opentelemetry.sdk.trace.id_generator import IdGenerator
 from opentelemetry.trace import NonRecordingSpan, SpanContext, SpanKind, Status, StatusCode, TraceFlags
 
-from . import __version__
+from .. import __version__
 from .otlp import EXPORT_TIMEOUT_S, SCHEDULE_DELAY_MS, SCHEMA_URL, SCOPE, protocol, run_records
 
 _KINDS = {"client": SpanKind.CLIENT, "internal": SpanKind.INTERNAL, "server": SpanKind.SERVER}
@@ -50,7 +50,7 @@ FLUSH_EVERY = 2048  # spans created between flushes (the exporter keeps up: noth
 
 
 class StreamIdGenerator(IdGenerator):
-    """Gives the SDK the ids derived from the stream (see :mod:`cursor_watch.otlp`).
+    """Gives the SDK the ids derived from the stream (see :mod:`cursor_watch.outlets.otlp`).
 
     :func:`emit` sets :attr:`next_trace_id` / :attr:`next_span_id` right before it starts a span;
     the ids are SHA-256 prefixes, uniformly distributed, but not random: the same log gives
@@ -145,7 +145,7 @@ class CountingExporter(SpanExporter):
 
 def make_exporter() -> SpanExporter:
     """The OTLP exporter for the configured protocol (``http/protobuf`` or ``grpc``), with the
-    SDK's variables; the request timeout is :data:`~cursor_watch.otlp.EXPORT_TIMEOUT_S` unless
+    SDK's variables; the request timeout is :data:`~cursor_watch.outlets.otlp.EXPORT_TIMEOUT_S` unless
     ``OTEL_EXPORTER_OTLP[_TRACES]_TIMEOUT`` sets it."""
     timeout = None
     if not (os.environ.get("OTEL_EXPORTER_OTLP_TRACES_TIMEOUT") or os.environ.get("OTEL_EXPORTER_OTLP_TIMEOUT")):
@@ -221,7 +221,7 @@ def main() -> int:
 
 
 class LocalSink:
-    """An in-process sink for :class:`~cursor_watch.otlp.OtlpOutlet`: each record becomes a span at
+    """An in-process sink for :class:`~cursor_watch.outlets.otlp.OtlpOutlet`: each record becomes a span at
     once, handed to ``exporter`` (tests use the SDK's ``InMemorySpanExporter``)."""
 
     def __init__(self, exporter: SpanExporter) -> None:
@@ -291,7 +291,7 @@ def otlp_json_lines(records: Iterable[dict], batch: int = 512) -> Iterable[bytes
 def write_otlp_json(runs: list, write: Callable[[bytes], Any], content: bool = False, redact: Any = None) -> None:
     """``--export PATH.otlp.json``: every run's spans (the same records as ``--otlp``, built from
     the final model) in the OTLP JSON encoding (see :func:`otlp_json_lines`); ``redact``: a
-    :class:`~cursor_watch.redact.Redactor` for the texts (None: ``--no-redact``)."""
+    :class:`~cursor_watch.outlets.redact.Redactor` for the texts (None: ``--no-redact``)."""
     def records() -> Iterable[dict]:
         for run in runs:
             yield from run_records(run, content=content, redact=redact)
