@@ -773,7 +773,7 @@ def run_tui(opts: Any) -> int:
         app.metrics = metrics.attach(app.watch, linger=False)
     try:
         app.run()
-        from .export import write_export_file  # before the sources close: a pipe's payloads are in its spool
+        from .views.export import write_export_file  # before the sources close: a pipe's payloads are in its spool
 
         write_export_file(getattr(opts, "export", None), app.watch.runs(), getattr(opts, "export_max_chars", None),
                           getattr(opts, "redact", True))
@@ -789,7 +789,7 @@ def run_tui(opts: Any) -> int:
             sys.stderr.write(f"cursor-watch: {failed}\n")
         if app.watch.budget_stop:
             sys.stderr.write(f"cursor-watch: {visible_line(app.watch.budget_stop)}: stopped the command (--enforce)\n")
-    from .plain import write_json_out
+    from .views.plain import write_json_out
 
     write_json_out(opts.json_out, app.watch.runs())
     if app.error:

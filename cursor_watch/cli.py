@@ -418,7 +418,7 @@ def _check_report(ns: argparse.Namespace, command: list[str]) -> tuple[float | N
                          "--save, --export, --json-out, --metrics or --serve")
     if not ns.files or "-" in ns.files:
         raise UsageError("--report needs FILEs or DIRs of logs (it doesn't read stdin)")
-    from .report import parse_when  # msgspec and the report's decoders: only for --report
+    from .views.report import parse_when  # msgspec and the report's decoders: only for --report
 
     try:
         since = parse_when(ns.since) if ns.since is not None else None
@@ -445,7 +445,7 @@ def _check_compare(ns: argparse.Namespace, command: list[str]) -> list:
                          "--report, -f, --save, --export, --json-out, --metrics, --otlp, --sample or --serve")
     if ns.fail_if is None:
         return []
-    from .compare import parse_gates
+    from .views.compare import parse_gates
 
     try:
         return parse_gates(ns.fail_if)
@@ -459,7 +459,7 @@ def _check_export(ns: argparse.Namespace) -> None:
     Raises:
         UsageError: one line.
     """
-    from .export import MIN_MAX_CHARS, export_format
+    from .views.export import MIN_MAX_CHARS, export_format
 
     fmt = None
     if ns.export is not None:
@@ -684,7 +684,7 @@ def stop_alerts(alerts: _LiveAlerts | None, quiet: bool = False) -> None:
 
 def run_report(opts: Options) -> int:
     """``--report``: read the logs, print the table (or ``--json``); 2 when a path can't be read."""
-    from .report import ReportError, build_report
+    from .views.report import ReportError, build_report
 
     try:
         report = build_report(opts.files, opts.by, opts.since_ms, opts.until_ms,
@@ -696,13 +696,13 @@ def run_report(opts: Options) -> int:
         return 128 + signal.SIGINT
     try:
         if opts.json:
-            from .summary import dumps_json
+            from .views.summary import dumps_json
 
             sys.stdout.buffer.write(dumps_json(report.to_json()))
             sys.stdout.flush()
         else:
-            from .plain import make_console
-            from .report import render_report
+            from .views.plain import make_console
+            from .views.report import render_report
 
             console = make_console()
             # a file or a pipe: no width limit (every figure and name whole); a terminal: its width
@@ -716,7 +716,7 @@ def run_report(opts: Options) -> int:
 def run_compare(opts: Options) -> int:
     """``--compare A B``: read both runs, print the comparison (or ``--json``); 4 when a
     ``--fail-if`` gate holds (each said on stderr), 2 when a run can't be read."""
-    from .compare import EXIT_GATE, CompareError, compare, load_side
+    from .views.compare import EXIT_GATE, CompareError, compare, load_side
 
     try:
         a, b = (load_side(spec, opts.format) for spec in opts.compare or [])
@@ -728,13 +728,13 @@ def run_compare(opts: Options) -> int:
     comp = compare(a, b, opts.gates)
     try:
         if opts.json:
-            from .summary import dumps_json
+            from .views.summary import dumps_json
 
             sys.stdout.buffer.write(dumps_json(comp.to_json()))
             sys.stdout.flush()
         else:
-            from .compare import print_comparison
-            from .plain import make_console
+            from .views.compare import print_comparison
+            from .views.plain import make_console
 
             console = make_console()
             # a terminal: its width; a file or a pipe: COLUMNS when set, else 120 (two columns of calls)
@@ -867,8 +867,8 @@ def report_unreadable(watch: Watch) -> None:
 def _write_end_files(opts: Options, watch: Watch) -> None:
     """``--json-out`` and ``--export``, when the watch ends (each failure: one line on stderr),
     then release the sources (kept open until now: an export re-reads payloads from them)."""
-    from .export import write_export_file
-    from .summary import write_json_out
+    from .views.export import write_export_file
+    from .views.summary import write_json_out
 
     runs = watch.runs()
     write_json_out(opts.json_out, runs)
@@ -915,7 +915,7 @@ def run_plain_replay(opts: Options) -> int | None:
     if (not opts.files or "-" in opts.files or opts.command or opts.follow or opts.save or opts.speed
             or opts.otlp or opts.alerting or opts.alert_replay):
         return None
-    from .plain import RunsPrinter, make_console
+    from .views.plain import RunsPrinter, make_console
 
     sources, directories = open_sources(opts.files, None)
     printer = RunsPrinter(make_console(), show_thinking=opts.thinking,
@@ -942,7 +942,7 @@ def print_summary(opts: Options, watch: Watch, code: int) -> int:
     """The end of a ``--summary`` watch: unreadable sources on stderr, ``--json-out`` and
     ``--export``, then the summary on stdout (``--json``: the JSON object); ``code`` (the
     watch's exit status) or 128+SIGPIPE when stdout went away."""
-    from .summary import write_summaries
+    from .views.summary import write_summaries
 
     report_unreadable(watch)
     runs = watch.runs()
@@ -952,7 +952,7 @@ def print_summary(opts: Options, watch: Watch, code: int) -> int:
             write_summaries(runs, sys.stdout.buffer.write)
             sys.stdout.flush()
         else:
-            from .plain import make_console, print_summaries
+            from .views.plain import make_console, print_summaries
 
             print_summaries(runs, make_console())
     except (BrokenPipeError, OutputClosed):
@@ -964,7 +964,7 @@ def print_summary(opts: Options, watch: Watch, code: int) -> int:
 async def run_headless(opts: Options) -> int:
     """``--plain`` (the default off a terminal) and ``--summary``."""
     # --summary --json needs no Rich: its import is a tenth of the start-up
-    from .export import needs_payloads
+    from .views.export import needs_payloads
 
     sources, directories = open_sources(opts.files, opts.command or None, follow=opts.follow, save_path=opts.save)
     several = len(sources) > 1 or bool(directories)
@@ -988,7 +988,7 @@ async def run_headless(opts: Options) -> int:
         finally:
             finish_otlp(opts, outlet)  # after the summary: a slow backend never delays it
 
-    from .plain import RunsPrinter, make_console
+    from .views.plain import RunsPrinter, make_console
 
     console = make_console()
     printer = RunsPrinter(console, show_thinking=opts.thinking, several=several)

@@ -17,7 +17,7 @@ sys.path.insert(0, str(HERE))
 
 from rich.console import Console  # noqa: E402
 
-from cursor_watch.compare import compare, load_side, parse_gates, print_comparison  # noqa: E402
+from cursor_watch.views.compare import compare, load_side, parse_gates, print_comparison  # noqa: E402
 from cursor_watch.core.costs import use_prices  # noqa: E402
 from make_screenshots import svg_to_png  # noqa: E402
 

@@ -17,7 +17,7 @@ sys.path.insert(0, str(HERE))
 from rich.console import Console  # noqa: E402
 
 from cursor_watch.core.costs import use_prices  # noqa: E402
-from cursor_watch.report import build_report, render_report  # noqa: E402
+from cursor_watch.views.report import build_report, render_report  # noqa: E402
 from make_screenshots import svg_to_png  # noqa: E402
 
 REAL = ROOT.parent / "shared" / "streams" / "real"

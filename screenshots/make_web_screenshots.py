@@ -21,7 +21,7 @@ ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from cursor_watch.export import export_runs  # noqa: E402
+from cursor_watch.views.export import export_runs  # noqa: E402
 from cursor_watch.stream.watch import Watch  # noqa: E402
 from cursor_watch.stream.sources import open_sources  # noqa: E402
 from webhelpers import CHROMIUM, CHROMIUM_ARGS, serving  # noqa: E402

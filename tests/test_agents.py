@@ -25,7 +25,7 @@ from cursor_watch.core.canonical import Usage
 from cursor_watch.formats import Reader, sniff
 from cursor_watch.stream.payloads import call_detail
 from cursor_watch.stream.watch import Monitor
-from cursor_watch.summary import write_summaries
+from cursor_watch.views.summary import write_summaries
 
 EXPECTED = ROOT / "tests" / "expected" / "agents"
 UPDATE = bool(os.environ.get("CURSOR_WATCH_UPDATE_EXPECTED"))
@@ -742,7 +742,7 @@ def test_claude_cost_is_each_runs_share_of_the_sessions_running_total():
     """total_cost_usd and modelUsage are the session's so far (a001: three runs of one session
     report 0.0160, 0.0310, 0.0454, while each run's usage is its own): each run gets its share,
     the first run its figures as reported, and --report sums to what the session spent."""
-    from cursor_watch.report import build_report
+    from cursor_watch.views.report import build_report
 
     if not A001_CAPTURE.exists():
         pytest.skip(f"capture not found at {A001_CAPTURE} (a user's clone has none)")

@@ -18,9 +18,9 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from conftest import SAMPLES, real_params
 
-from cursor_watch.export import export_runs
-from cursor_watch.export.common import final_text
-from cursor_watch.export.html import render_markdown
+from cursor_watch.views.export import export_runs
+from cursor_watch.views.export.common import final_text
+from cursor_watch.views.export.html import render_markdown
 
 from test_export import watch_runs
 from webhelpers import CHROMIUM, CHROMIUM_ARGS, serving

@@ -26,7 +26,7 @@ from cursor_watch.core.costs import estimate, price_table, usage_of
 from cursor_watch.formats import line_object
 from cursor_watch.core.limits import Limits, breaches
 from cursor_watch.stream.payloads import load_payloads
-from cursor_watch.report import build_report
+from cursor_watch.views.report import build_report
 from cursor_watch.stream.watch import Monitor
 from cursor_watch.core.tools import find_variant
 
@@ -282,10 +282,10 @@ def test_raw_arguments_and_result_are_the_agents_own_json(path):
 
 # -- the structure ------------------------------------------------------------------------------------
 
-VIEWS = ["core/model.py", "core/runs.py", "app.py", "plain.py", "summary.py", "report.py", "outlets/otlp.py", "outlets/otlp_sdk.py", "outlets/alerts.py",
+VIEWS = ["core/model.py", "core/runs.py", "app.py", "views/plain.py", "views/summary.py", "views/report.py", "outlets/otlp.py", "outlets/otlp_sdk.py", "outlets/alerts.py",
          "core/limits.py", "core/costs.py", *(f"screens/{p.name}" for p in (PKG / "screens").glob("*.py")),
          *(f"widgets/{p.name}" for p in (PKG / "widgets").glob("*.py")),
-         *(f"export/{p.name}" for p in (PKG / "export").glob("*.py"))]
+         *(f"views/export/{p.name}" for p in (PKG / "views" / "export").glob("*.py"))]
 
 
 def _imports(path: Path) -> list[tuple[int, str]]:

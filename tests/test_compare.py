@@ -13,7 +13,7 @@ import orjson
 import pytest
 
 from conftest import ROOT, agent_captures, real_captures
-from cursor_watch.compare import (CHANGED, EQUAL, INSERTED, REMOVED, CallKey, METRICS, align, compare, load_side,
+from cursor_watch.views.compare import (CHANGED, EQUAL, INSERTED, REMOVED, CallKey, METRICS, align, compare, load_side,
                                   parse_gates)
 
 CMD = [sys.executable, "-m", "cursor_watch"]
@@ -50,7 +50,7 @@ def captures() -> list[Path]:
 
 def run_specs(path: Path) -> list[str]:
     """``FILE``, or ``FILE#1`` ... ``FILE#N`` for a log of several runs."""
-    from cursor_watch.compare import CompareError
+    from cursor_watch.views.compare import CompareError
 
     try:
         load_side(str(path))
@@ -282,7 +282,7 @@ def _text(comp, width: int = 100) -> list[str]:
 
     from rich.console import Console
 
-    from cursor_watch.compare import print_comparison
+    from cursor_watch.views.compare import print_comparison
 
     console = Console(file=io.StringIO(), width=width, color_system=None)
     print_comparison(comp, console, width)
@@ -307,7 +307,7 @@ def test_loops_come_from_the_detector(tmp_path):
 
 @needs_streams
 def test_loops_unknown_without_findings_and_shown_with_them(tmp_path, monkeypatch):
-    import cursor_watch.compare as cmp
+    import cursor_watch.views.compare as cmp
 
     spec = str(CURSOR_SHELL)
     monkeypatch.setattr(cmp, "LOOPS_KNOWN", False)  # a comparison without the detector's findings

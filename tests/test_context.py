@@ -18,7 +18,7 @@ from cursor_watch.core.canonical import Usage
 from cursor_watch.stream.watch import Monitor
 from cursor_watch.screens.context import ContextScreen, sparkline
 from cursor_watch.stream.sources import FileSource
-from cursor_watch.summary import summary_json
+from cursor_watch.views.summary import summary_json
 from cursor_watch.widgets.header import LiveState, SessionHeader, render_header
 
 AGENTS = ROOT.parent / "shared" / "streams" / "agents"

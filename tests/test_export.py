@@ -24,9 +24,9 @@ from conftest import ROOT, SAMPLES, real_params
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cursor_watch.export import export_file_name, export_run_to, export_runs
-from cursor_watch.export.html import MARKDOWN_MESSAGE_CHARS, SCRIPT, Renderer, markdown_renderer, render_markdown
-from cursor_watch.export.markdown import GITHUB_COMMENT_CHARS, _Messages, payload_cap
+from cursor_watch.views.export import export_file_name, export_run_to, export_runs
+from cursor_watch.views.export.html import MARKDOWN_MESSAGE_CHARS, SCRIPT, Renderer, markdown_renderer, render_markdown
+from cursor_watch.views.export.markdown import GITHUB_COMMENT_CHARS, _Messages, payload_cap
 from cursor_watch.stream.payloads import call_detail
 from cursor_watch.stream.watch import Monitor, Watch
 from cursor_watch.safe import visible_doc

@@ -99,7 +99,7 @@ def agent_text(draw) -> str:
 def without_fence_info(text: str) -> str:
     """``text`` without the info strings of its fences (```` ```python ````: the code's language,
     which names the highlighting and is not drawn), found by the transcript's own parser."""
-    from cursor_watch.mdtext import text_parser
+    from cursor_watch.views.mdtext import text_parser
 
     lines = text.split("\n")
     for token in text_parser().parse(text):
@@ -192,7 +192,7 @@ async def test_crlf_and_progress_output_in_the_detail(tmp_path):
 
 
 def test_crlf_and_progress_output_in_the_exports(tmp_path):
-    from cursor_watch.export import export_runs
+    from cursor_watch.views.export import export_runs
     from test_export import watch_runs
 
     path = tmp_path / "crlf.jsonl"
@@ -237,7 +237,7 @@ async def test_mcp_tool_listing_is_shown_decoded_with_the_raw_form_one_key_away(
 
 
 def test_mcp_tool_listing_in_the_exports():
-    from cursor_watch.export import export_runs
+    from cursor_watch.views.export import export_runs
     from test_export import watch_runs
 
     path = crew_capture()
@@ -295,7 +295,7 @@ async def test_plan_renders_as_markdown_and_mcp_json_is_decoded_in_the_detail(tm
 
 
 def test_plan_in_the_exports_is_markdown(tmp_path):
-    from cursor_watch.export import export_runs
+    from cursor_watch.views.export import export_runs
     from test_export import watch_runs
 
     path = tmp_path / "plan.jsonl"
@@ -312,7 +312,7 @@ def test_plan_in_the_exports_is_markdown(tmp_path):
 
 
 def test_a_reason_of_several_lines_in_the_markdown_export(tmp_path):
-    from cursor_watch.export import export_runs
+    from cursor_watch.views.export import export_runs
     from test_export import watch_runs
 
     short = "Not allowed by the policy:\nnetwork access is off"

@@ -230,7 +230,7 @@ def test_a_call_seen_only_as_completed_has_no_invented_start_or_duration():
     assert calls["c1"].completed_ms == 1_786_000_005_000 and calls["c1"].started_ms is None
     assert calls["c1"].duration_ms is None  # not 0 ms
     assert calls["c2"].duration_ms == 500  # its own startedAtMs is a recorded start
-    from cursor_watch.export.common import call_facts
+    from cursor_watch.views.export.common import call_facts
 
     facts = dict(call_facts(calls["c1"]))
     assert "start not recorded →" in facts.get("time", "") and "ms" not in facts.get("time", ""), facts

@@ -10,7 +10,7 @@ from conftest import ROOT, SAMPLES
 
 def test_model_and_plain_path_do_not_import_textual():
     code = (
-        "import sys, cursor_watch.core.model, cursor_watch.core.decode, cursor_watch.stream.watch, cursor_watch.plain;"
+        "import sys, cursor_watch.core.model, cursor_watch.core.decode, cursor_watch.stream.watch, cursor_watch.views.plain;"
         "from cursor_watch.cli import main;"
         f"rc = main(['--summary', '--json', {str(SAMPLES / 'plain-tools.jsonl')!r}]);"
         "assert 'textual' not in sys.modules, 'textual imported';"
@@ -94,7 +94,7 @@ def test_no_import_circle_inside_the_package():
 def test_the_core_does_not_import_the_views():
     # one direction: sources, framing, events, model, runs, runner, then the views
     core = ["core.framing", "core.decode", "core.model", "core.spill", "core.tools", "core.runs", "stream.sources", "stream.watch", "safe", "output"]
-    views = {"cursor_watch.app", "cursor_watch.cli", "cursor_watch.plain"} | {
+    views = {"cursor_watch.app", "cursor_watch.cli", "cursor_watch.views.plain"} | {
         n for n in _import_graph() if n.startswith(("cursor_watch.widgets", "cursor_watch.screens"))}
     graph = _import_graph()
     for name in core:

@@ -224,7 +224,7 @@ def test_enforce_leaves_a_run_under_the_limit_alone(tmp_path):
 
 @needs_shared
 def test_the_report_counts_waste_per_group_and_lists_the_looping_runs(tmp_path):
-    from cursor_watch.report import build_report, render_report
+    from cursor_watch.views.report import build_report, render_report
     from rich.console import Console
 
     (tmp_path / "cursor.jsonl").write_bytes(loopstreams.cursor_looping())

@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 from conftest import ROOT, SAMPLES, expected_exit, real_captures, run_bytes
 from cursor_watch.formats.cursor import KNOWN_TYPES
 from cursor_watch.core.decode import Event, Invalid, decode_all
-from cursor_watch.plain import (RunsPrinter, dumps_json, make_console, print_summaries, summary_json, write_summaries,
+from cursor_watch.views.plain import (RunsPrinter, dumps_json, make_console, print_summaries, summary_json, write_summaries,
                                 write_summary_json)
 from cursor_watch.core.model import Session
 from cursor_watch.stream.watch import Monitor
@@ -558,7 +558,7 @@ def test_file_pipe_and_spawned_process_give_the_same_summary(data):
 def test_the_summary_escape_is_the_patterns_substitution(text):
     # summary._escape_raw finds the pattern's lead bytes with bytes.find: the same bytes as
     # the pattern's own substitution, and nothing unsafe left raw
-    from cursor_watch import summary
+    from cursor_watch.views import summary
 
     data = orjson.dumps(text)
     expected = summary._RAW_UNSAFE_UTF8.sub(lambda mt: f"\\u{ord(mt.group().decode()):04x}".encode(), data)

@@ -30,7 +30,7 @@ from fake_secrets import (ANTHROPIC, AWS_KEY_ID, BEARER, DB_PASSWORD, GITHUB_CLA
                           MCP_API_KEY, MCP_PASSWORD, NPM, OPENAI, PRIVATE_KEY, SECRETS, STRIPE, URL_PASSWORD, leaks,
                           secret_stream)
 
-from cursor_watch.export import export_run_to, export_runs
+from cursor_watch.views.export import export_run_to, export_runs
 from cursor_watch.outlets.redact import REDACTED, Redactor, default_redactor
 
 from test_export import watch_runs

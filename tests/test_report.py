@@ -12,7 +12,7 @@ import orjson
 import pytest
 
 from conftest import ROOT, SAMPLES
-from cursor_watch.report import build_report, stream_files
+from cursor_watch.views.report import build_report, stream_files
 
 CMD = [sys.executable, "-m", "cursor_watch"]
 STREAMS = ROOT.parent / "shared" / "streams"
@@ -149,7 +149,7 @@ def test_slimming_long_tool_call_lines_changes_no_figure(tmp_path):
     assert build_report(paths, slim_min=0).to_json() == full
     assert build_report(paths).to_json() == full
     assert full["total"]["tool_calls"] > 50
-    from cursor_watch.report import slim_lines
+    from cursor_watch.views.report import slim_lines
 
     data = path.read_bytes()
     slim = slim_lines(data, 0)
@@ -157,7 +157,7 @@ def test_slimming_long_tool_call_lines_changes_no_figure(tmp_path):
 
 
 def test_a_line_longer_than_the_read_buffer_and_a_file_without_a_last_newline(tmp_path):
-    from cursor_watch.report import CHUNK
+    from cursor_watch.views.report import CHUNK
 
     big = "x\"y\\n" * (CHUNK // 2)  # longer than the buffer once escaped
     lines = [{"type": "system", "subtype": "init", "session_id": "s", "model": "GPT-5 Mini"},

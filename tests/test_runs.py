@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from conftest import REAL_DIR, ROOT, SAMPLES, real_captures, run_bytes, wait_for_async
 from cursor_watch.stream import watch as runner
 from cursor_watch.core.decode import Event, decode_all
-from cursor_watch.plain import summary_json
+from cursor_watch.views.plain import summary_json
 from cursor_watch.stream.watch import Monitor, Watch
 from cursor_watch.stream.sources import FileSource, open_sources
 
@@ -354,7 +354,7 @@ def test_pump_gives_the_loop_turns_when_chunks_are_always_queued() -> None:
 # -- Watch.replay: files read to their end without an event loop (--summary of files) ---------
 
 def _summary_bytes(watch: Watch) -> bytes:
-    from cursor_watch.summary import write_summaries
+    from cursor_watch.views.summary import write_summaries
 
     out = bytearray()
     write_summaries(watch.runs(), out.extend)

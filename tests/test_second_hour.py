@@ -317,7 +317,7 @@ AUTOCOMPACT = REAL_DIR.parent / "agents" / "claude" / "littlebearapps__untether_
 def test_started_is_the_leading_thinking_message(tmp_path):
     """The capture's first timed line is line 2, an assistant message with only a thinking
     block (15:53:29.432); the run's start was taken from line 3's tool_use (15:53:30.709)."""
-    from cursor_watch.export.common import format_when
+    from cursor_watch.views.export.common import format_when
     from cursor_watch.formats.common import iso_ms
 
     need(AUTOCOMPACT)

@@ -9,7 +9,7 @@ import pytest
 
 from apphelpers import make_app, text_of, wait_ticks, wait_until
 from conftest import REAL_DIR
-from cursor_watch.names import middle, relative_if_shorter, shared_ends, short_name, short_path
+from cursor_watch.views.names import middle, relative_if_shorter, shared_ends, short_name, short_path
 from cursor_watch.stream.watch import Monitor
 from cursor_watch.stream.sources import FileSource
 from cursor_watch.widgets.header import LiveState, SessionHeader, render_header
@@ -85,7 +85,7 @@ def test_an_estimated_cost_is_labelled_and_shown_whole_where_the_column_fits():
 def test_names_sharing_long_starts_and_ends_are_cut_where_they_differ():
     """Log names of one project share their start and often their end: the cut keeps a
     character that tells each apart, at any width a source column gets (18 cells and up)."""
-    from cursor_watch.names import shared_ends
+    from cursor_watch.views.names import shared_ends
 
     names = [f"acme__maestro__src-tauri__tests__fixtures__cursor__{n}.jsonl"
              for n in ("01_simple_no_tool", "02_shell_tool_call", "03_edit_tool_call", "04_partial_output")]
@@ -259,7 +259,7 @@ def long_paths_stream() -> bytes:
 
 
 def test_call_summary_keeps_the_file_name_relative_to_the_cwd():
-    from cursor_watch.names import call_summary
+    from cursor_watch.views.names import call_summary
 
     assert call_summary("read", DEEP, 200, ACME) == DEEP[len(ACME) + 1:]  # relative: shorter
     out = call_summary("read", DEEP, 40, ACME)

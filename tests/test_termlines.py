@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 from rich.console import Console
 
 from cursor_watch.output import OutputClosed
-from cursor_watch.plain import make_console
-from cursor_watch.termlines import LineWriter, rich_text
+from cursor_watch.views.plain import make_console
+from cursor_watch.views.termlines import LineWriter, rich_text
 
 STYLES = [None, "", "bold", "dim", "blue", "bold cyan", "dim italic", "red", "bold yellow", "magenta"]
 # newlines, tabs (Rich expands them by cell width), what Rich strips (BEL, CR...), wide and

@@ -116,7 +116,7 @@ def figures(path: Path) -> dict[str, list[str]]:
     """What must appear whole, read from ``--report --json`` (not from the table): each tool's
     calls and times, each slowest call's time and status, the total's time and token counts."""
     from cursor_watch.fmt import format_ms
-    from cursor_watch.report import _tokens
+    from cursor_watch.views.report import _tokens
 
     rep = orjson.loads(cw(["--report", "--json", str(path)]).stdout)
     out: dict[str, list[str]] = {"slowest": [], "tools": [], "total": []}
@@ -187,7 +187,7 @@ def test_report_into_a_file_has_no_width_limit(where, tmp_path):
 
 
 def test_plan_columns_stacks_by_priority_and_never_narrows_a_figure():
-    from cursor_watch.report import KEY_MIN, plan_columns, table_width
+    from cursor_watch.views.report import KEY_MIN, plan_columns, table_width
 
     widths = [4, 6, 6, 6, 8, 16, 5, 8]
     assert plan_columns(None, 40, widths) == (40, [list(range(8))])

@@ -621,7 +621,7 @@ def as_int(value: Any) -> int | None:
     streams (``startedAtMs``: ``"1786676149877"``), and a float is read as its integer part;
     None for anything else (a bool, a word, a string past 4,300 digits). A number past 64 bits
     is kept (a view names it: ``timestamp_ms 100000000000000000000 (not a date)``);
-    ``--summary --json`` writes null for it (:func:`cursor_watch.summary.dumps_json`)."""
+    ``--summary --json`` writes null for it (:func:`cursor_watch.views.summary.dumps_json`)."""
     cls = type(value)
     if cls is int:
         return value

@@ -1,6 +1,6 @@
 """The comparison screen: ``c`` on two runs picked in the runs list (issue 28, item 4).
 
-It shows what ``cursor-watch --compare A B`` prints (:func:`cursor_watch.compare.render`), laid
+It shows what ``cursor-watch --compare A B`` prints (:func:`cursor_watch.views.compare.render`), laid
 out again for the screen's width when it changes; a live run is compared as it is when the
 screen opens (``r`` reads both again). Escape goes back to the list.
 """
@@ -17,7 +17,7 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from ..compare import Comparison, compare, render, side_of
+from ..views.compare import Comparison, compare, render, side_of
 
 
 class CompareScreen(Screen):

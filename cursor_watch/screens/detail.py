@@ -20,10 +20,10 @@ from textual.screen import Screen
 from textual.widgets import Collapsible, Markdown, Static
 
 from ..core.model import ToolCall
-from ..plain import STATUS_STYLE, call_duration_text, dumps_json, format_ms
+from ..views.plain import STATUS_STYLE, call_duration_text, dumps_json, format_ms
 from ..safe import view_redaction, visible, visible_line
 from ..query.match import Query, payload_strings
-from ..mdtext import text_parser
+from ..views.mdtext import text_parser
 from ..stream.payloads import counted_payloads, load_payloads
 from ..widgets.transcript import code_theme
 from ..core.tools import RAW, Section, one_line, cut_payload, detail_sections, lexer_for, without_reason

@@ -364,7 +364,7 @@ class RunScreen(Finder, Screen):
         self.call_after_refresh(self._export_now)
 
     def _export_now(self) -> None:
-        from ..export import export_run_to
+        from ..views.export import export_run_to
 
         try:
             path = export_run_to(self.run, redact=getattr(self.app, "redact", True))

@@ -2,7 +2,7 @@
 
 Enter opens a run in the run view (:class:`~cursor_watch.screens.run.RunScreen`); Escape there
 comes back here, to the same row. Space picks runs (A, then B) and ``c`` compares them
-(:mod:`cursor_watch.compare`). The app fills the rows at its tick. ``/`` filters the rows
+(:mod:`cursor_watch.views.compare`). The app fills the rows at its tick. ``/`` filters the rows
 by prompt, model, source and state (the search's smart-case rule).
 """
 

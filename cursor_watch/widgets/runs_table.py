@@ -24,8 +24,8 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widgets import Static
 
-from ..names import RUN_SUFFIX, shared_ends, short_name
-from ..plain import format_ms
+from ..views.names import RUN_SUFFIX, shared_ends, short_name
+from ..views.plain import format_ms
 from ..safe import view_redaction, visible_line
 
 # (title, width, justify); a width of 0 is flexible: it gets at least FLEX_MIN and a share
@@ -116,7 +116,7 @@ def layout(cells: list[Text], total: int, shared: tuple[int, int] = (0, 0),
     ``need``: see :func:`widths`).
 
     ``shared``: characters of its start and end the row's source name shares with another
-    listed name (:func:`cursor_watch.names.shared_ends`): its cut keeps what tells it apart.
+    listed name (:func:`cursor_watch.views.names.shared_ends`): its cut keeps what tells it apart.
     """
     line = Text(no_wrap=True)
     for i, ((_, _, justify), width, cell) in enumerate(zip(COLUMNS, widths(total, need), cells, strict=True)):

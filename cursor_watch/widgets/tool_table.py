@@ -28,8 +28,8 @@ from textual.widgets import Static
 
 from ..query.filters import FilteredCalls
 from ..core.model import Session, ToolCall
-from ..names import PATH_MIN, call_summary, tool_name
-from ..plain import STATUS_STYLE, call_duration_text, format_ms
+from ..views.names import PATH_MIN, call_summary, tool_name
+from ..views.plain import STATUS_STYLE, call_duration_text, format_ms
 from ..safe import visible_line
 from ..core.tools import STATUS_RUNNING
 
@@ -99,9 +99,9 @@ def _cell_specs(call: ToolCall, now_ms: float, summary_width: int | None = None,
     runs). Stream text is escaped.
 
     With ``summary_width`` (cells of the summary column), a summary that names a path is
-    fitted to it (:func:`cursor_watch.names.call_summary`: relative to the run's ``cwd`` where
+    fitted to it (:func:`cursor_watch.views.names.call_summary`: relative to the run's ``cwd`` where
     shorter, cut in the middle so the file name stays), leaving room for the failure detail
-    when the path keeps :data:`~cursor_watch.names.PATH_MIN` cells; without, it is whole.
+    when the path keeps :data:`~cursor_watch.views.names.PATH_MIN` cells; without, it is whole.
     """
     symbol, status_style = STATUS_STYLE.get(call.status, ("?", ""))
     summary = visible_line(call.summary)

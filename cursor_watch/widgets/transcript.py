@@ -45,12 +45,12 @@ from textual.strip import Strip
 from ..core import model as m
 from ..fmt import plural, shown_detail
 from ..core.model import Session, ToolCall
-from ..names import PATH_MIN, call_summary
-from ..plain import STATUS_STYLE, format_ms, note_detail_text
+from ..views.names import PATH_MIN, call_summary
+from ..views.plain import STATUS_STYLE, format_ms, note_detail_text
 from ..safe import view_redaction, visible, visible_line
 from ..core.tools import MARKER_DETAIL, one_line, said_in
 from ..query.match import Query
-from ..mdtext import shared_parser
+from ..views.mdtext import shared_parser
 
 MAX_ENTRIES = 150  # timeline entries in the window while following
 MAX_WINDOW = 400  # entries in the window at most (scrolling up adds, the far end is dropped)
@@ -64,7 +64,7 @@ PREFETCH_SLICE_S = 0.01  # at most this long at a time
 
 
 class TextMarkdown(RichMarkdown):
-    """Rich's ``Markdown`` on :func:`cursor_watch.mdtext.text_parser` (same arguments as Rich's):
+    """Rich's ``Markdown`` on :func:`cursor_watch.views.mdtext.text_parser` (same arguments as Rich's):
     text that looks like HTML stays text, each line of the source stays a line. Every
     non-space character of the source that is not Markdown syntax (emphasis marks, code-span
     backticks, fences and their info strings, heading marks, link brackets) is drawn.
@@ -78,7 +78,7 @@ class TextMarkdown(RichMarkdown):
 
 def markdown(text: str, code_theme: str = "monokai") -> TextMarkdown:
     """Escaped Markdown; text that looks like HTML stays text, each line of the source stays a
-    line (:mod:`cursor_watch.mdtext`); links print their URL instead of becoming terminal
+    line (:mod:`cursor_watch.views.mdtext`); links print their URL instead of becoming terminal
     hyperlinks. ``code_theme``: Pygments style of fenced code (a light one on a light theme)."""
     return TextMarkdown(visible(text), hyperlinks=False, code_theme=code_theme)
 
@@ -103,10 +103,10 @@ def marker_text(call: ToolCall, dimmed: bool = False, payload_matches: int = 0, 
     ``dimmed``: the call is hidden by the tool-table filter. ``payload_matches``: search
     matches inside its arguments and result (not visible in the line itself), shown as ``⌕N``.
     ``width``: the line's cells; a summary that names a path is then fitted to what the rest
-    of the line leaves (:func:`cursor_watch.names.call_summary`: relative to the run's ``cwd``
+    of the line leaves (:func:`cursor_watch.views.names.call_summary`: relative to the run's ``cwd``
     where shorter, cut in the middle so the file name stays; any other summary cut at its end),
     so the outcome and duration after it stay on the line; at least
-    :data:`~cursor_watch.names.PATH_MIN` cells, the line's end giving way below that). ``loop``: the
+    :data:`~cursor_watch.views.names.PATH_MIN` cells, the line's end giving way below that). ``loop``: the
     repeats this call brought its loop to (``✖ [7] ↻ looping ×3 shell  npm test``:
     :mod:`cursor_watch.core.loops`), 0 if none.
     """

@@ -1,7 +1,7 @@
 """The ``--summary --json`` object: built from a finished model, written piece by piece.
 
 No Rich and no Textual on this path: ``--summary --json`` (and ``--json-out``) import only
-the core and orjson, which keeps the start-up of a script's call short. :mod:`cursor_watch.plain`
+the core and orjson, which keeps the start-up of a script's call short. :mod:`cursor_watch.views.plain`
 re-exports these names.
 
 Every control character comes out escaped: orjson escapes C0 controls itself, and
@@ -18,12 +18,12 @@ from typing import Any
 
 import orjson
 
-from .core.context import context_json
-from .core.costs import cost_json, run_cost
-from .core.limits import breaches, quiet_periods, stall_periods, summary_limits
-from .core.model import Segment, Session, ThinkingBlock
-from .output import error_line, write_private
-from .core.runs import Run
+from ..core.context import context_json
+from ..core.costs import cost_json, run_cost
+from ..core.limits import breaches, quiet_periods, stall_periods, summary_limits
+from ..core.model import Segment, Session, ThinkingBlock
+from ..output import error_line, write_private
+from ..core.runs import Run
 
 ITEMS_PER_DUMP = 256  # list items (tool calls, notes...) serialized by one orjson call
 CHARS_PER_DUMP = 1 << 20  # about this many characters of a long text serialized by one call

@@ -13,20 +13,20 @@ from typing import IO, Any
 from rich.console import Console
 from rich.text import Text
 
-from .core import model as m
-from .core.canonical import Usage, agent_command
-from .core.costs import run_cost, usage_of
-from .fmt import cost_label
-from .core.loops import loop_label
-from .core.model import Session, ToolCall
-from .fmt import model_label, plural, shown_detail, tool_calls_phrase
-from .fmt import call_duration_text, format_ms  # noqa: F401 - views import format_ms from here too
-from .output import OutputClosed
-from .core.runs import Run
-from .safe import visible, visible_line
+from ..core import model as m
+from ..core.canonical import Usage, agent_command
+from ..core.costs import run_cost, usage_of
+from ..fmt import cost_label
+from ..core.loops import loop_label
+from ..core.model import Session, ToolCall
+from ..fmt import model_label, plural, shown_detail, tool_calls_phrase
+from ..fmt import call_duration_text, format_ms  # noqa: F401 - views import format_ms from here too
+from ..output import OutputClosed
+from ..core.runs import Run
+from ..safe import visible, visible_line
 from .termlines import LineWriter, Piece, rich_text
 from .summary import dumps_json, summary_json, write_json_out, write_summaries, write_summary_json  # noqa: F401
-from .core.tools import STATUS_FAILURE, STATUS_INCOMPLETE, STATUS_REJECTED, STATUS_RUNNING, STATUS_SUCCESS, said_in
+from ..core.tools import STATUS_FAILURE, STATUS_INCOMPLETE, STATUS_REJECTED, STATUS_RUNNING, STATUS_SUCCESS, said_in
 
 STATUS_STYLE = {
     STATUS_RUNNING: ("▶", "cyan"),
@@ -220,7 +220,7 @@ class PlainPrinter:
     starts and when it ends (status, duration); notes (queries, retries,
     connections); diagnostics and child stderr marked as such; the outcome at the end.
     What a batch of changes completes is written at once, at the end of :meth:`handle`
-    (see :mod:`cursor_watch.termlines`: the bytes ``Console.print`` would write).
+    (see :mod:`cursor_watch.views.termlines`: the bytes ``Console.print`` would write).
 
     Args:
         session: the model the changes refer to.

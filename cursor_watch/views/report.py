@@ -25,11 +25,11 @@ import msgspec
 import orjson
 from rich.cells import cell_len, set_cell_size
 
-from .core.costs import TOKEN_KINDS, run_cost, usage_of
+from ..core.costs import TOKEN_KINDS, run_cost, usage_of
 from .names import call_summary, middle, shared_ends, short_name
-from .stream.watch import Monitor
-from .stream.sources import STREAM_SUFFIXES
-from .core.tools import STATUS_FAILURE, STATUS_REJECTED
+from ..stream.watch import Monitor
+from ..stream.sources import STREAM_SUFFIXES
+from ..core.tools import STATUS_FAILURE, STATUS_REJECTED
 
 GROUPS = ("day", "model", "agent", "cwd")
 CHUNK = 4 << 20  # bytes read at a time
@@ -641,7 +641,7 @@ def _slow_table(report: Report, console: Any, width: int | None) -> None:
     from rich.text import Text
 
     from .plain import format_ms
-    from .safe import visible_line
+    from ..safe import visible_line
 
     runs = [os.path.basename(c["source"]) for c in report.slowest]
     shared = shared_ends(runs)
@@ -702,9 +702,9 @@ def render_report(report: Report, console: Any, width: int | None = None) -> Non
     """
     from rich.text import Text
 
-    from .fmt import plural, usd
+    from ..fmt import plural, usd
     from .plain import format_ms
-    from .safe import visible_line
+    from ..safe import visible_line
 
     if width is None:
         console.width = NO_LIMIT  # (Rich still needs a number)

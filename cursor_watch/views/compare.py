@@ -29,9 +29,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .core.costs import TOKEN_KINDS, run_cost, total_tokens, usage_of
-from .fmt import format_ms, usd
-from .core.tools import STATUS_FAILURE, STATUS_INCOMPLETE, STATUS_REJECTED, STATUS_RUNNING, STATUS_SUCCESS
+from ..core.costs import TOKEN_KINDS, run_cost, total_tokens, usage_of
+from ..fmt import format_ms, usd
+from ..core.tools import STATUS_FAILURE, STATUS_INCOMPLETE, STATUS_REJECTED, STATUS_RUNNING, STATUS_SUCCESS
 
 EXIT_GATE = 4  # a --fail-if gate holds
 CHUNK = 4 << 20  # bytes read at a time
@@ -179,7 +179,7 @@ def load_side(spec: str, fmt: str = "auto") -> Side:
         CompareError: a missing or unreadable file, a directory, stdin, a run number out of range,
             a file of several runs without one, a file with no events or in a format no agent writes.
     """
-    from .stream.watch import Monitor
+    from ..stream.watch import Monitor
 
     path, number = split_spec(spec)
     if os.path.isdir(path):
@@ -490,7 +490,7 @@ def _call_cell(call: CallKey | None, width: int) -> Any:
     from rich.text import Text
 
     from .names import call_summary
-    from .safe import visible_line
+    from ..safe import visible_line
 
     if call is None:
         return Text("")
@@ -509,7 +509,7 @@ def render(comp: Comparison, width: int) -> list[Any]:
     from rich.table import Table
     from rich.text import Text
 
-    from .safe import visible_line
+    from ..safe import visible_line
 
     a, b = comp.a, comp.b
     out: list[Any] = []

@@ -1,12 +1,12 @@
 """Exports: the run(s) of a watch written to a file to share (issue 12).
 
-Views like :mod:`cursor_watch.plain`: they read the model (a finished run, or what a live
+Views like :mod:`cursor_watch.views.plain`: they read the model (a finished run, or what a live
 run holds so far), re-read payloads from the source by byte offset, and hold no format
 rule. The format follows the file's extension:
 
-* ``.html`` / ``.htm``: one self-contained page (:mod:`cursor_watch.export.html`);
-* ``.md`` / ``.markdown``: GitHub-flavoured Markdown (:mod:`cursor_watch.export.markdown`);
-* ``.json``: exactly what ``--summary --json`` prints (:func:`cursor_watch.plain.write_summaries`);
+* ``.html`` / ``.htm``: one self-contained page (:mod:`cursor_watch.views.export.html`);
+* ``.md`` / ``.markdown``: GitHub-flavoured Markdown (:mod:`cursor_watch.views.export.markdown`);
+* ``.json``: exactly what ``--summary --json`` prints (:func:`cursor_watch.views.plain.write_summaries`);
 * ``.otlp.json``: the runs' traces in the OTLP JSON encoding (:func:`cursor_watch.outlets.otlp_sdk.write_otlp_json`).
 
 Files are private (0600) and written whole (a temporary file renamed into place, see
@@ -25,9 +25,9 @@ import re
 from collections.abc import Callable
 from typing import IO, Any
 
-from ..output import error_line, write_private, write_private_new
-from ..outlets.redact import redactor_for
-from ..core.runs import Run
+from ...output import error_line, write_private, write_private_new
+from ...outlets.redact import redactor_for
+from ...core.runs import Run
 
 FORMATS = {".html": "html", ".htm": "html", ".md": "markdown", ".markdown": "markdown", ".json": "json"}
 MIN_MAX_CHARS = 1_000  # --export-max-chars below this leaves no room for a header and a note
@@ -53,7 +53,7 @@ def needs_payloads(path: str | None) -> bool:
     """True when exporting to ``path`` re-reads payloads (HTML, Markdown): a pipe's bytes
     must then be kept (spooled) until the export is written."""
     if path and path.lower().endswith(".otlp.json"):
-        from ..outlets.otlp import content_from_env
+        from ...outlets.otlp import content_from_env
 
         return content_from_env()  # tool arguments and results are re-read only with content
     return bool(path) and FORMATS.get(os.path.splitext(path)[1].lower()) in ("html", "markdown")
@@ -63,7 +63,7 @@ def write_export(runs: list[Run], fmt: str, write: Callable[[bytes], Any], max_c
                  redact: bool = True) -> None:
     """Write ``runs`` in format ``fmt`` (see :func:`export_format`) through ``write(bytes)``.
 
-    ``max_chars`` applies to Markdown only (see :func:`cursor_watch.export.markdown.write_markdown`).
+    ``max_chars`` applies to Markdown only (see :func:`cursor_watch.views.export.markdown.write_markdown`).
     ``redact``: secrets replaced by ``[redacted: KIND]`` (False: ``--no-redact``, as the stream has it).
     Text is UTF-8; anything UTF-8 can't carry was already shown escaped.
     """
@@ -82,8 +82,8 @@ def _write_export(runs: list[Run], fmt: str, write: Callable[[bytes], Any], max_
         write_summaries(runs, write, redact=redactor)
         return
     if fmt == "otlp":
-        from ..outlets.otlp import content_from_env
-        from ..outlets.otlp_sdk import write_otlp_json
+        from ...outlets.otlp import content_from_env
+        from ...outlets.otlp_sdk import write_otlp_json
 
         write_otlp_json(runs, write, content=content_from_env(), redact=redactor)
         return

@@ -19,14 +19,14 @@ from collections.abc import Iterator
 from contextvars import ContextVar
 from typing import Any
 
-from ..core.canonical import agent_command
-from ..fmt import model_label, plural, tool_calls_phrase
-from ..core.model import Session, ToolCall
-from ..core.costs import usage_of
+from ...core.canonical import agent_command
+from ...fmt import model_label, plural, tool_calls_phrase
+from ...core.model import Session, ToolCall
+from ...core.costs import usage_of
 from ..plain import cost_text, format_ms, run_duration_text, usage_text
-from ..core.runs import Run
-from ..safe import visible_doc
-from ..core.tools import without_reason
+from ...core.runs import Run
+from ...safe import visible_doc
+from ...core.tools import without_reason
 
 EXPORT_PAYLOAD_CHARS = 100_000  # characters of one payload in an export (the TUI detail's cap)
 

@@ -5,7 +5,7 @@ per-tool sections as the TUI's detail (:func:`cursor_watch.core.tools.detail_sec
 tool-call table and the diagnostics. Several runs: one document with a table of contents.
 
 Escaping (everything from the stream is untrusted; each string's secrets are redacted first,
-unless ``--no-redact``: :func:`cursor_watch.export.common.doc_text`):
+unless ``--no-redact``: :func:`cursor_watch.views.export.common.doc_text`):
 
 * every payload (tool output, file contents, diffs, JSON, the prompt, thinking) is a fenced
   code block whose fence is longer than any backtick run inside it, so a payload holding
@@ -17,7 +17,7 @@ unless ``--no-redact``: :func:`cursor_watch.export.common.doc_text`):
   to a scheme other than ``http``, ``https`` or ``mailto``, and no unclosed code fence (any
   of which could break the document or carry a script to a renderer less careful than
   GitHub); otherwise that segment is shown as its source, in a code block. Checking parses
-  the message, within the HTML export's budgets (:class:`cursor_watch.export.html.Renderer`):
+  the message, within the HTML export's budgets (:class:`cursor_watch.views.export.html.Renderer`):
   a longer message, or one past the budget, is shown as its source too.
 
 ``max_chars`` (``--export-max-chars``; GitHub's comment limit is 65,536) keeps the document
@@ -35,14 +35,14 @@ from collections.abc import Callable, Iterator
 from functools import lru_cache
 from typing import Any
 
-from .. import __version__
-from ..fmt import model_label, plural, shown_detail
-from ..core.canonical import agent_command
-from ..core.model import ToolCall
-from ..stream.payloads import call_detail
+from ... import __version__
+from ...fmt import model_label, plural, shown_detail
+from ...core.canonical import agent_command
+from ...core.model import ToolCall
+from ...stream.payloads import call_detail
 from ..plain import STATUS_STYLE, call_duration_text, dumps_json, format_ms
-from ..core.runs import Run
-from ..core.tools import AGENT_MARKDOWN, Section, cut_payload, lexer_for
+from ...core.runs import Run
+from ...core.tools import AGENT_MARKDOWN, Section, cut_payload, lexer_for
 from .common import (EXPORT_PAYLOAD_CHARS, call_facts, doc_text, export_redactor, final_text, redacted, run_facts,
                      run_title, shown_fields, tool_counts_line, transcript)
 from .html import MARKDOWN_BUDGET_CHARS, MARKDOWN_MESSAGE_CHARS, RUN_SYMBOL, safe_link

@@ -8,7 +8,7 @@ opens a call when a link points at it.
 
 Everything from the stream is untrusted (text, tool output, call ids, model, cwd, session
 id, tool names, paths, notes, diagnostics): every string is passed through
-:func:`cursor_watch.export.common.doc_text` (secrets redacted unless ``--no-redact``, then
+:func:`cursor_watch.views.export.common.doc_text` (secrets redacted unless ``--no-redact``, then
 control characters shown as ``\\e``, ``\\x07``...) and HTML-escaped, attributes included.
 The agent's Markdown is rendered by markdown-it-py (CommonMark) with raw HTML off (it comes
 out escaped); links keep only ``http``, ``https``, ``mailto`` and scheme-less targets (never
@@ -33,15 +33,15 @@ from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
 from typing import Any
 
-from .. import __version__
-from ..fmt import model_label, plural, shown_detail
-from ..core.canonical import agent_command
-from ..core.model import Session, ToolCall
-from ..stream.payloads import call_detail
+from ... import __version__
+from ...fmt import model_label, plural, shown_detail
+from ...core.canonical import agent_command
+from ...core.model import Session, ToolCall
+from ...stream.payloads import call_detail
 from ..plain import STATUS_STYLE, call_duration_text, dumps_json, format_ms
-from ..core.runs import Run
-from ..safe import visible_doc
-from ..core.tools import RAW, Section, cut_payload, lexer_for
+from ...core.runs import Run
+from ...safe import visible_doc
+from ...core.tools import RAW, Section, cut_payload, lexer_for
 from .common import (EXPORT_PAYLOAD_CHARS, call_facts, doc_text, export_redactor, final_text, redacted, run_facts,
                      run_title, shown_fields, tool_counts_line, transcript)
 
@@ -62,7 +62,7 @@ def _agents(runs: list[Run]) -> str:
 
 
 def esc(text: Any, line: bool = False) -> str:
-    """Stream text as HTML text: secrets redacted (:func:`~cursor_watch.export.common.redacted`),
+    """Stream text as HTML text: secrets redacted (:func:`~cursor_watch.views.export.common.redacted`),
     control characters shown (:func:`visible_doc`), ``& < > " '`` escaped. ``line`` shows
     newlines and tabs too (one-line fields)."""
     if text.__class__ is not str:
@@ -136,7 +136,7 @@ def _cell_open(self, tokens, idx, options, env) -> str:
 
 @lru_cache(maxsize=1)
 def markdown_renderer() -> Any:
-    """markdown-it-py as the TUI parses (:func:`cursor_watch.mdtext.text_parser`: CommonMark with
+    """markdown-it-py as the TUI parses (:func:`cursor_watch.views.mdtext.text_parser`: CommonMark with
     tables and strikethrough, raw HTML and character references shown as text, each line a
     line), safe links."""
     from ..mdtext import text_parser

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 
 from rich.cells import cell_len
 
-from .core.tools import summary_path
+from ..core.tools import summary_path
 
 ELLIPSIS = "…"
 RUN_SUFFIX = re.compile(r" #\d+$")  # a run's number after its source name in lists

@@ -32,7 +32,7 @@ from collections.abc import Sequence
 from rich.console import Console
 from rich.text import Text
 
-from .output import OutputClosed
+from ..output import OutputClosed
 
 Piece = tuple[str, "str | None"]  # (text, style or None)
 
