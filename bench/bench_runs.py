@@ -74,12 +74,12 @@ def driver_dir(a) -> int:
     NullTerminal.install()
     probe = FrameProbe()
     probe.install()
-    from cursor_watch.app import CursorWatchApp
-    from cursor_watch.screens.run import RunScreen
-    from cursor_watch.screens.runs import RunsScreen
+    from cursor_watch.tui.app import CursorWatchApp
+    from cursor_watch.tui.screens.run import RunScreen
+    from cursor_watch.tui.screens.runs import RunsScreen
     from cursor_watch.stream.sources import open_sources
-    from cursor_watch.widgets.runs_table import RunsTable
-    from cursor_watch.widgets.tool_table import ToolTable
+    from cursor_watch.tui.widgets.runs_table import RunsTable
+    from cursor_watch.tui.widgets.tool_table import ToolTable
 
     sources, dirs = open_sources([a.dir], None)
     app = CursorWatchApp(sources, directories=dirs, install_signals=False)
@@ -198,9 +198,9 @@ def driver_follow(a) -> int:
     NullTerminal.install()
     probe = FrameProbe()
     probe.install()
-    from cursor_watch.app import CursorWatchApp
+    from cursor_watch.tui.app import CursorWatchApp
     from cursor_watch.stream.sources import open_sources
-    from cursor_watch.widgets.runs_table import RunsTable
+    from cursor_watch.tui.widgets.runs_table import RunsTable
 
     directory = Path(a.dir)
     files = a.follow

@@ -125,9 +125,9 @@ def driver_tui(a) -> int:
     NullTerminal.install()
     probe = FrameProbe()
     probe.install()
-    from cursor_watch.app import CursorWatchApp
+    from cursor_watch.tui.app import CursorWatchApp
     from cursor_watch.stream.sources import FileSource
-    from cursor_watch.widgets.tool_table import ToolTable
+    from cursor_watch.tui.widgets.tool_table import ToolTable
 
     app = CursorWatchApp(FileSource(a.file), install_signals=False)
 

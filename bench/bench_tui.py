@@ -323,7 +323,7 @@ def _stop_profile(prof, path: str | None) -> None:
 
 
 def _make_app(source):
-    from cursor_watch.app import CursorWatchApp
+    from cursor_watch.tui.app import CursorWatchApp
 
     app = CursorWatchApp(source, install_signals=False)
     app.shown_events = 0  # session.events as of the last view refresh (what the header shows)
@@ -341,7 +341,7 @@ def _make_app(source):
 
 
 def _header_lines(app) -> list[str]:
-    from cursor_watch.widgets.header import SessionHeader
+    from cursor_watch.tui.widgets.header import SessionHeader
 
     content = app.run_view().query_one(SessionHeader).content
     return [r.plain for r in getattr(content, "renderables", ())]
@@ -349,8 +349,8 @@ def _header_lines(app) -> list[str]:
 
 async def _replay(app, probe: FrameProbe, calls: int, t_proc: float) -> dict:
     """Wait for the first screen and the final state of a replay; times from process start."""
-    from cursor_watch.widgets.header import SessionHeader
-    from cursor_watch.widgets.tool_table import ToolTable
+    from cursor_watch.tui.widgets.header import SessionHeader
+    from cursor_watch.tui.widgets.tool_table import ToolTable
 
     def table():
         return app.run_view().query_one(ToolTable)
@@ -443,9 +443,9 @@ def _n(count: int, scale: float) -> int:
 
 
 def _table_phases(app, probe, stall, scale: float = 1.0):
-    from cursor_watch.screens.detail import ToolDetailScreen
-    from cursor_watch.widgets.header import SessionHeader
-    from cursor_watch.widgets.tool_table import ToolTable
+    from cursor_watch.tui.screens.detail import ToolDetailScreen
+    from cursor_watch.tui.widgets.header import SessionHeader
+    from cursor_watch.tui.widgets.tool_table import ToolTable
 
     table = app.run_view().query_one(ToolTable)
     main_screen = app.run_view()
@@ -497,7 +497,7 @@ def _thinking_shown(transcript) -> bool:
 
 def _thinking_step(app):
     """A ``t`` press: the thinking blocks are hidden (or shown) in the transcript's layout."""
-    from cursor_watch.widgets.transcript import Transcript
+    from cursor_watch.tui.widgets.transcript import Transcript
 
     transcript = app.run_view().query_one(Transcript)
     hide = _thinking_shown(transcript)
@@ -513,7 +513,7 @@ def _thinking_step(app):
 
 
 def _transcript_phases(app, probe, stall, scale: float = 1.0):
-    from cursor_watch.widgets.transcript import Transcript
+    from cursor_watch.tui.widgets.transcript import Transcript
 
     tr = app.run_view().query_one(Transcript)
 
@@ -558,7 +558,7 @@ def driver_ops(a) -> int:
     probe = FrameProbe()
     probe.install()
     from cursor_watch.stream.sources import FileSource
-    from cursor_watch.widgets.transcript import Transcript
+    from cursor_watch.tui.widgets.transcript import Transcript
 
     app = _make_app(FileSource(a.file))
     prof = None

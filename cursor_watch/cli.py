@@ -551,7 +551,7 @@ def run_watch(opts: Options) -> int:
     """The watch in the mode the options ask for (the TUI, ``--summary``, ``--plain``); its exit status."""
     try:
         if not opts.plain and not opts.summary and tui_possible():
-            from .app import run_tui  # Textual is imported only on this path
+            from .tui.app import run_tui  # Textual is imported only on this path
 
             return run_tui(opts)
         # what start-up made (modules, classes, functions: ~10^5 objects, alive until exit)

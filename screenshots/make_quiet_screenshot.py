@@ -23,7 +23,7 @@ ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(HERE))
 
-from cursor_watch.app import CursorWatchApp  # noqa: E402
+from cursor_watch.tui.app import CursorWatchApp  # noqa: E402
 from cursor_watch.stream.sources import QueueSource  # noqa: E402
 from make_screenshots import svg_to_png, until  # noqa: E402
 

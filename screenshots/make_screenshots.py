@@ -25,10 +25,10 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 
-from cursor_watch.app import CursorWatchApp  # noqa: E402
-from cursor_watch.screens.detail import ToolDetailScreen  # noqa: E402
+from cursor_watch.tui.app import CursorWatchApp  # noqa: E402
+from cursor_watch.tui.screens.detail import ToolDetailScreen  # noqa: E402
 from cursor_watch.stream.sources import FileSource, QueueSource  # noqa: E402
-from cursor_watch.widgets.tool_table import ToolTable  # noqa: E402
+from cursor_watch.tui.widgets.tool_table import ToolTable  # noqa: E402
 
 SAMPLES = ROOT / "sample_streams"
 SIZE = (160, 48)
@@ -184,7 +184,7 @@ async def context_view() -> None:
     if not CLAUDE_AUTOCOMPACT.exists():
         print(f"{CLAUDE_AUTOCOMPACT.name} not found under {AGENTS}: the context screenshots are not re-made")
         return
-    from cursor_watch.screens.context import ContextScreen
+    from cursor_watch.tui.screens.context import ContextScreen
 
     tmp = Path(tempfile.mkdtemp())
     one = tmp / "claude-autocompact.jsonl"

@@ -7,7 +7,7 @@ import re
 
 from rich.console import Console
 
-from cursor_watch.app import CursorWatchApp
+from cursor_watch.tui.app import CursorWatchApp
 
 FROZEN_MS = 1_790_000_000_000.0
 
@@ -119,7 +119,7 @@ async def wait_ticks(pilot, app, n: int = 2, timeout: float = 30.0) -> None:
 
 async def search_status(app, pilot, text: str) -> str:
     """Type ``/`` and ``text`` in the run view, wait for the search to finish; the bar's status (``1/3``, ``no matches``)."""
-    from cursor_watch.widgets.query_bar import QueryBar
+    from cursor_watch.tui.widgets.query_bar import QueryBar
 
     await pilot.press("slash")
     for ch in text:

@@ -6,10 +6,10 @@ import pytest
 
 from apphelpers import make_app, screen_text, search_status, text_of, wait_until
 from conftest import ROOT
-from cursor_watch.screens.detail import ToolDetailScreen
+from cursor_watch.tui.screens.detail import ToolDetailScreen
 from cursor_watch.stream.sources import FileSource
-from cursor_watch.widgets.header import SessionHeader
-from cursor_watch.widgets.tool_table import ToolTable
+from cursor_watch.tui.widgets.header import SessionHeader
+from cursor_watch.tui.widgets.tool_table import ToolTable
 
 SIZE = (160, 48)
 SUBAGENT = (ROOT.parent / "shared" / "streams" / "agents" / "claude"
@@ -57,7 +57,7 @@ needs_agents = pytest.mark.skipif(not (CLAUDE_MCP.exists() and CODEX_REAL.exists
 @needs_agents
 async def test_runs_list_agent_column_names_each_agent(tmp_path):
     from cursor_watch.stream.sources import open_sources
-    from cursor_watch.widgets.runs_table import RunsTable
+    from cursor_watch.tui.widgets.runs_table import RunsTable
 
     for name, path in (("claude.jsonl", CLAUDE_MCP), ("codex.jsonl", CODEX_REAL)):
         (tmp_path / name).write_bytes(path.read_bytes())

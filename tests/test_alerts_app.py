@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from apphelpers import make_app, text_of, wait_ticks, wait_until
 from cursor_watch.core.limits import Limits
-from cursor_watch.screens.run import RunScreen
+from cursor_watch.tui.screens.run import RunScreen
 from cursor_watch.stream.sources import QueueSource
-from cursor_watch.widgets.header import SessionHeader
-from cursor_watch.widgets.runs_table import RunsTable
+from cursor_watch.tui.widgets.header import SessionHeader
+from cursor_watch.tui.widgets.runs_table import RunsTable
 from test_runs_app import SIZE, Clock, ev
 
 

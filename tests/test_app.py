@@ -7,13 +7,13 @@ import pytest
 
 from apphelpers import make_app, screen_text, text_of, wait_ticks, wait_until
 from conftest import SAMPLES
-from cursor_watch.screens.detail import ToolDetailScreen
-from cursor_watch.screens.help import HelpScreen
+from cursor_watch.tui.screens.detail import ToolDetailScreen
+from cursor_watch.tui.screens.help import HelpScreen
 from cursor_watch.stream.sources import FileSource, QueueSource
-from cursor_watch.widgets.diagnostics import DiagnosticsPane
-from cursor_watch.widgets.header import SessionHeader
-from cursor_watch.widgets.tool_table import ToolTable
-from cursor_watch.widgets.transcript import Transcript
+from cursor_watch.tui.widgets.diagnostics import DiagnosticsPane
+from cursor_watch.tui.widgets.header import SessionHeader
+from cursor_watch.tui.widgets.tool_table import ToolTable
+from cursor_watch.tui.widgets.transcript import Transcript
 
 SIZE = (160, 48)
 
@@ -343,7 +343,7 @@ async def test_z_maximises_the_focused_pane_to_the_whole_width_and_back():
 
 
 async def test_a_diagnostic_is_listed_once_when_it_comes_before_the_view_is_built():
-    from cursor_watch.widgets.diagnostics import DiagnosticsPane
+    from cursor_watch.tui.widgets.diagnostics import DiagnosticsPane
 
     src = QueueSource()
     # queued before the app starts: the watch applies it while the run view is being mounted,

@@ -192,7 +192,7 @@ def test_serve_shows_the_run_in_a_browser_and_keys_work(browser):
 def _help_marker() -> str:
     """A line only the help screen draws: the ``t`` key's description, else the word help."""
     try:
-        from cursor_watch.screens.help import KEYS
+        from cursor_watch.tui.screens.help import KEYS
 
         return dict(KEYS)["t"]
     except (ImportError, KeyError, TypeError, ValueError):  # the help screen is being redone

@@ -282,9 +282,9 @@ def test_raw_arguments_and_result_are_the_agents_own_json(path):
 
 # -- the structure ------------------------------------------------------------------------------------
 
-VIEWS = ["core/model.py", "core/runs.py", "app.py", "views/plain.py", "views/summary.py", "views/report.py", "outlets/otlp.py", "outlets/otlp_sdk.py", "outlets/alerts.py",
-         "core/limits.py", "core/costs.py", *(f"screens/{p.name}" for p in (PKG / "screens").glob("*.py")),
-         *(f"widgets/{p.name}" for p in (PKG / "widgets").glob("*.py")),
+VIEWS = ["core/model.py", "core/runs.py", "tui/app.py", "views/plain.py", "views/summary.py", "views/report.py", "outlets/otlp.py", "outlets/otlp_sdk.py", "outlets/alerts.py",
+         "core/limits.py", "core/costs.py", *(f"tui/screens/{p.name}" for p in (PKG / "tui" / "screens").glob("*.py")),
+         *(f"tui/widgets/{p.name}" for p in (PKG / "tui" / "widgets").glob("*.py")),
          *(f"views/export/{p.name}" for p in (PKG / "views" / "export").glob("*.py"))]
 
 

@@ -334,10 +334,10 @@ def test_loops_unknown_without_findings_and_shown_with_them(tmp_path, monkeypatc
 @needs_streams
 async def test_tui_c_on_two_picked_runs_opens_the_same_comparison(tmp_path):
     from apphelpers import make_app, screen_text, wait_until
-    from cursor_watch.screens.compare import CompareScreen
-    from cursor_watch.screens.runs import RunsScreen
+    from cursor_watch.tui.screens.compare import CompareScreen
+    from cursor_watch.tui.screens.runs import RunsScreen
     from cursor_watch.stream.sources import FileSource
-    from cursor_watch.widgets.runs_table import RunsTable
+    from cursor_watch.tui.widgets.runs_table import RunsTable
 
     paths = [tmp_path / "cursor-subagent.jsonl", tmp_path / "claude-subagent.ndjson"]
     paths[0].write_bytes(CURSOR_SUBAGENT.read_bytes())

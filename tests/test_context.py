@@ -16,10 +16,10 @@ from cursor_watch.core.context import ContextTrack, gauge_text, level, window_of
 from cursor_watch.core.costs import PricesError, PriceTable, estimate, parse_prices
 from cursor_watch.core.canonical import Usage
 from cursor_watch.stream.watch import Monitor
-from cursor_watch.screens.context import ContextScreen, sparkline
+from cursor_watch.tui.screens.context import ContextScreen, sparkline
 from cursor_watch.stream.sources import FileSource
 from cursor_watch.views.summary import summary_json
-from cursor_watch.widgets.header import LiveState, SessionHeader, render_header
+from cursor_watch.tui.widgets.header import LiveState, SessionHeader, render_header
 
 AGENTS = ROOT.parent / "shared" / "streams" / "agents"
 CLAUDE = AGENTS / "claude"

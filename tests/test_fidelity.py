@@ -19,7 +19,7 @@ from rich.console import Console
 
 from apphelpers import make_app, wait_until
 from cursor_watch.stream.sources import FileSource
-from cursor_watch.widgets.transcript import Transcript, markdown
+from cursor_watch.tui.widgets.transcript import Transcript, markdown
 
 SIZE = (160, 48)
 
@@ -162,7 +162,7 @@ async def detail_text(app, pilot, call_id: str, raw: bool = False) -> str:
     from textual.widgets import Collapsible, Markdown, Static
 
     from apphelpers import text_of
-    from cursor_watch.screens.detail import ToolDetailScreen
+    from cursor_watch.tui.screens.detail import ToolDetailScreen
 
     if isinstance(app.screen, ToolDetailScreen):
         app.pop_screen()

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from apphelpers import make_app, screen_text, wait_until
 from conftest import SAMPLES, run_bytes
-from cursor_watch.screens.detail import ToolDetailScreen
+from cursor_watch.tui.screens.detail import ToolDetailScreen
 from cursor_watch.query.search import Query, Search
 from cursor_watch.stream.sources import FileSource
-from cursor_watch.widgets.query_bar import QueryBar
-from cursor_watch.widgets.tool_table import ToolTable
-from cursor_watch.widgets.transcript import Transcript
+from cursor_watch.tui.widgets.query_bar import QueryBar
+from cursor_watch.tui.widgets.tool_table import ToolTable
+from cursor_watch.tui.widgets.transcript import Transcript
 
 SIZE = (160, 48)
 PLAIN = SAMPLES / "plain-tools.jsonl"
@@ -270,7 +270,7 @@ async def test_runs_list_slash_filters_runs(tmp_path):
     for name in ("plain-tools", "partial-output", "parallel-failed-rejected"):
         (tmp_path / f"{name}.jsonl").write_bytes((SAMPLES / f"{name}.jsonl").read_bytes())
     from cursor_watch.stream.sources import open_sources
-    from cursor_watch.widgets.runs_table import RunsTable
+    from cursor_watch.tui.widgets.runs_table import RunsTable
 
     sources, dirs = open_sources([str(tmp_path)], None)
     app = make_app(sources, directories=dirs)
@@ -319,8 +319,8 @@ async def test_e_exports_the_shown_run_as_html(tmp_path, monkeypatch):
 async def test_escape_in_the_panes_clears_a_kept_search_before_leaving_the_run(tmp_path):
     for name in ("plain-tools", "partial-output"):
         (tmp_path / f"{name}.jsonl").write_bytes((SAMPLES / f"{name}.jsonl").read_bytes())
-    from cursor_watch.screens.run import RunScreen
-    from cursor_watch.screens.runs import RunsScreen
+    from cursor_watch.tui.screens.run import RunScreen
+    from cursor_watch.tui.screens.runs import RunsScreen
     from cursor_watch.stream.sources import open_sources
 
     sources, dirs = open_sources([str(tmp_path)], None)

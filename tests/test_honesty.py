@@ -16,9 +16,9 @@ from conftest import REAL_DIR, ROOT, run_bytes
 from cursor_watch.stream.watch import Monitor, pump
 from cursor_watch.core.runs import RunActivity, run_elapsed_ms, strip_escapes
 from cursor_watch.stream.sources import FileSource, Notice, QueueSource
-from cursor_watch.widgets.diagnostics import DiagnosticsPane
-from cursor_watch.widgets.header import SessionHeader
-from cursor_watch.widgets.runs_table import RunsTable, local_time
+from cursor_watch.tui.widgets.diagnostics import DiagnosticsPane
+from cursor_watch.tui.widgets.header import SessionHeader
+from cursor_watch.tui.widgets.runs_table import RunsTable, local_time
 
 CAGASE = REAL_DIR / "cagase__dsh-cursor__fixtures__live__stream-json-force.jsonl"
 CREW = REAL_DIR / "rogazth__crew__crates__crew-core__tests__fixtures__protocols__cursor-tools.jsonl"
@@ -269,7 +269,7 @@ def test_a_run_without_a_result_shows_its_recorded_span_outside_the_tui():
 
 
 async def test_tool_table_says_a_replayed_duration_is_unknown(tmp_path):
-    from cursor_watch.widgets.tool_table import ToolTable
+    from cursor_watch.tui.widgets.tool_table import ToolTable
 
     f = tmp_path / "untimed.jsonl"
     f.write_bytes(_untimed_sample())

@@ -71,7 +71,7 @@ def _import_graph() -> dict[str, set[str]]:
 
 def test_no_import_circle_inside_the_package():
     graph = _import_graph()
-    assert "cursor_watch.app" in graph and "cursor_watch.cli" in graph
+    assert "cursor_watch.tui.app" in graph and "cursor_watch.cli" in graph
     state: dict[str, int] = {}
     stack: list[str] = []
 
@@ -94,8 +94,8 @@ def test_no_import_circle_inside_the_package():
 def test_the_core_does_not_import_the_views():
     # one direction: sources, framing, events, model, runs, runner, then the views
     core = ["core.framing", "core.decode", "core.model", "core.spill", "core.tools", "core.runs", "stream.sources", "stream.watch", "safe", "output"]
-    views = {"cursor_watch.app", "cursor_watch.cli", "cursor_watch.views.plain"} | {
-        n for n in _import_graph() if n.startswith(("cursor_watch.widgets", "cursor_watch.screens"))}
+    views = {"cursor_watch.tui.app", "cursor_watch.cli", "cursor_watch.views.plain"} | {
+        n for n in _import_graph() if n.startswith(("cursor_watch.tui.widgets", "cursor_watch.tui.screens"))}
     graph = _import_graph()
     for name in core:
         assert not graph[f"cursor_watch.{name}"] & views, (name, graph[f"cursor_watch.{name}"] & views)

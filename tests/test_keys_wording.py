@@ -139,8 +139,8 @@ def _dark_cells(widget) -> list[tuple[int, str]]:
 
 
 async def test_the_light_theme_has_no_dark_bands():
-    from cursor_watch.widgets.tool_table import ToolTable
-    from cursor_watch.widgets.transcript import Transcript
+    from cursor_watch.tui.widgets.tool_table import ToolTable
+    from cursor_watch.tui.widgets.transcript import Transcript
 
     app = make_app(FileSource(str(SAMPLES / "plain-tools.jsonl")))  # inline code, thinking, a prompt, rows
     async with app.run_test(size=SIZE) as pilot:
@@ -208,7 +208,7 @@ def test_a_rejection_says_its_reason_once_in_plain_and_the_exports(tmp_path):
 
 
 async def test_a_rejection_says_its_reason_once_in_the_tui():
-    from cursor_watch.widgets.transcript import Transcript
+    from cursor_watch.tui.widgets.transcript import Transcript
 
     app = make_app(FileSource(str(probe_capture())))
     async with app.run_test(size=SIZE) as pilot:
@@ -219,7 +219,7 @@ async def test_a_rejection_says_its_reason_once_in_the_tui():
 
 async def test_one_event_is_one_event(tmp_path):
     from apphelpers import text_of
-    from cursor_watch.widgets.header import SessionHeader
+    from cursor_watch.tui.widgets.header import SessionHeader
 
     path = tmp_path / "init-only.jsonl"
     path.write_bytes(ev(type="system", subtype="init", model="Composer 2.5", cwd="/w", timestamp_ms=1_790_000_000_000))

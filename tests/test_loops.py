@@ -256,7 +256,7 @@ def test_the_report_counts_waste_per_group_and_lists_the_looping_runs(tmp_path):
 async def test_the_tui_marks_the_loop_in_the_header_the_transcript_and_the_runs_list(tmp_path):
     from apphelpers import make_app, screen_text, text_of, wait_until
     from cursor_watch.stream.sources import FileSource
-    from cursor_watch.widgets.header import SessionHeader
+    from cursor_watch.tui.widgets.header import SessionHeader
 
     stream = tmp_path / "loop.jsonl"
     stream.write_bytes(loopstreams.cursor_looping())

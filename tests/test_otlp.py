@@ -868,9 +868,9 @@ class FailingSink:
 
 async def test_the_tui_diagnostics_pane_counts_spans_not_sent():
     from apphelpers import make_app, wait_ticks, wait_until
-    from cursor_watch.screens.run import RunScreen
+    from cursor_watch.tui.screens.run import RunScreen
     from cursor_watch.stream.sources import QueueSource
-    from cursor_watch.widgets.diagnostics import DiagnosticsPane
+    from cursor_watch.tui.widgets.diagnostics import DiagnosticsPane
 
     class Clock:
         t = 1000.0

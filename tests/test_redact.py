@@ -248,9 +248,9 @@ def test_no_redact_is_in_the_help():
 def shown_text(app) -> str:
     """What the app's current screen shows: its texts, the transcript, the tables' rows and
     the diagnostics pane's lines."""
-    from cursor_watch.widgets.diagnostics import DiagnosticsPane
-    from cursor_watch.widgets.runs_table import RunsTable
-    from cursor_watch.widgets.tool_table import ToolTable
+    from cursor_watch.tui.widgets.diagnostics import DiagnosticsPane
+    from cursor_watch.tui.widgets.runs_table import RunsTable
+    from cursor_watch.tui.widgets.tool_table import ToolTable
 
     parts = [screen_text(app.screen)]
     for table in app.screen.query(ToolTable):
@@ -267,8 +267,8 @@ async def every_screen(app, pilot) -> str:
     detail with its raw JSON open."""
     from textual.widgets import Collapsible
 
-    from cursor_watch.screens.detail import ToolDetailScreen
-    from cursor_watch.widgets.diagnostics import DiagnosticsPane
+    from cursor_watch.tui.screens.detail import ToolDetailScreen
+    from cursor_watch.tui.widgets.diagnostics import DiagnosticsPane
 
     await wait_until(pilot, lambda: app.ended)
     screen = app.run_view()
@@ -312,9 +312,9 @@ async def test_the_served_view_shows_no_secret_on_any_screen(stream_path, served
 async def test_the_served_runs_list_cuts_a_prompt_after_redacting_it(stream_path, tmp_path, served):
     """The runs list shows a prompt's first 300 characters: a token across that limit is
     redacted whole first, not cut into a half no rule knows."""
-    from cursor_watch.screens.runs import RunsScreen
+    from cursor_watch.tui.screens.runs import RunsScreen
     from cursor_watch.stream.sources import FileSource
-    from cursor_watch.widgets.runs_table import RunsTable
+    from cursor_watch.tui.widgets.runs_table import RunsTable
 
     prompt = "x " * 140 + "push with " + GITHUB_CLASSIC  # the token starts at character 290
     other = tmp_path / "other.jsonl"
@@ -347,7 +347,7 @@ async def test_a_secret_half_streamed_is_not_shown_by_the_served_view(kind, reda
     until the rest comes; the user's own TUI shows every delta as it comes."""
     from cursor_watch.safe import set_view_redaction
     from cursor_watch.stream.sources import QueueSource
-    from cursor_watch.widgets.transcript import Transcript
+    from cursor_watch.tui.widgets.transcript import Transcript
 
     if redacting:
         set_view_redaction(default_redactor())

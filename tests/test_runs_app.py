@@ -6,13 +6,13 @@ import orjson
 
 from apphelpers import FROZEN_MS, count_ticks, make_app, wait_ticks, wait_until
 from conftest import SAMPLES
-from cursor_watch.app import CursorWatchApp
-from cursor_watch.screens.detail import ToolDetailScreen
-from cursor_watch.screens.run import RunScreen
-from cursor_watch.screens.runs import RunsScreen, RunsSummary
+from cursor_watch.tui.app import CursorWatchApp
+from cursor_watch.tui.screens.detail import ToolDetailScreen
+from cursor_watch.tui.screens.run import RunScreen
+from cursor_watch.tui.screens.runs import RunsScreen, RunsSummary
 from cursor_watch.stream.sources import FileSource, QueueSource
-from cursor_watch.widgets.runs_table import RunsTable
-from cursor_watch.widgets.tool_table import ToolTable
+from cursor_watch.tui.widgets.runs_table import RunsTable
+from cursor_watch.tui.widgets.tool_table import ToolTable
 from apphelpers import text_of
 
 SIZE = (160, 40)

@@ -87,7 +87,7 @@ def test_export_table_cuts_a_long_reason_and_the_call_gives_it_whole(tmp_path, f
 def test_detail_says_a_rejection_reason_once(tmp_path):
     from cursor_watch.stream.payloads import call_detail
     from cursor_watch.stream.watch import Monitor
-    from cursor_watch.screens.detail import call_header
+    from cursor_watch.tui.screens.detail import call_header
     from rich.console import Console
 
     path = with_long_reason(tmp_path)
@@ -119,9 +119,9 @@ async def test_detail_wraps_a_long_path_instead_of_cutting_it(size):
     from textual.widgets import Static
 
     from apphelpers import make_app, wait_until
-    from cursor_watch.screens.detail import ToolDetailScreen
+    from cursor_watch.tui.screens.detail import ToolDetailScreen
     from cursor_watch.stream.sources import FileSource
-    from cursor_watch.widgets.tool_table import ToolTable
+    from cursor_watch.tui.widgets.tool_table import ToolTable
 
     need(EDIT)
     app = make_app(FileSource(str(EDIT)))
@@ -210,7 +210,7 @@ def replayed(path: Path, extra: bytes = b""):
 
 def test_header_at_160_keeps_model_cwd_session_and_permission_before_a_long_file_name():
     """The capture's own 90-character name took the room of the model's facts at 160 columns."""
-    from cursor_watch.widgets.header import LiveState, render_header
+    from cursor_watch.tui.widgets.header import LiveState, render_header
 
     s = replayed(CLAUDE_PARTIAL)
     line = render_header(s, LiveState(source=CLAUDE_PARTIAL.name, state="success"), 160).renderables[0].plain
@@ -223,7 +223,7 @@ def test_header_at_160_keeps_model_cwd_session_and_permission_before_a_long_file
 @pytest.mark.parametrize("width", [80, 60])
 def test_header_keeps_a_long_model_name_whole(width):
     """a001's model ``claude-opus-5[1m]`` was cut to ``claude…pus-5[1m]`` at 80 columns."""
-    from cursor_watch.widgets.header import LiveState, render_header
+    from cursor_watch.tui.widgets.header import LiveState, render_header
 
     s = replayed(CLAUDE_A001)
     assert s.model == "claude-opus-5[1m]"
@@ -234,7 +234,7 @@ def test_header_keeps_a_long_model_name_whole(width):
 @pytest.mark.parametrize("width", [80, 60])
 def test_state_line_keeps_the_cost_and_the_diagnostics_count(width):
     """At 80 columns the tokens pushed the cost and ``⚠ N diagnostics`` off the line."""
-    from cursor_watch.widgets.header import LiveState, render_header
+    from cursor_watch.tui.widgets.header import LiveState, render_header
 
     s = replayed(CLAUDE_PARTIAL, b"not json\n")
     line = render_header(s, LiveState(source=CLAUDE_PARTIAL.name, state="success", elapsed_ms=13_900), width)
@@ -247,7 +247,7 @@ async def test_footer_at_80_columns_shows_where_every_key_is():
     from textual.widgets._footer import FooterKey
 
     from apphelpers import make_app, wait_until
-    from cursor_watch.screens.help import FIND_KEYS, KEYS
+    from cursor_watch.tui.screens.help import FIND_KEYS, KEYS
     from cursor_watch.stream.sources import FileSource
 
     need(REJECTED)
@@ -282,7 +282,7 @@ async def test_60x20_claude_read_paths_keep_their_file_names():
     agent's tool name, not the canonical kind."""
     from apphelpers import make_app, wait_ticks, wait_until
     from cursor_watch.stream.sources import FileSource
-    from cursor_watch.widgets.tool_table import ToolTable
+    from cursor_watch.tui.widgets.tool_table import ToolTable
 
     need(CLAUDE_PARTIAL)
     app = make_app(FileSource(str(CLAUDE_PARTIAL)))
@@ -300,7 +300,7 @@ async def test_60x20_claude_read_paths_keep_their_file_names():
 
 def test_a_marker_keeps_its_outcome_when_the_summary_is_no_path():
     """Codex's failed ``git status``: ``failure (exit 12…)`` at 60 columns."""
-    from cursor_watch.widgets.transcript import marker_text
+    from cursor_watch.tui.widgets.transcript import marker_text
 
     s = replayed(CODEX_FILE_CHANGE)
     call = s.tool_calls.at(1)
@@ -423,7 +423,7 @@ async def test_runs_list_gives_an_empty_prompt_columns_room_to_the_model_and_tit
     but one: the model ``claude-haiku-4-5-20251001`` was cut to ``claude-haiku-…``."""
     from apphelpers import make_app, text_of, wait_ticks, wait_until
     from cursor_watch.stream.sources import FileSource
-    from cursor_watch.widgets.runs_table import RunsTable, RunsTableHeader
+    from cursor_watch.tui.widgets.runs_table import RunsTable, RunsTableHeader
 
     need(COMPACTION)
     app = make_app([FileSource(str(COMPACTION)), FileSource(str(GEMINI_TOOLS))])
@@ -442,9 +442,9 @@ async def test_runs_list_gives_an_empty_prompt_columns_room_to_the_model_and_tit
 
 async def test_brackets_step_through_the_runs_the_filter_keeps(tmp_path):
     from apphelpers import make_app, wait_until
-    from cursor_watch.screens.run import RunScreen
+    from cursor_watch.tui.screens.run import RunScreen
     from cursor_watch.stream.sources import FileSource
-    from cursor_watch.widgets.runs_table import RunsTable
+    from cursor_watch.tui.widgets.runs_table import RunsTable
 
     need(COMPACTION)
     app = make_app([FileSource(str(COMPACTION)), FileSource(str(GEMINI_TOOLS)), FileSource(str(CODEX_REAL))])
@@ -472,9 +472,9 @@ async def test_brackets_step_through_the_runs_the_filter_keeps(tmp_path):
 
 async def test_runs_list_says_how_many_files_of_a_directory_it_skips(tmp_path):
     from apphelpers import make_app, text_of, wait_ticks, wait_until
-    from cursor_watch.screens.runs import RunsSummary
+    from cursor_watch.tui.screens.runs import RunsSummary
     from cursor_watch.stream.sources import open_sources
-    from cursor_watch.widgets.runs_table import RunsTable
+    from cursor_watch.tui.widgets.runs_table import RunsTable
 
     need(GEMINI_TOOLS)
     for name in ("a.jsonl", "b.jsonl"):
@@ -511,7 +511,7 @@ def test_search_counts_a_command_once_not_in_every_field_that_repeats_it():
 
 async def test_detail_lists_the_matches_the_search_counted():
     from apphelpers import make_app, screen_text, wait_until
-    from cursor_watch.screens.detail import ToolDetailScreen
+    from cursor_watch.tui.screens.detail import ToolDetailScreen
     from cursor_watch.stream.sources import FileSource
 
     need(REJECTED)
@@ -536,7 +536,7 @@ def test_tool_table_keeps_the_end_of_an_mcp_tool_name_that_tells_it_apart():
     """At 80 and 60 columns the tool column is 14 cells: two MCP tools of one server
     (``mcp__lean_beam__lean_sync``, ``mcp__lean_beam__lean_goals``, the Claude Code MCP capture)
     were both ``mcp__lean_bea…``; their ends are what differ."""
-    from cursor_watch.widgets.tool_table import Widths, column_widths, row_pieces
+    from cursor_watch.tui.widgets.tool_table import Widths, column_widths, row_pieces
     session = replayed(REAL_DIR.parent / "agents" / "claude" / "mccorvie__TauCetiWorker__tests__fixtures__claude_stream_mcp_2_1.jsonl")
     names = [c.tool for c in session.tool_calls.values() if c.tool.startswith("mcp__")]
     assert len(set(names)) >= 2

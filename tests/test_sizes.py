@@ -12,9 +12,9 @@ from conftest import REAL_DIR
 from cursor_watch.views.names import middle, relative_if_shorter, shared_ends, short_name, short_path
 from cursor_watch.stream.watch import Monitor
 from cursor_watch.stream.sources import FileSource
-from cursor_watch.widgets.header import LiveState, SessionHeader, render_header
-from cursor_watch.widgets.runs_table import COLUMNS, RunRow, RunsTable, layout, widths
-from cursor_watch.widgets.tool_table import ToolTable
+from cursor_watch.tui.widgets.header import LiveState, SessionHeader, render_header
+from cursor_watch.tui.widgets.runs_table import COLUMNS, RunRow, RunsTable, layout, widths
+from cursor_watch.tui.widgets.tool_table import ToolTable
 
 CREW = REAL_DIR / "rogazth__crew__crates__crew-core__tests__fixtures__protocols__cursor-tools.jsonl"
 CAGASE = REAL_DIR / "cagase__dsh-cursor__fixtures__live__stream-json-force.jsonl"
@@ -300,7 +300,7 @@ async def test_80x24_detail_shows_the_whole_call_id():
     """A real call_id (``call-…\\nfc_…``, 100 characters) was cut with "…" in the detail at 80 columns."""
     from textual.widgets import Static
 
-    from cursor_watch.screens.detail import ToolDetailScreen
+    from cursor_watch.tui.screens.detail import ToolDetailScreen
 
     app = make_app(FileSource(str(real(CAGASE))))
     async with app.run_test(size=(80, 24)) as pilot:
@@ -323,7 +323,7 @@ def test_a_long_summary_that_is_no_path_gives_way_before_the_outcome_and_time():
     """A transcript marker's summary that names no path is cut at its end, so the call's outcome
     and duration stay on the line (at 80x24 an updateTodos marker ended '· success · …')."""
     from cursor_watch.core.model import ToolCall
-    from cursor_watch.widgets.transcript import marker_text
+    from cursor_watch.tui.widgets.transcript import marker_text
 
     call = ToolCall(6, "c6")
     call.tool = call.kind = "updateTodos"
@@ -337,7 +337,7 @@ def test_a_long_summary_that_is_no_path_gives_way_before_the_outcome_and_time():
 
 def test_a_long_failure_detail_on_a_transcript_marker_is_cut_with_a_mark():
     from cursor_watch.core.model import ToolCall
-    from cursor_watch.widgets.transcript import marker_text
+    from cursor_watch.tui.widgets.transcript import marker_text
 
     call = ToolCall(1, "c1")
     call.tool, call.status, call.summary = "shell", "failure", "npm test"

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from apphelpers import make_app, wait_until
 from conftest import SAMPLES
-from cursor_watch.screens.detail import ToolDetailScreen
+from cursor_watch.tui.screens.detail import ToolDetailScreen
 from cursor_watch.stream.sources import FileSource, QueueSource
-from cursor_watch.widgets.tool_table import ToolTable
+from cursor_watch.tui.widgets.tool_table import ToolTable
 
 SIZE = (160, 48)
 
@@ -31,7 +31,7 @@ def test_finished_run(snap_compare):
 
 
 def test_failed_run_with_diagnostics(snap_compare):
-    from cursor_watch.widgets.diagnostics import DiagnosticsPane
+    from cursor_watch.tui.widgets.diagnostics import DiagnosticsPane
 
     app = make_app(FileSource(str(SAMPLES / "failed-no-result.jsonl")))
 

@@ -15,10 +15,10 @@ from cursor_watch.core import spill
 from cursor_watch.core.model import _CALL_FIELDS, Session, ToolCall, _call_state
 from cursor_watch.views.plain import PlainPrinter, make_console, summary_json
 from cursor_watch.stream.watch import Monitor
-from cursor_watch.screens.detail import ToolDetailScreen
+from cursor_watch.tui.screens.detail import ToolDetailScreen
 from cursor_watch.stream.sources import FileSource
 from cursor_watch.core.spill import SpillDict, SpillFile, SpillList
-from cursor_watch.widgets.tool_table import ToolTable
+from cursor_watch.tui.widgets.tool_table import ToolTable
 
 CLOCK = lambda: 1_000_000.0  # noqa: E731
 

@@ -303,7 +303,7 @@ def test_mcp_servers_not_connected_are_a_note_and_all_are_in_the_header_and_the_
 async def test_the_transcript_shows_a_hooks_output_under_its_note(tmp_path):
     from apphelpers import make_app, wait_until
     from cursor_watch.stream.sources import FileSource
-    from cursor_watch.widgets.transcript import Transcript
+    from cursor_watch.tui.widgets.transcript import Transcript
 
     f = tmp_path / "run.jsonl"
     f.write_bytes(claude_init()
@@ -398,7 +398,7 @@ def test_lines_before_the_first_event_are_counted_then_the_run_is_shown(tmp_path
 async def test_the_diagnostics_pane_says_an_unread_file_once(tmp_path):
     from apphelpers import make_app, wait_until
     from cursor_watch.stream.sources import FileSource
-    from cursor_watch.widgets.diagnostics import DiagnosticsPane
+    from cursor_watch.tui.widgets.diagnostics import DiagnosticsPane
 
     f = tmp_path / "rows.jsonl"
     f.write_bytes(rows(17))
@@ -414,9 +414,9 @@ async def test_a_tool_reference_result_reads_as_lines_in_the_detail():
     """ToolSearch's result is ``tool_reference`` blocks: the detail shows one line per tool found,
     never the JSON string with a literal ``\\n`` (the view before canonical events did)."""
     from apphelpers import make_app, screen_text, wait_until
-    from cursor_watch.screens.detail import ToolDetailScreen
+    from cursor_watch.tui.screens.detail import ToolDetailScreen
     from cursor_watch.stream.sources import FileSource
-    from cursor_watch.widgets.tool_table import ToolTable
+    from cursor_watch.tui.widgets.tool_table import ToolTable
 
     app = make_app(FileSource(str(CLAUDE_MCP)))
     async with app.run_test(size=(80, 24)) as pilot:

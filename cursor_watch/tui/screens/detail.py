@@ -19,14 +19,14 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Collapsible, Markdown, Static
 
-from ..core.model import ToolCall
-from ..views.plain import STATUS_STYLE, call_duration_text, dumps_json, format_ms
-from ..safe import view_redaction, visible, visible_line
-from ..query.match import Query, payload_strings
-from ..views.mdtext import text_parser
-from ..stream.payloads import counted_payloads, load_payloads
+from ...core.model import ToolCall
+from ...views.plain import STATUS_STYLE, call_duration_text, dumps_json, format_ms
+from ...safe import view_redaction, visible, visible_line
+from ...query.match import Query, payload_strings
+from ...views.mdtext import text_parser
+from ...stream.payloads import counted_payloads, load_payloads
 from ..widgets.transcript import code_theme
-from ..core.tools import RAW, Section, one_line, cut_payload, detail_sections, lexer_for, without_reason
+from ...core.tools import RAW, Section, one_line, cut_payload, detail_sections, lexer_for, without_reason
 
 CHECK = {"completed": ("☑", "green"), "in progress": ("◐", "cyan"), "pending": ("☐", ""), "cancelled": ("☒", "dim")}
 

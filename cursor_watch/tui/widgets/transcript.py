@@ -42,15 +42,15 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from ..core import model as m
-from ..fmt import plural, shown_detail
-from ..core.model import Session, ToolCall
-from ..views.names import PATH_MIN, call_summary
-from ..views.plain import STATUS_STYLE, format_ms, note_detail_text
-from ..safe import view_redaction, visible, visible_line
-from ..core.tools import MARKER_DETAIL, one_line, said_in
-from ..query.match import Query
-from ..views.mdtext import shared_parser
+from ...core import model as m
+from ...fmt import plural, shown_detail
+from ...core.model import Session, ToolCall
+from ...views.names import PATH_MIN, call_summary
+from ...views.plain import STATUS_STYLE, format_ms, note_detail_text
+from ...safe import view_redaction, visible, visible_line
+from ...core.tools import MARKER_DETAIL, one_line, said_in
+from ...query.match import Query
+from ...views.mdtext import shared_parser
 
 MAX_ENTRIES = 150  # timeline entries in the window while following
 MAX_WINDOW = 400  # entries in the window at most (scrolling up adds, the far end is dropped)

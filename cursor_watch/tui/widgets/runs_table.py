@@ -24,9 +24,9 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widgets import Static
 
-from ..views.names import RUN_SUFFIX, shared_ends, short_name
-from ..views.plain import format_ms
-from ..safe import view_redaction, visible_line
+from ...views.names import RUN_SUFFIX, shared_ends, short_name
+from ...views.plain import format_ms
+from ...safe import view_redaction, visible_line
 
 # (title, width, justify); a width of 0 is flexible: it gets at least FLEX_MIN and a share
 # (FLEX_SHARES) of what the fixed columns leave

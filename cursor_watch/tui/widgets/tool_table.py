@@ -26,12 +26,12 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widgets import Static
 
-from ..query.filters import FilteredCalls
-from ..core.model import Session, ToolCall
-from ..views.names import PATH_MIN, call_summary, tool_name
-from ..views.plain import STATUS_STYLE, call_duration_text, format_ms
-from ..safe import visible_line
-from ..core.tools import STATUS_RUNNING
+from ...query.filters import FilteredCalls
+from ...core.model import Session, ToolCall
+from ...views.names import PATH_MIN, call_summary, tool_name
+from ...views.plain import STATUS_STYLE, call_duration_text, format_ms
+from ...safe import visible_line
+from ...core.tools import STATUS_RUNNING
 
 # (title, minimum width, justify). "#", status and tool are as wide as the widest value seen
 # (tool names up to MAX_TOOL); the summary takes the width the others leave.

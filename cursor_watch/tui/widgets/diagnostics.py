@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.binding import Binding
 from textual.widgets import Log
 
-from ..safe import visible_line
+from ...safe import visible_line
 
 
 class DiagnosticsPane(Log):

@@ -10,16 +10,16 @@ from rich.console import Group
 from rich.text import Text
 from textual.widgets import Static
 
-from ..fmt import model_label, plural
-from ..core.canonical import agent_command
-from ..core.model import Session
-from ..views.names import RUN_SUFFIX, middle, relative_if_shorter, short_name, short_path, tool_name
-from ..core.context import gauge_text
-from ..core.costs import usage_of
-from ..core.loops import loop_label
-from ..views.plain import cost_text, format_ms, usage_text
-from ..safe import visible_line
-from ..core.tools import STATUS_FAILURE, STATUS_INCOMPLETE, STATUS_REJECTED, STATUS_RUNNING, STATUS_SUCCESS
+from ...fmt import model_label, plural
+from ...core.canonical import agent_command
+from ...core.model import Session
+from ...views.names import RUN_SUFFIX, middle, relative_if_shorter, short_name, short_path, tool_name
+from ...core.context import gauge_text
+from ...core.costs import usage_of
+from ...core.loops import loop_label
+from ...views.plain import cost_text, format_ms, usage_text
+from ...safe import visible_line
+from ...core.tools import STATUS_FAILURE, STATUS_INCOMPLETE, STATUS_REJECTED, STATUS_RUNNING, STATUS_SUCCESS
 
 GAUGE_STYLE = {"ok": "green", "warn": "bold yellow", "full": "bold red"}  # the context gauge by context.level
 STATE_STYLE = {

@@ -1,6 +1,6 @@
 """The runs list: every run of every watched source, one row each (issue 9).
 
-Enter opens a run in the run view (:class:`~cursor_watch.screens.run.RunScreen`); Escape there
+Enter opens a run in the run view (:class:`~cursor_watch.tui.screens.run.RunScreen`); Escape there
 comes back here, to the same row. Space picks runs (A, then B) and ``c`` compares them
 (:mod:`cursor_watch.views.compare`). The app fills the rows at its tick. ``/`` filters the rows
 by prompt, model, source and state (the search's smart-case rule).
@@ -16,9 +16,9 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from ..fmt import plural
-from ..query.match import Query, QueryError
-from ..safe import view_redaction
+from ...fmt import plural
+from ...query.match import Query, QueryError
+from ...safe import view_redaction
 from ..widgets.query_bar import QueryBar
 from ..widgets.runs_table import RunRow, RunsTable, RunsTableHeader
 
@@ -90,7 +90,7 @@ class RunsScreen(Screen):
 
     def action_compare_runs(self) -> None:
         """``c``: compare the two runs picked with space (one picked: it and the run under the
-        cursor); the app opens :class:`~cursor_watch.screens.compare.CompareScreen`."""
+        cursor); the app opens :class:`~cursor_watch.tui.screens.compare.CompareScreen`."""
         table = self.query_one(RunsTable)
         keys = list(table.picked)
         cursor = table.selected_key()

@@ -13,9 +13,9 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from ..core.context import ContextTrack, gauge_text, level, percent, window_of
-from ..fmt import plural
-from ..safe import visible_line
+from ...core.context import ContextTrack, gauge_text, level, percent, window_of
+from ...fmt import plural
+from ...safe import visible_line
 
 LEVEL_STYLE = {"ok": "green", "warn": "bold yellow", "full": "bold red"}
 ROWS_SHOWN = 400  # the newest calls listed (the sparkline draws them all)

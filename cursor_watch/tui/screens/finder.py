@@ -1,6 +1,6 @@
 """Find things in a run: search (``/``, ``n``, ``N``), tool-call filters (``x``, ``F``), problems (``p``, ``P``).
 
-A mixin of :class:`~cursor_watch.screens.run.RunScreen`: the screen composes the bars and
+A mixin of :class:`~cursor_watch.tui.screens.run.RunScreen`: the screen composes the bars and
 the panes, this class runs the queries and moves the panes to what they found. The
 matching rules are in :mod:`cursor_watch.query.search` and :mod:`cursor_watch.query.filters`; here is
 only the bookkeeping of what is shown: the current match (``i/N`` in stream order,
@@ -20,10 +20,10 @@ from typing import Any
 
 from rich.text import Text
 
-from ..fmt import plural
-from ..query.filters import CallFilter, FilteredCalls, FilterError, PROBLEM_STATUSES, is_problem_note
-from ..query.search import Hit, Query, QueryError, Search, timeline_position
-from ..safe import view_redaction
+from ...fmt import plural
+from ...query.filters import CallFilter, FilteredCalls, FilterError, PROBLEM_STATUSES, is_problem_note
+from ...query.search import Hit, Query, QueryError, Search, timeline_position
+from ...safe import view_redaction
 from ..widgets.query_bar import QueryBar
 from ..widgets.tool_table import ToolTable
 from ..widgets.transcript import Transcript

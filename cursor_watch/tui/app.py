@@ -5,8 +5,8 @@ event loop and only records the changes; a timer applies them to the screen 15 t
 second inside ``App.batch_update()`` (per-line UI updates are ~100x slower: ``design.md``).
 Views never parse JSON or decide format rules.
 
-Screens: the runs list (:class:`~cursor_watch.screens.runs.RunsScreen`, the base) and the
-run view (:class:`~cursor_watch.screens.run.RunScreen`) pushed on it. With one source the
+Screens: the runs list (:class:`~cursor_watch.tui.screens.runs.RunsScreen`, the base) and the
+run view (:class:`~cursor_watch.tui.screens.run.RunScreen`) pushed on it. With one source the
 app opens straight on its run; when a source turns out to hold several runs, or several
 sources are watched, the list is where it starts.
 """
@@ -27,22 +27,22 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
-from .outlets.alerts import DEFAULT_KINDS, Alert, AlertOutlet, AlertRules, Deliverer
-from .core.costs import run_cost, usage_of
-from .fmt import cost_label, short_duration
-from .core.canonical import agent_short
-from .core.limits import Limits, Stall
-from .core.quiet import Quiet, process_id
-from .core.model import Session
-from .stream.watch import RESULT_EXIT_GRACE_S, Feed, Monitor, Watch
-from .core.loops import display_repeats
-from .core.runs import RunActivity, Run, is_live_state, last_activity, run_elapsed_ms, run_started_ms, run_state
-from .safe import visible_line
-from .output import served_in_browser
+from ..outlets.alerts import DEFAULT_KINDS, Alert, AlertOutlet, AlertRules, Deliverer
+from ..core.costs import run_cost, usage_of
+from ..fmt import cost_label, short_duration
+from ..core.canonical import agent_short
+from ..core.limits import Limits, Stall
+from ..core.quiet import Quiet, process_id
+from ..core.model import Session
+from ..stream.watch import RESULT_EXIT_GRACE_S, Feed, Monitor, Watch
+from ..core.loops import display_repeats
+from ..core.runs import RunActivity, Run, is_live_state, last_activity, run_elapsed_ms, run_started_ms, run_state
+from ..safe import visible_line
+from ..output import served_in_browser
 from .screens.help import HelpScreen
 from .screens.run import RunScreen
 from .screens.runs import CompareRequested, RunsScreen
-from .stream.sources import STREAM_SUFFIXES, FileSource, Source, SourceError, open_sources, scan_directory
+from ..stream.sources import STREAM_SUFFIXES, FileSource, Source, SourceError, open_sources, scan_directory
 from .widgets.runs_table import RunRow, RunsTable, make_text
 from .widgets.tool_table import ToolTable
 from .widgets.transcript import Transcript
@@ -377,7 +377,7 @@ class CursorWatchApp(App):
         not one a second); a run opened later shows the latest line only."""
         if self.otlp is None:
             return
-        from .outlets.otlp import describe_endpoint, protocol, status_line
+        from ..outlets.otlp import describe_endpoint, protocol, status_line
 
         status = self.otlp.status()
         unsent = status["unsent"] + status["errors"]
@@ -729,8 +729,8 @@ def run_tui(opts: Any) -> int:
     """
     if getattr(opts, "redact", True) and served_in_browser():
         # a browser tab (--serve): what anyone with the page sees is redacted, as an export is
-        from .outlets.redact import default_redactor
-        from .safe import set_view_redaction
+        from ..outlets.redact import default_redactor
+        from ..safe import set_view_redaction
 
         set_view_redaction(default_redactor())
     stdin_fd = None
@@ -764,7 +764,7 @@ def run_tui(opts: Any) -> int:
                          redact=getattr(opts, "redact", True))
     outlet = None
     if getattr(opts, "otlp", False):
-        from .outlets.otlp import start_for
+        from ..outlets.otlp import start_for
 
         outlet = start_for(opts, app.watch)
         app.otlp = outlet
@@ -773,13 +773,13 @@ def run_tui(opts: Any) -> int:
         app.metrics = metrics.attach(app.watch, linger=False)
     try:
         app.run()
-        from .views.export import write_export_file  # before the sources close: a pipe's payloads are in its spool
+        from ..views.export import write_export_file  # before the sources close: a pipe's payloads are in its spool
 
         write_export_file(getattr(opts, "export", None), app.watch.runs(), getattr(opts, "export_max_chars", None),
                           getattr(opts, "redact", True))
     finally:
         if outlet is not None:  # bounded; what could not be sent is said on stderr, after the screen
-            from .outlets.otlp import finish_for
+            from ..outlets.otlp import finish_for
 
             finish_for(opts, outlet)
         for feed in app.watch.feeds:
@@ -789,7 +789,7 @@ def run_tui(opts: Any) -> int:
             sys.stderr.write(f"cursor-watch: {failed}\n")
         if app.watch.budget_stop:
             sys.stderr.write(f"cursor-watch: {visible_line(app.watch.budget_stop)}: stopped the command (--enforce)\n")
-    from .views.plain import write_json_out
+    from ..views.plain import write_json_out
 
     write_json_out(opts.json_out, app.watch.runs())
     if app.error:

@@ -17,7 +17,7 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from ..views.compare import Comparison, compare, render, side_of
+from ...views.compare import Comparison, compare, render, side_of
 
 
 class CompareScreen(Screen):

@@ -19,9 +19,9 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from ..core import model as m
-from ..core.runs import Run, RunActivity, run_elapsed_ms
-from ..stream.sources import FileSource
+from ...core import model as m
+from ...core.runs import Run, RunActivity, run_elapsed_ms
+from ...stream.sources import FileSource
 from ..widgets.diagnostics import DiagnosticsPane
 from ..widgets.header import LiveState, SessionHeader
 from ..widgets.query_bar import QueryBar
@@ -364,7 +364,7 @@ class RunScreen(Finder, Screen):
         self.call_after_refresh(self._export_now)
 
     def _export_now(self) -> None:
-        from ..views.export import export_run_to
+        from ...views.export import export_run_to
 
         try:
             path = export_run_to(self.run, redact=getattr(self.app, "redact", True))
