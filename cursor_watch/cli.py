@@ -904,7 +904,7 @@ def run_plain_replay(opts: Options) -> int | None:
     """``--plain`` of regular files read to their end, without an event loop (as
     :func:`run_summary_replay`): the same transcript, end files and exit status as
     :func:`run_headless` (its alert checks show nothing for a replay without alert options),
-    for less CPU (0.92 of it on the dense stream, paired: bench/README.md, issue 27).
+    for less CPU (0.92 of it on the dense stream, paired: bench/README.md).
 
     Returns the exit status, or None when the sources or options need the event loop (those of
     :func:`run_summary_replay`, ``--alert-replay``).

@@ -1,7 +1,7 @@
 """Small formatting helpers shared by the views: plurals, tool-call counts, durations, costs
 (no UI imports: importable from every path, ``--summary --json`` included).
 
-Wording rules (issue 18): a count agrees with its noun (``1 event``, ``2 events``), and a
+Wording rules: a count agrees with its noun (``1 event``, ``2 events``), and a
 count of tool calls reads ``3 tool calls (2 success, 1 failed)``, the noun beside its number.
 """
 

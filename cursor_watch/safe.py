@@ -10,7 +10,7 @@ rich 15 / textual 8.2).
 The same two functions are where the browser view (``--serve``) redacts: a process that
 textual-serve runs for a browser tab sets a view redactor (:func:`set_view_redaction`), and
 every text the TUI shows through :func:`visible` or :func:`visible_line` has its secrets
-replaced first (issue 25). The TUI on the user's own terminal sets none.
+replaced first. The TUI on the user's own terminal sets none.
 """
 
 from __future__ import annotations

@@ -85,7 +85,7 @@ BACKENDS: dict[str, Callable[[], str | None]] = {
 }
 
 
-# -- which build is tested (issue 27: the suite runs on the compiled install and on the pure source) --
+# -- which build is tested (the suite runs on the compiled install and on the pure source) --
 
 TEST_BUILD = os.environ.get("CURSOR_WATCH_TEST_BUILD", "")
 """``compiled`` or ``pure``: the build this run must test (README's test command sets it for each of

@@ -1,4 +1,4 @@
-"""A hostile stream of known fake secrets (issue 25 item 18), for the redaction tests.
+"""A hostile stream of known fake secrets, for the redaction tests.
 
 Every value in :data:`SECRETS` is made up (random characters in each provider's documented
 shape); none was ever a credential. The stream is a Cursor stream-json run (shapes from the

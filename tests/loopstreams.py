@@ -1,4 +1,4 @@
-"""Streams with planted loops, made from the shared real captures (issue 28, item 2).
+"""Streams with planted loops, made from the shared real captures.
 
 :func:`plant` copies a tool call's own lines (every line that names its id: Cursor's
 ``call_id``, Claude Code's ``tool_use_id``, Codex's ``item.id``) ``times`` more times, each copy

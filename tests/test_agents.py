@@ -1,4 +1,4 @@
-"""Other agents' streams (Claude Code, Codex; issue 19): every real capture, detection, hostile input.
+"""Other agents' streams (Claude Code, Codex): every real capture, detection, hostile input.
 
 Real captures live in ``../shared/streams/agents/<agent>/`` (each folder's README gives provenance).
 Each one is replayed with ``--summary --json``, ``--summary`` and ``--plain`` and compared byte for
@@ -239,7 +239,7 @@ def test_hook_events_before_init_are_status_lines_of_the_claude_run():
     [run] = mon.runs
     s = run.session
     assert (s.agent, s.agent_version, s.status, s.assistant_text) == ("claude-code", "2.1.9", "success", "hi")
-    assert [n.text for n in s.notes] == ["hook SessionStart:startup: success"]  # (issue 25: one note per hook)
+    assert [n.text for n in s.notes] == ["hook SessionStart:startup: success"]  # (one note per hook)
     assert [d.line for d in s.diagnostics] == [1]
 
 
@@ -277,7 +277,7 @@ def test_claude_partial_tool_without_its_assistant_line_is_still_a_call():
 
 
 def test_typed_decoding_is_each_adapters_own():
-    """Issue 17's typed decoder is the Cursor adapter's fast path, and each adapter brings its
+    """The typed decoder is the Cursor adapter's fast path, and each adapter brings its
     own (Claude Code's: claude_typed, its stream_event lines): off until the format is known
     unless one is forced, then the detected adapter's (Cursor's structs are never used on
     another agent's lines: a Claude Code ``assistant`` line fits them); a Cursor typed event
@@ -305,7 +305,7 @@ def test_typed_decoding_is_each_adapters_own():
 
 
 def test_a_cut_stream_names_the_agents_own_last_event():
-    """The end note of a run without a result (issue 18) names the agent's own last event and
+    """The end note of a run without a result names the agent's own last event and
     its line, not the canonical event an adapter made (nor one made at the end from an earlier
     line: the partial call above, released when the input ended)."""
     mon = _decode([
@@ -621,7 +621,7 @@ def test_mutated_agent_events_never_crash_and_every_line_is_counted(fmt):
                 call_detail(call, lambda off, size: data[off:off + size], agent=run.session.agent)
 
 
-# -- issue 21: token and cost budgets checked live where the agent reports usage as it goes --------
+# -- token and cost budgets checked live where the agent reports usage as it goes --------
 
 
 def test_claude_usage_so_far_is_checked_by_budgets_before_the_result():
@@ -688,7 +688,7 @@ def test_codex_usage_is_checked_by_budgets_after_each_turn():
     assert monitor.session.result.usage.output_tokens == 2 * per_turn["output_tokens"]
 
 
-# -- audit of issue 19: partial messages, costs, usage, messages, denials, hooks ----------------
+# -- audit of the adapters: partial messages, costs, usage, messages, denials, hooks ----------------
 
 SUBAGENT_CAPTURE = AGENTS_DIR / "claude" / "mlsys-io__lumid-identity__internal__handler__testdata__claude_stream_subagent.ndjson"
 A001_CAPTURE = AGENTS_DIR / "claude" / "dungle-scrubs__harness-cli-normalizer__test__fixtures__a001-raw.ndjson"
@@ -836,7 +836,7 @@ def test_claude_hook_events_between_a_result_and_the_next_init_begin_the_next_ru
         mon.finish()
         one, two = mon.runs
         assert [n.line for n in one.session.notes] == []
-        assert [(n.line, n.text) for n in two.session.notes] == [  # one note per hook (issue 25)
+        assert [(n.line, n.text) for n in two.session.notes] == [  # one note per hook
             (5, "hook SessionStart:resume: success"), (9, "hook SessionStart:resume: started, no response")]
         assert (one.first_line, one.last_line, two.first_line) == (1, 3, 4)
         assert one.end_offset == two.first_offset == data.index(lines[3])
@@ -867,7 +867,7 @@ def test_codex_todo_list_shows_its_final_state():
     assert sections[0].body == [("completed", "write the test"), ("completed", "fix the bug")]
 
 
-# -- behaviours that worked untested (issue 19 audit, item 8) -----------------------------------
+# -- behaviours that worked untested ----------------------------------------------------------
 
 def test_claude_thinking_tokens_and_compact_boundary_are_status_lines():
     """system/thinking_tokens, system/compact_boundary and the status line after a compaction
@@ -976,7 +976,7 @@ def test_claude_synthetic_user_message_is_a_status_line_not_the_prompt():
 
 
 def test_claude_running_usage_is_the_sum_of_each_messages_latest_usage():
-    """The tokens-so-far the Claude Code adapter reports (issue 21's live budgets, a
+    """The tokens-so-far the Claude Code adapter reports (the live budgets, a
     UsageUpdate) are each message's latest usage summed per kind (integers only), over the run;
     kept as running sums, they equal summing every message again (random message ids, updates,
     odd values, inits)."""

@@ -1,4 +1,4 @@
-"""Each agent as its CLI writes it in 2026 (issue 24, item 5): events the shared captures don't
+"""Each agent as its CLI writes it in 2026: events the shared captures don't
 hold, built from each CLI's own source and types (the shapes are cited per test; see
 ``docs/formats.md``), read through the whole pipeline."""
 
@@ -128,7 +128,7 @@ def test_claude_status_lines_of_2026():
                 result("ok", terminal_reason="max_turns")])
     notes = [(n.kind, n.text) for n in mon.session.notes]
     assert notes == [
-        ("mcp", "MCP servers not connected: linear (needs-auth)"),  # (issue 25: the init's server statuses)
+        ("mcp", "MCP servers not connected: linear (needs-auth)"),  # (the init's server statuses)
         ("retry", "API retry attempt 2 of 10, in 2.1 s (overloaded HTTP 529)"),
         ("permission", "permission denied: Bash (Bash is not allowed)"),
         ("compaction", "context compacted (auto, 167,412 tokens before, 21,877 after)"),

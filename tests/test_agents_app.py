@@ -1,4 +1,4 @@
-"""The TUI on other agents' runs: a Claude Code sub-agent as a tree in the tool table (issue 19)."""
+"""The TUI on other agents' runs: a Claude Code sub-agent as a tree in the tool table."""
 
 from __future__ import annotations
 
@@ -45,7 +45,7 @@ async def test_subagent_calls_nest_fold_and_show_in_the_parents_detail():
         assert "sub-agent said" in text and "stdout printed exactly" in text
 
 
-# -- the runs list, search (issue 19 audit, item 8) -------------------------------------------
+# -- the runs list, search, for every agent -------------------------------------------------------
 
 AGENTS = ROOT.parent / "shared" / "streams" / "agents"
 CLAUDE_MCP = AGENTS / "claude" / "mccorvie__TauCetiWorker__tests__fixtures__claude_stream_mcp_2_1.jsonl"

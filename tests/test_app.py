@@ -109,7 +109,7 @@ async def test_idle_names_the_running_tool():
         await src.push(INIT + started("c", "pytest -q", 1000))
         await wait_until(pilot, lambda: "streaming" in header(app))
         now[0] += 61
-        # (a minute without an event is a quiet period, and the header says why: issue 28)
+        # (a minute without an event is a quiet period, and the header says why)
         await wait_until(pilot, lambda: "quiet 1m: shell running, no heartbeat" in header(app))
         assert "running: shell pytest -q" in header(app)
         await src.end()
@@ -143,7 +143,7 @@ async def test_table_cursor_follows_the_newest_call_until_the_user_moves_it():
     ("plain-tools", 4, ["diff", "@@", "lines +"]),
     ("plain-tools", 2, ["matches in", "apply_discount("]),
     ("plain-tools", 6, ["☑", "☐", "todos"]),
-    ("parallel-failed-rejected", 4, ["status ⊘ rejected", "curl"]),  # one line per rejection (issue 18)
+    ("parallel-failed-rejected", 4, ["status ⊘ rejected", "curl"]),  # one line per rejection
     ("parallel-failed-rejected", 7, ["outcome: error", "ENOENT"]),
 ])
 async def test_detail_screen_per_tool(sample, index, expected):

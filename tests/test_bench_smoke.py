@@ -86,7 +86,7 @@ def test_bench_quick_prints_a_table(tmp_path):
         if not line.startswith("| "):
             break
         rows.append(line)
-    # 2 MB with and without partial output, 2 MB with 400 calls both ways, and --gen 400 (issue 10's kind)
+    # 2 MB with and without partial output, 2 MB with 400 calls both ways, and --gen 400 (event-dense)
     assert len(rows) == 5 and all(row.rstrip().endswith("| ok |") for row in rows), out
     assert "target gen 400 " in out, out
 
@@ -126,7 +126,7 @@ def test_bench_tui_quick_prints_its_table(tmp_path):
 
 @pytest.mark.parametrize("agent,label", [("claude", "claude-code"), ("codex", "codex"), ("gemini", "gemini-cli")])
 def test_generated_agent_stream_summarizes_to_what_was_written(tmp_path, agent, label):
-    """``gen_stream.py --agent`` (issue 19): each agent's stream is read as that agent's, with
+    """``gen_stream.py --agent``: each agent's stream is read as that agent's, with
     the final text, tool calls, failures and events the generator wrote."""
     path = tmp_path / f"{agent}.jsonl"
     meta = _generate(path, "--agent", agent, "--size", "512KB", "--seed", "7", "--payload-max", "8KB")

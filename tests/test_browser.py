@@ -1,4 +1,4 @@
-"""In a real browser (issue 12): the HTML export, and the TUI served by ``--serve``.
+"""In a real browser: the HTML export, and the TUI served by ``--serve``.
 
 Headless Chromium from Debian's ``chromium`` package, driven by Playwright for Python through
 that executable: no browser is ever downloaded. Without Playwright or Chromium every test here
@@ -184,7 +184,7 @@ def test_serve_shows_the_run_in_a_browser_and_keys_work(browser):
             page.locator(".xterm-helper-textarea").focus()
             page.keyboard.press("?")
             _wait_for(page, lambda text: _help_marker() in text)
-            assert view.refused == []  # nothing left the machine (issue 18: not even a web font)
+            assert view.refused == []  # nothing left the machine (not even a web font)
         finally:
             view.close()
 
@@ -200,7 +200,7 @@ def _help_marker() -> str:
 
 
 def test_serve_page_load_requests_nothing_but_the_local_server(browser):
-    """Issue 18 item 12: every request of a page load (documents, scripts, styles, fonts, the
+    """Every request of a page load (documents, scripts, styles, fonts, the
     websocket) goes to the local server; the terminal's font is loaded from it."""
     pytest.importorskip("textual_serve", reason="textual-serve is not installed (pip install '.[web]')")
     with serving(str(SAMPLES / "plain-tools.jsonl")) as port:
@@ -226,7 +226,7 @@ def test_serve_page_load_requests_nothing_but_the_local_server(browser):
 
 @pytest.mark.parametrize("redact", [True, False], ids=["redacted", "no-redact"])
 def test_serve_shows_no_secret_unless_no_redact(browser, tmp_path, redact):
-    """Issue 25 item 18: the served page (the run screen, then a tool call's detail: a printed
+    """The served page (the run screen, then a tool call's detail: a printed
     .env file) never receives a secret of the hostile stream, not even in a piece; with
     --no-redact the same page shows them."""
     pytest.importorskip("textual_serve", reason="textual-serve is not installed (pip install '.[web]')")

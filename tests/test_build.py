@@ -1,4 +1,4 @@
-"""The compiled build and the pure one (issue 27): the same source, the same outputs.
+"""The compiled build and the pure one: the same source, the same outputs.
 
 A wheel of this checkout is built here (``pip wheel``, setup.py: the hot path compiled with mypyc)
 and installed into a fresh virtual environment; its outputs are compared byte for byte with the

@@ -1,4 +1,4 @@
-"""The canonical events (issue 24): one vocabulary and one meaning for every agent.
+"""The canonical events: one vocabulary and one meaning for every agent.
 
 Checked on every shared real capture of every agent (``../shared/streams/real/`` and
 ``../shared/streams/agents/``), against figures read from the captures themselves, not from the

@@ -219,7 +219,7 @@ def test_sigterm_stops_the_child_and_exits_143(tmp_path):
 
 
 def test_help_names_every_agent_it_reads_and_how_to_choose():
-    """Issue 25: --help described a monitor for cursor-agent only."""
+    """--help once described a monitor for cursor-agent only: it names every agent read."""
     p = subprocess.run(CMD + ["--help"], capture_output=True, timeout=60, env={**ENV, "COLUMNS": "200"}, cwd=ROOT)
     assert p.returncode == 0
     out = " ".join(p.stdout.decode().split())

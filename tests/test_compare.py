@@ -1,4 +1,4 @@
-"""--compare A B (issue 28, item 4): a run with itself shows no difference and passes every gate;
+"""--compare A B: a run with itself shows no difference and passes every gate;
 a Cursor and a Claude Code run side by side (figures those of --summary, calls aligned); gates exit
 4 exactly when they hold; FILE#N; bad input is one line and exit 2."""
 

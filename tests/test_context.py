@@ -1,4 +1,4 @@
-"""Context size and compaction (issue 28, item 3): the size at each model call where the stream
+"""Context size and compaction: the size at each model call where the stream
 gives per-call usage (Claude Code), the window from the price table, the header gauge, the
 context view, compaction markers; and saying so where the stream has no per-call usage."""
 

@@ -1,4 +1,4 @@
-"""End to end: the real command in tmux (160x48 unless a test says otherwise; issue 18 adds
+"""End to end: the real command in tmux (160x48 unless a test says otherwise; the narrow sizes add
 200x60, 80x24 and 60x20), read with capture-pane, driven by keys."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from conftest import ROOT, SAMPLES, WAIT_S, gone, wait_for
 pytestmark = pytest.mark.e2e  # needs tmux: skipped without it, a failure under CI=true (conftest.BACKENDS)
 
 
-SIZES = [(200, 60), (80, 24), (60, 20)]  # issue 18: wide, the classic terminal, a narrow split
+SIZES = [(200, 60), (80, 24), (60, 20)]  # wide, the classic terminal, a narrow split
 
 
 class Tmux:
@@ -167,7 +167,7 @@ def test_follow_a_directory_of_logs(tmux_factory, tmp_path):
     t = tmux_factory(f"{PY} -m cursor_watch -f {shlex.quote(str(tmp_path))}")
     screen = t.wait_for("3 runs in 3 sources")
     for name in names:
-        assert (name + ".jsonl")[-14:] in screen  # names are cut in the middle, their end kept (issue 18)
+        assert (name + ".jsonl")[-14:] in screen  # names are cut in the middle, their end kept
     # a fourth log appears: a row within 2 s
     growing = SAMPLES.joinpath("partial-interaction.jsonl").read_bytes().splitlines(keepends=True)
     cut = next(i for i, line in enumerate(growing) if b'"type":"result"' in line)
@@ -222,7 +222,7 @@ def test_search_a_tool_output_and_filter_problems_on_a_real_capture(tmux_factory
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 def test_a_real_capture_cut_short_at_every_size(tmux_factory, size):
-    """Issue 18 items 5, 7, 8: outcome, why it ended, the newest calls and the file name, at any size."""
+    """Outcome, why it ended, the newest calls and the file name, at any size."""
     from conftest import REAL_DIR
 
     capture = REAL_DIR / CREW
@@ -233,7 +233,7 @@ def test_a_real_capture_cut_short_at_every_size(tmux_factory, size):
     screen = t.wait_for("stream ended without a result")
     lines = screen.splitlines()
     assert lines[1].lstrip().startswith("incomplete")  # the header's outcome
-    # the file name's distinctive end (at 60 columns the session comes first, issue 25 item 6: its end only)
+    # the file name's distinctive end (at 60 columns the session comes first: its end only)
     assert "tools.jsonl" in lines[0]
     assert "Count math.js lines" in screen  # the newest tool call, in the table
     if width < 100:  # stacked: the transcript above, full width; s gives the tool calls the room
@@ -255,7 +255,7 @@ def test_a_real_capture_cut_short_at_every_size(tmux_factory, size):
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 def test_runs_list_at_every_size(tmux_factory, size):
-    """Issue 18 item 7: the runs list keeps name, state, tool counts and elapsed time."""
+    """The runs list keeps name, state, tool counts and elapsed time."""
     paths = [SAMPLES / "plain-tools.jsonl", SAMPLES / "failed-no-result.jsonl", SAMPLES / "parallel-failed-rejected.jsonl"]
     t = tmux_factory(f"{PY} -m cursor_watch " + " ".join(shlex.quote(str(p)) for p in paths), size)
     rows = (("plain-tools", "success"), ("failed-no-result", "incomplete"), ("parallel-failed-rejected", "success"))

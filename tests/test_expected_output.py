@@ -1,7 +1,7 @@
 """`--plain` and `--summary --json` print exactly the stored bytes on every real capture and sample.
 
 The expectations in ``tests/expected/`` were written by the code before the plain printer and the
-model were made faster (issue 10): a speed-up must not change one byte. Regenerate them only for an
+model were made faster: a speed-up must not change one byte. Regenerate them only for an
 intended change of output, and say so in the commit:
 ``CURSOR_WATCH_UPDATE_EXPECTED=1 python -m pytest tests/test_expected_output.py``.
 

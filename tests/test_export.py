@@ -1,4 +1,4 @@
-"""--export: HTML and Markdown documents of runs (issue 12), hostile input, size limits, the CLI.
+"""--export: HTML and Markdown documents of runs, hostile input, size limits, the CLI.
 
 The HTML is parsed by html5lib in strict mode (a parse error fails the test, as a browser
 would have to recover from it); the Markdown by markdown-it-py (CommonMark, raw HTML on, as a
@@ -144,7 +144,7 @@ AGENT_CAPTURES = [AGENTS_DIR / "claude" / "mlsys-io__lumid-identity__internal__h
 
 
 def agent_params():
-    """Claude Code and Codex captures (issue 19), or one skipped case saying why."""
+    """Claude Code and Codex captures, or one skipped case saying why."""
     if not all(p.exists() for p in AGENT_CAPTURES):
         return [pytest.param(None, marks=pytest.mark.skip(reason=f"agent captures not found at {AGENTS_DIR} (a user's clone has none)"))]
     return [pytest.param(p, id=f"{p.parent.name}-{p.name[:40]}") for p in AGENT_CAPTURES]

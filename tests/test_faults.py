@@ -177,7 +177,7 @@ def test_followed_file_changes(tmp_path, watchers, change):
         w.wait_for("was truncated")
         with open(f, "ab") as fh:
             fh.write(shell_started("c2", "echo two"))
-        w.wait_for("▶ [1] shell  echo two")  # issue 18: what follows a truncation is a new run
+        w.wait_for("▶ [1] shell  echo two")  # what follows a truncation is a new run
         out = w.text()
         assert "! line 3: invalid JSON" in out
         assert "the file was truncated" in out and "(run 2) <==" in out
@@ -188,14 +188,14 @@ def test_followed_file_changes(tmp_path, watchers, change):
         f.rename(tmp_path / "run.jsonl.1")
         f.write_bytes(shell_started("c3", "echo after-rotate"))
         w.wait_for("was replaced")
-        w.wait_for("▶ [1] shell  echo after-rotate")  # the new file is a new run (issue 18)
+        w.wait_for("▶ [1] shell  echo after-rotate")  # the new file is a new run
         assert "▶ [2] shell  echo before-rotate" in w.text()
         assert w.text().index("before-rotate") < w.text().index("was replaced") < w.text().index("after-rotate")
     else:
         f.unlink()
         w.wait_for("was deleted")
         f.write_bytes(shell_started("c4", "echo recreated"))
-        w.wait_for("▶ [1] shell  echo recreated")  # a new file: a new run (issue 18)
+        w.wait_for("▶ [1] shell  echo recreated")  # a new file: a new run
     w.signal(signal.SIGINT)
     assert w.finish() == 130
     assert_no_traceback(bytes(w.err))
@@ -362,7 +362,7 @@ async def test_a_signal_while_the_command_is_being_started_stops_it_and_keeps_it
 
 def test_sigint_during_a_big_replay_is_handled_promptly(tmp_path, watchers):
     f = tmp_path / "garbage.jsonl"
-    # after an event: each line is printed (before one, a file that is not stream-json is said once: issue 25)
+    # after an event: each line is printed (before one, a file that is not stream-json is said once)
     f.write_bytes(INIT + b"".join(b"garbage line %06d\n" % i for i in range(100_000)))
     w = watchers(["--plain", str(f)])
     w.wait_for("! line 100:")
@@ -510,7 +510,7 @@ def test_stdout_closed_early_is_quiet(tmp_path, args):
 
 @pytest.mark.parametrize("args", [["--plain"], ["--summary"], ["--summary", "--json"], ["--plain", "--follow"]])
 def test_stdout_closed_early_with_many_sources_is_quiet(tmp_path, args):
-    """Issue 25: `--plain DIR | head -2` exited 141 but printed one 'Task exception was never
+    """`--plain DIR | head -2` exited 141 but printed one 'Task exception was never
     retrieved ... OutputClosed' traceback per further source (11 for 12 files)."""
     logs = tmp_path / "logs"
     logs.mkdir()

@@ -1,4 +1,4 @@
-"""Issue 18, "nothing dropped": what the stream holds is what the screen shows.
+"""Nothing dropped: what the stream holds is what the screen shows.
 
 Item 1: text that looks like HTML (``<id>``, ``Vec<String>``, ``<br>``, ``&amp;``) is shown as
 text wherever Markdown is rendered (transcript, detail, plan), and a line of the agent's text is
@@ -323,7 +323,7 @@ def test_a_reason_of_several_lines_in_the_markdown_export(tmp_path):
     export_runs(str(tmp_path / "run.md"), watch_runs(path))
     md = (tmp_path / "run.md").read_text()
     assert "policy:\\n" not in md and "Denied.\\n" not in md  # never a literal \n
-    # each reason once, whole, on its call's status line (issue 25 items 1 and 9: a long reason
+    # each reason once, whole, on its call's status line (a long reason
     # is no longer cut there and repeated below), its whitespace folded
     details = md.split("<details>")[1].split("</details>")[0]
     assert details.count("Not allowed by the policy") == 1

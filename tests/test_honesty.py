@@ -1,4 +1,4 @@
-"""Issue 18, items 4-6: times are never invented or ticking after a replay ends; a run that ends
+"""Times are never invented or ticking after a replay ends; a run that ends
 without a result says why; a followed file that starts over is a new run, not a success."""
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ def test_model_and_plain_path_do_not_import_textual():
 
 
 def test_summary_json_path_does_not_import_rich():
-    # a script's `--summary --json` starts sooner without Rich (issue 10): only --plain and
+    # a script's `--summary --json` starts sooner without Rich: only --plain and
     # the readable --summary import it
     code = (
         "import sys; from cursor_watch.cli import main;"

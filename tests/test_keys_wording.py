@@ -1,4 +1,4 @@
-"""Issue 18, keys and wording: Ctrl+C ends the app, ``e`` never overwrites, the footer offers
+"""Keys and wording: Ctrl+C ends the app, ``e`` never overwrites, the footer offers
 only what exists, and the words are right (plurals, one line per rejection, counts)."""
 
 from __future__ import annotations

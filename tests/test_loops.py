@@ -1,4 +1,4 @@
-"""Loops (issue 28, item 2): re-reads, retried failures and repeats counted per run; streams with
+"""Loops: re-reads, retried failures and repeats counted per run; streams with
 loops planted in shared real captures (tests/loopstreams.py) marked with the right counts, the
 real captures themselves not; --max-repeats, the loop alert, --enforce (exit 3), --plain, the
 summary JSON."""

@@ -280,7 +280,7 @@ def test_header_result_usage_and_error_status():
     assert (s.session_id, s.model, s.cwd, s.api_key_source, s.permission_mode, s.prompt) == (
         "s", "GPT-5", "/w", "login", "default", "do it")
     assert s.status == "error"
-    # Cursor's inputTokens leave the cache out; the canonical input counts it (issue 24)
+    # Cursor's inputTokens leave the cache out; the canonical input counts it
     assert s.result.usage == Usage(input_tokens=8, output_tokens=4, cache_read_tokens=5, cache_write_tokens=0)
     assert s.result.usage.uncached_input_tokens == 3
     assert s.result.request_id == "rq"

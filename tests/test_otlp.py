@@ -330,7 +330,7 @@ def test_agent_label_version_and_sub_agent_parent_are_read_when_the_model_has_th
                            args=None, parent_call_id="task-1")
     record = otlp.tool_record(SimpleNamespace(), call, ids)
     assert record["p"] == f"{otlp.tool_span_id_of('s/1', 'task-1'):016x}"
-    del call.parent_call_id  # before issue 19: a child of the run span
+    del call.parent_call_id  # a call without a parent: a child of the run span
     assert otlp.tool_record(SimpleNamespace(), call, ids)["p"] == f"{ids.span_id:016x}"
 
 
@@ -436,7 +436,7 @@ def test_cli_export_otlp_json_and_missing_extra(tmp_path):
 
 
 
-# -- issue 26: usage where backends count it, true latency, content panes, names -------------------
+# -- usage where backends count it, true latency, content panes, names -------------------
 
 def test_run_latency_is_the_reported_duration_not_the_first_timed_event():
     # a Cursor run: events carry times only near the end (1000, 1500 ms); its result says 900 ms
@@ -580,7 +580,7 @@ def test_an_empty_stream_sends_nothing_and_a_line_of_garbage_is_a_run():
     assert root.attributes["cursor_watch.invalid_lines"] == 1 and root.attributes["error.type"] == "no_result"
 
 
-# -- ids of runs of one session (issue 20, item 4) -----------------------------------------------
+# -- ids of runs of one session -----------------------------------------------
 
 DIRECT = ROOT.parent / "shared" / "streams" / "real" / "reifying__cursor-hack__experiments__direct-sleep.jsonl"
 FULL = ROOT.parent / "shared" / "streams" / "real" / "reifying__cursor-hack__internal__events__testdata__full_session.jsonl"
@@ -634,7 +634,7 @@ def test_the_opening_is_fixed_when_the_first_call_ends_not_by_what_follows():
     assert ids_base < ids_more
 
 
-# -- when the run span is sent (issue 20, item 3) ------------------------------------------------
+# -- when the run span is sent ------------------------------------------------
 
 def live_outlet(ends_at_result):
     exporter = InMemorySpanExporter()

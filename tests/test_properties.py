@@ -514,7 +514,7 @@ def _summary_without_run_details(stdout: bytes, t0_ms: float, t1_ms: float) -> l
         j.pop("stderr")
         j.pop("source", None)  # a path, or "-" for a pipe or a command
         # a tool call with no time in the stream: read live (pipe, command) it is stamped with its
-        # arrival time, replayed from a file it has none (issue 18): the same "no recorded time"
+        # arrival time, replayed from a file it has none: the same "no recorded time"
         for call in j["tool_calls"]:
             for key in ("started_ms", "completed_ms"):
                 if call[key] is None or (isinstance(call[key], int) and t0_ms - 1000 <= call[key] <= t1_ms + 1000):

@@ -1,4 +1,4 @@
-"""Explained quiet (issue 28, item 1): why a live run is quiet, and --stall / --enforce acting on
+"""Explained quiet: why a live run is quiet, and --stall / --enforce acting on
 unexplained quiet only (cursor_watch.core.quiet, cursor_watch.core.limits)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Secrets out of what is shared (issue 25 item 18): exports, ``--serve``, ``--otlp-content``.
+"""Secrets out of what is shared: exports, ``--serve``, ``--otlp-content``.
 
 A hostile stream of known fake secrets (tests/fake_secrets.py) goes through every outlet that
 shares a run: ``--export`` in HTML, Markdown, JSON and OTLP JSON (in-process and from the

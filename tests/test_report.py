@@ -178,7 +178,7 @@ def test_a_line_longer_than_the_read_buffer_and_a_file_without_a_last_newline(tm
 
 def test_slowest_calls_keep_each_log_name_end_and_run_number(tmp_path):
     """Log names of one project share long starts: the slowest calls' run column cuts them in the
-    middle (issue 18 item 8), so every row keeps its file's distinctive end and ``#N``, and a
+    middle, so every row keeps its file's distinctive end and ``#N``, and a
     call's path keeps its file name."""
     logs = tmp_path / "logs"
     logs.mkdir()

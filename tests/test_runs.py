@@ -1,4 +1,4 @@
-"""Several runs: a stream split at each system/init, several files, a directory (issue 9)."""
+"""Several runs: a stream split at each system/init, several files, a directory."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ def run(args: list[str], stdin: bytes | None = None, timeout: float = 60) -> sub
 
 
 def comparable(obj: dict) -> dict:
-    """What must be the same whether a run is read alone or among others (issue 9)."""
+    """What must be the same whether a run is read alone or among others."""
     out = {k: obj[k] for k in KEYS}
     out["tool_calls"] = [(c["call_id"], c["tool"], c["status"]) for c in obj["tool_calls"]]
     return out

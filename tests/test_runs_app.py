@@ -1,4 +1,4 @@
-"""The runs list in the TUI (Pilot): rows and states, live updates, navigation, attention (issue 9)."""
+"""The runs list in the TUI (Pilot): rows and states, live updates, navigation, attention."""
 
 from __future__ import annotations
 

@@ -98,7 +98,7 @@ def brute_force(mon, data: bytes, q: Query) -> int:
     n += sum(q.count(note.text) for note in s.notes)
     for call in s.tool_calls.values():
         # the reason as the call's transcript line shows it: whitespace folded, its first 80
-        # characters, none when the call's note gives it (issue 25: the rest is in the result)
+        # characters, none when the call's note gives it (the rest is in the result)
         reason = " ".join(call.detail.split())
         if not reason or (call.interaction and reason[:100] in " ".join(call.interaction.split())):
             reason = ""
@@ -113,7 +113,7 @@ def brute_force(mon, data: bytes, q: Query) -> int:
                 args = body["args"]
             if which == "completed":
                 result = body.get("result")
-        # fields that only repeat another are not counted (issue 25: the CLI's parse of a
+        # fields that only repeat another are not counted (the CLI's parse of a
         # command, the call's id, an outcome's copy of the command and its directory)
         if isinstance(args, dict):
             args = {k: v for k, v in args.items() if k not in ("parsingResult", "simpleCommands", "toolCallId")}
@@ -395,7 +395,7 @@ def test_a_scan_process_that_fails_is_finished_in_process(tmp_path, monkeypatch)
 def test_a_cursor_runs_scan_decodes_only_its_tool_call_lines():
     """The scan decodes the lines that can hold a payload of the run's agent: for a Cursor run only
     those with ``"tool_call"`` (other agents' markers in every line cost a 1 GB search ~20 %), for
-    another agent's run its own markers too (issue 19's payloads stay searchable)."""
+    another agent's run its own markers too (every agent's payloads stay searchable)."""
     from cursor_watch.formats import PAYLOAD_MARKERS, payload_markers
     from cursor_watch.query.match import Query
     from cursor_watch.query.scan import UNDECODED, scan

@@ -1,4 +1,4 @@
-"""Issue 25, a new user's second hour: what scripts read is whole, what the screen shows is
+"""A new user's second hour: what scripts read is whole, what the screen shows is
 readable at 80 and 60 columns, and the exports say what the run was.
 
 Streams here are the shared real captures where one shows the case, else a real capture with
@@ -335,7 +335,7 @@ def test_started_is_the_leading_thinking_message(tmp_path):
     s = replayed(AUTOCOMPACT)
     assert s.first_ts_ms == first  # what the header's elapsed time counts from
     # the run span starts at the first timed event or earlier, where the reported duration says the
-    # run began before it (issue 26: the trace's latency is the run's duration)
+    # run began before it (the trace's latency is the run's duration)
     assert runs[0] == min(first, s.last_ts_ms - s.result.duration_ms) * 1_000_000
 
 

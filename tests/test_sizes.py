@@ -1,4 +1,4 @@
-"""Issue 18, items 7-8: narrow terminals (stacked panes, a key to swap them, a runs list that
+"""Narrow terminals (stacked panes, a key to swap them, a runs list that
 keeps what matters) and long names shortened in the middle."""
 
 from __future__ import annotations
@@ -70,7 +70,7 @@ def test_runs_table_names_differ_by_their_ends():
 
 
 def test_an_estimated_cost_is_labelled_and_shown_whole_where_the_column_fits():
-    """Issue 21: every estimate says so (``≈ $0.0644 est.``), the runs list too; at 160 columns the
+    """Every estimate says so (``≈ $0.0644 est.``), the runs list too; at 160 columns the
     tokens · cost column holds the whole label, at 80 it is left out rather than cut."""
     row = RunRow(key=("a", 1, 1), source="loop.jsonl #1", state="success", model="Composer 2.5", prompt="p",
                  started_ms=None, time_ms=1000.0, counts={}, tokens=(61_800, 1_900), activity="", live=False,
@@ -108,14 +108,14 @@ def test_runs_table_at_80_columns_keeps_name_state_tools_time():
     titles = [title or "mark" for title, _, _ in COLUMNS]
     kept = {t for t, n in zip(titles, w, strict=True) if n}
     assert {"source", "state", "tools", "time"} <= kept
-    assert "agent" in kept  # whose run it is (issue 19), before the flexible columns
+    assert "agent" in kept  # whose run it is, before the flexible columns
     assert sum(w) + (len([n for n in w if n]) - 1) <= 80
     assert all(n for n in widths(200))  # a wide table shows every column
 
 
 def test_header_keeps_the_file_name_when_the_cwd_is_long():
-    """Issue 18 kept the file name before the cwd; issue 25 puts the model, cwd, session and
-    permission mode first (tests/test_second_hour.py): the file name still shows where it fits."""
+    """The header puts the model, cwd, session and permission mode first: the file name still
+    shows where it fits."""
     mon = Monitor()
     mon.feed(real(CAGASE).read_bytes().splitlines(keepends=True)[0])
     s = mon.session
@@ -215,7 +215,7 @@ async def test_runs_list_names_are_distinct_and_keep_their_ends(columns):
         await wait_until(pilot, lambda: app.ended and len(app.screen.query_one(RunsTable).rows) == len(paths))
         await wait_ticks(pilot, app)  # the rows are rebuilt from the ended runs
         table = app.screen.query_one(RunsTable)
-        w = widths(table.scrollable_content_region.width, table.need)  # (the columns fit the rows, issue 25)
+        w = widths(table.scrollable_content_region.width, table.need)  # (the columns fit the rows)
         assert table.scrollable_content_region.height >= len(paths)  # every row on screen
         names = []
         for y, row in enumerate(table.rows):
@@ -345,4 +345,4 @@ def test_a_long_failure_detail_on_a_transcript_marker_is_cut_with_a_mark():
     text = marker_text(call).plain
     detail = text.split(" (", 1)[1]
     assert detail.startswith("AssertionError: xxx") and "the end" not in text, text
-    assert detail.endswith("… [144 more chars: ⏎ on the call])"), text  # where the whole text is (issue 25)
+    assert detail.endswith("… [144 more chars: ⏎ on the call])"), text  # where the whole text is

@@ -1,4 +1,4 @@
-"""LineWriter writes exactly what Rich's Console.print writes for the same Text (issue 10)."""
+"""LineWriter writes exactly what Rich's Console.print writes for the same Text."""
 
 from __future__ import annotations
 

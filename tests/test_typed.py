@@ -1,4 +1,4 @@
-"""The typed decoder (issue 17) changes nothing: the model built from msgspec's typed events
+"""The typed decoder changes nothing: the model built from msgspec's typed events
 equals the model built from orjson's dicts, for random valid and damaged streams.
 
 ``cursor_watch.formats.cursor_typed`` decodes ``assistant``, ``thinking`` and ``tool_call``
@@ -31,7 +31,7 @@ CLOCK_MS = 1_000_000.0
 
 def fed(mon: Monitor, chunks: list[bytes]) -> Monitor:
     """``mon`` fed ``chunks`` to the end: the last line, and what the format reader held while
-    it sniffed (issue 19), through it; every run finished."""
+    it sniffed, through it; every run finished."""
     for chunk in chunks:
         mon.feed(chunk)
     for item in mon.reader.adapt(mon.decoder.finish()) + mon.reader.finish():
@@ -247,7 +247,7 @@ def test_the_known_difference_a_number_beyond_a_double_in_a_skipped_field(number
     assert (typed.assistant_text, typed.invalid_lines, generic.assistant_text, generic.invalid_lines) == ("b", 0, "", 1)
 
 
-# -- Claude Code's typed path (claude_typed: stream_event lines, issue 19) ------------------
+# -- Claude Code's typed path (claude_typed: stream_event lines) ------------------
 #
 # Each adapter brings its own typed decoding (Decoder.typed = the adapter's typed_decoder). The
 # same bytes are read with the Claude adapter's typed decoder on and off; every line the typed

@@ -1,4 +1,4 @@
-"""Issue 25: a new user's defects (tool summaries, notes, files that are not stream-json, --report's width)."""
+"""A new user's defects (tool summaries, notes, files that are not stream-json, --report's width)."""
 
 from __future__ import annotations
 

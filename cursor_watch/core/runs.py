@@ -3,7 +3,7 @@
 People run agents in loops (``while ...; do cursor-agent ... >> log.jsonl; done``), resume
 sessions (``--resume`` prints a new ``system/init`` into the same log) and keep directories of
 logs. A **run** is the events from one ``system/init`` up to the next ``system/init`` or the end
-of its source; lines before the first ``init`` belong to the first run (issue 9; every real
+of its source; lines before the first ``init`` belong to the first run (every real
 capture starts with ``init``, reference section 2.1, but a cut log may not). Each run is its own
 :class:`~cursor_watch.core.model.Session`: the reducer itself never learns about other runs.
 
@@ -226,7 +226,7 @@ class RunSplitter:
 
 # -- how a run ended ------------------------------------------------------------------------
 
-NO_RESULT_WORDS = "stream ended without a result"  # issue 18: people and scripts grep for these words
+NO_RESULT_WORDS = "stream ended without a result"  # people and scripts grep for these words
 _ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[PX^_][^\x1b]*\x1b\\|[@-Z\\-_])|\x9b[0-?]*[ -/]*[@-~]")
 QUOTE_CHARS = 120  # characters of the first rejected line quoted in the end note
 
@@ -300,7 +300,7 @@ def last_words(run: Run) -> str | None:
 
 
 def end_note(run: Run, reason: str | None = None) -> str:
-    """Why a run that has no ``result`` ended, in words (issue 18):
+    """Why a run that has no ``result`` ended, in words:
 
     - ``no events: the input was empty`` (nothing at all, or blank lines only: ``N blank lines``),
     - ``no events: N lines, none of them stream-json; the first: "…"`` (escapes removed),
@@ -542,7 +542,7 @@ def run_started_ms(run: Run, activity: RunActivity, path: str | None = None) -> 
 
     Its first ``timestamp_ms`` when the stream recorded one; else, for a run read from a
     file (``path``), the file's modification time, marked (``True``): never the time
-    cursor-watch opened it (issue 18); else (a pipe, a spawned command) when it was first
+    cursor-watch opened it; else (a pipe, a spawned command) when it was first
     seen, which is when it ran. ``(None, False)`` when a file's time can't be read.
     """
     first = run.session.first_ts_ms
@@ -557,7 +557,7 @@ def run_started_ms(run: Run, activity: RunActivity, path: str | None = None) -> 
 
 
 def run_elapsed_ms(run: Run, activity: RunActivity, now: float) -> float | None:
-    """How long the run has taken (ms), from what is known, never invented (issue 18).
+    """How long the run has taken (ms), from what is known, never invented.
 
     - its ``result``'s ``duration_ms`` when it has one;
     - with ``timestamp_ms`` in its events: the recorded span (first to last), and while it is

@@ -392,7 +392,7 @@ def detail_sections(tool: str, payloads: Any, status: str = "", outcome: str = "
         shown: what the view already says of the outcome above the sections (the call's
             ``detail``, e.g. ``User Rejected``): a reason, error or message it holds is not
             listed again, and a rejection with nothing more to say gets no outcome section
-            (one line per rejection, issue 18).
+            (one line per rejection).
 
     Returns:
         Sections: the tool's own view (shell: command, exit code, stdout, stderr; read: the
@@ -569,7 +569,7 @@ def marker_detail(detail: str, interaction: str = "") -> str:
     """What a finished call's transcript line shows of its ``detail`` (its failure or rejection
     reason): the first :data:`MARKER_DETAIL` characters, whitespace folded; '' when its note
     (``interaction``) already says it. The search counts this, not the whole reason: the rest is
-    in the call's result, counted (and listed in the detail view) as a payload match (issue 25)."""
+    in the call's result, counted (and listed in the detail view) as a payload match."""
     if not detail or said_in(detail, interaction):
         return ""
     return one_line(detail, 0)[:MARKER_DETAIL]

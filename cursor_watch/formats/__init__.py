@@ -20,7 +20,7 @@ This package is also where views find what an agent wrote, without importing an 
 Typed decoding: an adapter may bring a msgspec decoder of its hottest lines
 (:attr:`Adapter.typed_decoder`); once the format is known the decoder uses it, and the typed
 events it gives reach only that adapter (a line they don't fit takes the generic path).
-``cursor_typed``: Cursor's ``stream-json`` (issue 17); ``claude_typed``: Claude Code's (issue 19).
+``cursor_typed``: Cursor's ``stream-json``; ``claude_typed``: Claude Code's.
 """
 
 from __future__ import annotations
@@ -140,7 +140,7 @@ class UnreadFormat(Adapter):
     """A stream in a format cursor-watch does not read: one note says what it looks like (naming
     it where it is recognisable: :data:`UNREAD`, else the first object's type or keys:
     :func:`looks_like`), and every object is an :class:`~cursor_watch.core.canonical.Unknown` event
-    (kept and counted; ``--summary --json`` lists each, the text views say it once: issue 25)."""
+    (kept and counted; ``--summary --json`` lists each, the text views say it once)."""
 
     name = "unknown"
     agent = UNREAD_AGENT

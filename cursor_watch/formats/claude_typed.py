@@ -1,4 +1,4 @@
-"""Typed decoding of Claude Code ``stream_event``, ``user`` and ``assistant`` lines: the Claude adapter's fast path (issue 19).
+"""Typed decoding of Claude Code ``stream_event``, ``user`` and ``assistant`` lines: the Claude adapter's fast path.
 
 With ``--include-partial-messages`` most lines of a Claude Code stream are ``stream_event``
 lines (``bench/gen_stream.py OUT --agent claude --partial``: 83 % of the lines, 61 % of them

@@ -26,7 +26,7 @@ Facts (Cursor's docs, ``shared/docs/stream-json-reference.md`` and the real capt
 * ``timestamp_ms`` (epoch ms) on most events, absent on ``user``, ``result``, ``system/init``
   and the end-of-turn flush.
 
-The typed fast path (:mod:`cursor_watch.formats.cursor_typed`, issue 17) decodes ``assistant``,
+The typed fast path (:mod:`cursor_watch.formats.cursor_typed`) decodes ``assistant``,
 ``thinking`` and ``tool_call`` lines into structs; :meth:`CursorAdapter.adapt` reads their
 attributes, and any line they don't fit is read from its dict by the same rules
 (``tests/test_typed.py`` compares both). Consecutive deltas of a batch become one canonical

@@ -1,4 +1,4 @@
-"""Typed decoding of Cursor ``stream-json`` lines: the Cursor adapter's fast path (issue 17).
+"""Typed decoding of Cursor ``stream-json`` lines: the Cursor adapter's fast path.
 
 Most events of a Cursor stream are ``assistant`` and ``thinking`` deltas, and most of its bytes
 are the ``args`` and ``result`` of ``tool_call`` events (``bench/gen_stream.py OUT 40000
@@ -157,4 +157,4 @@ DECODE_ERRORS = (msgspec.ValidationError, msgspec.DecodeError, RecursionError)
 
 # What the model reads of a typed ``tool_call`` event (:class:`cursor_watch.formats.cursor.ToolFields`,
 # :func:`~cursor_watch.formats.cursor.tool_fields`) is in the adapter's module: that one is
-# compiled (issue 27), this one holds msgspec Structs, which mypyc can't compile.
+# compiled, this one holds msgspec Structs, which mypyc can't compile.

@@ -229,7 +229,7 @@ class AlertRules:
                 kind = "ended" if status == "success" else "failed"
                 text = TEXT[status]
                 if s.result is None and getattr(run, "end_reason", None) in RESTART_REASONS:
-                    text = RESTART_TEXT  # a followed file started over: its run was cut (issue 18)
+                    text = RESTART_TEXT  # a followed file started over: its run was cut
                 if kind not in raised:
                     raised.add(kind)
                     out.append(self._alert(kind, run, now, text, {"status": status}))

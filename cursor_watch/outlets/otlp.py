@@ -62,7 +62,7 @@ and ``gen_ai.tool.call.arguments`` / ``.result``. Each content attribute is at m
 other control characters shown escaped. Without it, no stream text leaves the machine beyond
 ids, names, the model, cwd, statuses, exit codes, counts and times.
 
-**Secrets are redacted** (issue 25) unless ``--no-redact``: content, a rejected call's reason and
+**Secrets are redacted** unless ``--no-redact``: content, a rejected call's reason and
 an error result's text pass through :mod:`cursor_watch.outlets.redact` (each secret becomes
 ``[redacted: KIND]``), the payloads before they are cut, and a JSON key that names a secret
 (``password``, ``api_key``, ``token``) hides its value (:meth:`cursor_watch.outlets.redact.Redactor.field`).
@@ -114,7 +114,7 @@ SCHEDULE_DELAY_MS = 1000  # the exporter sends what it has at least this often (
 EXPORT_TIMEOUT_S = 5.0  # per export request, unless OTEL_EXPORTER_OTLP[_TRACES]_TIMEOUT says
 PROTOCOLS = ("http/protobuf", "grpc")
 
-# agent label (issue 19's Session.agent; "cursor" before it) -> gen_ai.provider.name (v1.41.0
+# agent label (Session.agent; "cursor" for a run without one) -> gen_ai.provider.name (v1.41.0
 # well-known values where the agent's vendor has one; Cursor has none, so its own name)
 PROVIDERS = {"cursor": "cursor", "claude-code": "anthropic", "claude": "anthropic", "codex": "openai",
              "gemini-cli": "gcp.gemini", "gemini": "gcp.gemini"}
@@ -400,7 +400,7 @@ class RunIds:
 
 
 def agent_of(session: Any) -> str:
-    """The agent label (issue 19's ``Session.agent``; ``cursor`` for a model without one)."""
+    """The agent label (``Session.agent``; ``cursor`` for a model without one)."""
     agent = getattr(session, "agent", None)
     return clean_line(agent, 64) if isinstance(agent, str) and agent else "cursor"
 

@@ -1,4 +1,4 @@
-"""Secrets out of what leaves the machine (issue 25): exports, the browser view, traces with content.
+"""Secrets out of what leaves the machine: exports, the browser view, traces with content.
 
 Agents read ``.env`` files, print tokens and paste keys into commands; their transcripts hold
 what they saw. Every outlet that shares a run (``--export`` in every format and the TUI's ``e``

@@ -37,7 +37,7 @@ MAX_SLICE = 1 << 20  # ... and at most (a source's chunk: sources.CHUNK)
 # bytes a monitor decodes, adapts and applies at a time (Monitor.feed cuts a bigger chunk at the
 # line ends nearest this): a slice's lines, events and changes stay in the CPU's caches from one
 # stage to the next. Fed 1 MiB at a time, the dense stream's --summary --json took 1.15x the CPU
-# of 64-256 KiB (bench/README.md, issue 27)
+# of 64-256 KiB (bench/README.md)
 FEED_SLICE = 128 * 1024
 SLICE_S = 0.004  # a slice grows while it takes less than half this, shrinks when it takes more
 YIELD_S = 0.005  # while a big chunk is read slice by slice, the event loop gets a turn this often
@@ -216,7 +216,7 @@ class Monitor:
 
         A followed file that was truncated or replaced starts over: the run it held ends
         there, cut (its end note says why; never a ``result`` it did not have), and what the
-        file holds next is a new run, announced by the notice as its first note (issue 18).
+        file holds next is a new run, announced by the notice as its first note.
         A run that has read nothing yet is not cut: the notice is its note.
         """
         changes = self.flush()

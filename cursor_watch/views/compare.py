@@ -15,7 +15,7 @@ before the model sees it, as ``--report`` does). The comparison holds:
 * the gates of ``--fail-if`` (:func:`parse_gates`), each on the change from A to B; one that
   holds makes the exit status :data:`EXIT_GATE` (4).
 
-Loops (issue 28, item 2) come from :func:`run_loops`: the loop detector's findings
+Loops come from :func:`run_loops`: the loop detector's findings
 (:mod:`cursor_watch.core.loops`); with :data:`LOOPS_KNOWN` False a run's loops are unknown and there
 is no loops line.
 """
@@ -126,7 +126,7 @@ class Side:
                 "loops": None if self.loops is None else [{"what": w, "times": n} for w, n in self.loops]}
 
 
-LOOPS_KNOWN = True  # run_loops gives the loop detector's findings (issue 28, item 2)
+LOOPS_KNOWN = True  # run_loops gives the loop detector's findings
 
 
 def run_loops(run: Any) -> list[tuple[str, int]]:

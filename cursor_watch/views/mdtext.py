@@ -4,7 +4,7 @@ The agent writes Markdown for a chat view, but its text is full of things Common
 as raw HTML: ``tasks set <id> --status plan``, ``Vec<String>``, ``<file>``, ``<br>``.
 Rich's and Textual's Markdown parse with raw HTML on and then drop every ``html_inline`` and
 ``html_block`` token (checked on rich 15 / textual 8.2), so those words vanished from the
-TUI (issue 18). The parser here has raw HTML **off** (a tag is text, shown as written),
+TUI. The parser here has raw HTML **off** (a tag is text, shown as written),
 character references off (``&amp;`` is shown as the agent wrote it, not as ``&``), and
 a single newline is a line break (``breaks``): the agent's lines, often quoted command
 output (``HTTP/2 200`` then ``DONE``), are never joined into one.

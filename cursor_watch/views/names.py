@@ -3,7 +3,7 @@
 Log files of one project share a long prefix (``acme__agent-tests__internal__…``); cutting
 them at the end makes every row read the same. These helpers cut the middle instead, keep
 a run's ``#N`` suffix whole, and prefer a path relative to the current directory where that
-is shorter (issue 18). Widths are terminal cells (wide characters count two).
+is shorter. Widths are terminal cells (wide characters count two).
 """
 
 from __future__ import annotations

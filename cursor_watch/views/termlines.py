@@ -2,7 +2,7 @@
 
 The plain printer prints tens of thousands of short lines; through ``Console.print`` each
 costs about 100 µs (render, segment, style, write and flush one line), two thirds of the
-time of ``--plain`` on an event-dense stream (issue 10). :class:`LineWriter` produces the
+time of ``--plain`` on an event-dense stream. :class:`LineWriter` produces the
 same bytes for the only shape the printer uses, a ``rich.text.Text`` made of a base style
 and appended pieces, printed with ``soft_wrap=True`` (no wrapping, no cropping), and writes
 them once per batch.

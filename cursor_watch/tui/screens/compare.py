@@ -1,4 +1,4 @@
-"""The comparison screen: ``c`` on two runs picked in the runs list (issue 28, item 4).
+"""The comparison screen: ``c`` on two runs picked in the runs list.
 
 It shows what ``cursor-watch --compare A B`` prints (:func:`cursor_watch.views.compare.render`), laid
 out again for the screen's width when it changes; a live run is compared as it is when the

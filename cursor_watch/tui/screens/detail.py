@@ -98,7 +98,7 @@ def render_section(section: Section, query: Query | None = None, current: int = 
     if section.kind == "fields":
         grid = Table.grid(padding=(0, 2))
         grid.add_column(style="bold", no_wrap=True)
-        grid.add_column(overflow="fold")  # a long path or command wraps, never cut (issue 25)
+        grid.add_column(overflow="fold")  # a long path or command wraps, never cut
         for label, value in body:
             grid.add_row(label, _mark_text(Text(visible(str(value))), query))
         return grid

@@ -73,7 +73,7 @@ class RunScreen(Finder, Screen):
         Binding("right_square_bracket", "app.step_run(1)", "Next run", id="next_run", show=False),
         # the app's q and ? again, early, then s (shown only when the panes are stacked) and /: the
         # footer lists a screen's keys first and cuts the rest at 80 columns, where a new user
-        # must still see how to quit, get help and swap the panes (issue 18)
+        # must still see how to quit, get help and swap the panes
         Binding("question_mark", "app.help", "All keys", id="help_here"),  # first: the footer may be cut
         Binding("q", "app.quit", "Quit", id="quit_here"),
         Binding("s", "swap_panes", "Swap", id="swap"),

@@ -1,4 +1,4 @@
-"""The runs list: every run of every watched source, one row each (issue 9).
+"""The runs list: every run of every watched source, one row each.
 
 Enter opens a run in the run view (:class:`~cursor_watch.tui.screens.run.RunScreen`); Escape there
 comes back here, to the same row. Space picks runs (A, then B) and ``c`` compares them

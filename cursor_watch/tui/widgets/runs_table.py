@@ -35,8 +35,8 @@ COLUMNS = (("", 1, "left"), ("source", 0, "left"), ("agent", 6, "left"), ("state
            ("tools", 15, "left"), ("tokens · cost", 25, "right"), ("last activity", 0, "left"))
 FLEX_SHARES = {1: 5, 5: 2, 10: 3}
 FLEX_MIN = {1: 18, 5: 16, 10: 12}  # a flexible column that can't get this much is left out
-# the columns kept when the table is narrow, most wanted first (issue 18: at 80 columns a row
-# still shows name, state, tool counts and elapsed time; then whose run it is, issue 19)
+# the columns kept when the table is narrow, most wanted first (at 80 columns a row
+# still shows name, state, tool counts and elapsed time; then whose run it is)
 PRIORITY = (0, 1, 3, 7, 8, 2, 10, 5, 4, 6, 9)
 ESSENTIAL = 6  # the first columns of PRIORITY; the others are kept only while the source keeps
 SOURCE_ROOM = 24  # cells (log names share long prefixes: a name needs room to be told apart)

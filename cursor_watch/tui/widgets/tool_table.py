@@ -115,7 +115,7 @@ def _cell_specs(call: ToolCall, now_ms: float, summary_width: int | None = None,
         time_text = "" if call.started_ms is None else format_ms(max(0.0, now_ms - call.started_ms)) + "…"
         time_style = "cyan"
     else:
-        # a finished call whose times were not recorded: unknown, said so (issue 18)
+        # a finished call whose times were not recorded: unknown, said so
         time_text, time_style = call_duration_text(call), "dim"
     tool = visible_line(call.tool)
     if call.parent_call_id:  # ran inside a sub-agent: indented under it (its calls follow it)
@@ -266,7 +266,7 @@ class ToolTable(ScrollView, can_focus=True):
         """The rows, and the width below which the table scrolls sideways: its columns at
         their least (a summary of MIN_SUMMARY cells). Not the pane's width: a vertical
         scrollbar appearing after it was set made the rows 2 cells too wide for the pane, and a
-        horizontal scrollbar took the last line, where the newest call is (issue 18, 80x24)."""
+        horizontal scrollbar took the last line, where the newest call is (80x24)."""
         return Size(sum(column_widths(0, self._seen)) + GAP * len(COLUMNS), self._rows)
 
     def watch_show_vertical_scrollbar(self, _old: bool, _new: bool) -> None:

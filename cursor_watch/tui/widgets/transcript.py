@@ -154,7 +154,7 @@ def marker_text(call: ToolCall, dimmed: bool = False, payload_matches: int = 0, 
 def settled(text: str) -> str:
     """A text still streaming, as a view that redacts (``--serve``) shows it: up to its last
     whitespace. The word being written waits for its end: half a token is no token any rule
-    knows, so it would be shown as it is until its last delta came (issue 25)."""
+    knows, so it would be shown as it is until its last delta came."""
     cut = max(text.rfind(" "), text.rfind("\n"), text.rfind("\t"))
     return text[: cut + 1]
 

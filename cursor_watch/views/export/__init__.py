@@ -1,4 +1,4 @@
-"""Exports: the run(s) of a watch written to a file to share (issue 12).
+"""Exports: the run(s) of a watch written to a file to share.
 
 Views like :mod:`cursor_watch.views.plain`: they read the model (a finished run, or what a live
 run holds so far), re-read payloads from the source by byte offset, and hold no format

@@ -3,7 +3,7 @@
 Each format escapes these for its own output (``design.md``: escaping is per output). The
 values come from the model; nothing here reads the stream or knows a format rule.
 
-Redaction (issue 25) happens where each format escapes: every string from the stream passes
+Redaction happens where each format escapes: every string from the stream passes
 through :func:`doc_text` (the secrets :mod:`cursor_watch.outlets.redact` finds replaced, then control
 characters shown), and a tool call's payloads are redacted as they are read back, before any
 cut (:func:`export_redactor` is given to :func:`cursor_watch.stream.payloads.call_detail`). The
