@@ -41,7 +41,7 @@ sequences) for every frame in the phase, and "stall" the longest time the event 
 did not run a 2 ms sleep. ``--pkg-root DIR`` measures another copy of ``cursor_watch``
 (e.g. a patched one); ``--driver`` and ``--produce`` are the child processes' modes.
 
-Nothing here is a timed test; ``tests/test_bench_smoke.py`` runs ``--quick``.
+Nothing here is a timed test; ``tests/e2e/test_bench_smoke.py`` runs ``--quick``.
 """
 
 from __future__ import annotations

@@ -153,7 +153,7 @@ async def agents() -> None:
 
 
 def looping_stream() -> Path:
-    """The plain-tools sample with loops planted (tests/loopstreams.py): ``pytest -q`` failing 4
+    """The plain-tools sample with loops planted (tests/fixtures/loopstreams.py): ``pytest -q`` failing 4
     times before the fix, ``app/pricing.py`` read 3 times; written to a temporary file."""
     sys.path.insert(0, str(ROOT / "tests"))
     import orjson

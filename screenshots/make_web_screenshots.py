@@ -3,7 +3,7 @@
     python screenshots/make_web_screenshots.py
 
 Headless Chromium (Debian's ``chromium``) driven by Playwright for Python, as in
-``tests/test_browser.py``; nothing is downloaded and the pages reach nothing but this
+``tests/e2e/test_browser.py``; nothing is downloaded and the pages reach nothing but this
 machine. Writes ``screenshots/export-light.png``, ``export-dark.png``, ``export-phone.png``
 and ``serve.png``.
 """

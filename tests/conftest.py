@@ -19,6 +19,14 @@ from pathlib import Path
 import orjson
 import pytest
 
+# the tests' helpers (app and web helpers, fake agents, stream generators) and their streams live in
+# tests/fixtures/: importable by name from every test folder
+sys.path.insert(0, str(Path(__file__).resolve().parent / "fixtures"))
+# a few tests borrow a helper from another test module (test_export's watch_runs, test_e2e_tmux's
+# Tmux...): every test folder is importable by module name, as pytest imports the tests themselves
+sys.path += sorted(str(d) for d in Path(__file__).resolve().parent.glob("**/") if d.name not in ("fixtures", "expected")
+                   and any(d.glob("test_*.py")))
+
 # a config directory of the tests' own: a user's prices.toml (cursor_watch.core.costs) never changes a result
 os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="cursor-watch-test-config-")
 
@@ -96,8 +104,8 @@ its two runs); a run that would test the other one stops before it starts. Unset
 # these: every module imported and the two builds compared (test_build), every expected output, and
 # the tests of the compiled modules themselves (model, decoding, adapters, spill, properties, faults)
 PURE_RUN = {
-    "test_build.py", "test_expected_output.py", "test_agents.py", "test_agents_2026.py", "test_canonical.py",
-    "test_model.py", "test_events.py", "test_framing.py", "test_typed.py", "test_spill.py", "test_properties.py",
+    "test_build.py", "test_expected_output.py", "test_agents.py", "test_shapes_from_cli_source.py", "test_canonical.py",
+    "test_model.py", "test_decode.py", "test_framing.py", "test_typed.py", "test_spill.py", "test_properties.py",
     "test_faults.py", "test_fidelity.py", "test_honesty.py", "test_payloads.py",
 }
 

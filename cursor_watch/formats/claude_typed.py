@@ -31,7 +31,7 @@ Rules (why a typed event always means what the generic path would make of the sa
 * As for Cursor's typed path (:mod:`cursor_watch.formats.cursor_typed`), msgspec skips unknown
   fields without checking them as strictly as ``orjson``: the decoder checks UTF-8 on every
   line that is not ASCII first, and a number that overflows a double in a skipped field is the
-  one known difference (``tests/test_typed.py`` pins it).
+  one known difference (``tests/unit/formats/test_typed.py`` pins it).
 """
 
 from __future__ import annotations

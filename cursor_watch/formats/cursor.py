@@ -29,7 +29,7 @@ Facts (Cursor's docs, ``shared/docs/stream-json-reference.md`` and the real capt
 The typed fast path (:mod:`cursor_watch.formats.cursor_typed`) decodes ``assistant``,
 ``thinking`` and ``tool_call`` lines into structs; :meth:`CursorAdapter.adapt` reads their
 attributes, and any line they don't fit is read from its dict by the same rules
-(``tests/test_typed.py`` compares both). Consecutive deltas of a batch become one canonical
+(``tests/unit/formats/test_typed.py`` compares both). Consecutive deltas of a batch become one canonical
 event (a view shows a batch at once).
 """
 

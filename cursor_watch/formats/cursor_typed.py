@@ -23,7 +23,7 @@ Rules (why a typed event always means what the generic path would make of the sa
   (:class:`cursor_watch.core.decode.Decoder`) checks UTF-8 on every line that is not ASCII before
   taking this path; an overflowing number in a field the model never reads is the one known
   difference (the generic path calls such a line invalid JSON, the typed path reads the event);
-  ``tests/test_typed.py`` pins it.
+  ``tests/unit/formats/test_typed.py`` pins it.
 * A typed event keeps its line's bytes (:attr:`raw`, no copy: the framer's piece), so
   :attr:`data` gives the same dict as the generic path, built on first use.
 """

@@ -3,7 +3,7 @@
 The expectations in ``tests/expected/`` were written by the code before the plain printer and the
 model were made faster: a speed-up must not change one byte. Regenerate them only for an
 intended change of output, and say so in the commit:
-``CURSOR_WATCH_UPDATE_EXPECTED=1 python -m pytest tests/test_expected_output.py``.
+``CURSOR_WATCH_UPDATE_EXPECTED=1 python -m pytest tests/unit/views/test_expected_output.py``.
 
 Each stream runs in every mode twice over: off a terminal (no colour, as in a pipe or CI) and with
 colour forced the way Rich decides it (``FORCE_COLOR=1`` makes it treat stdout as a terminal,

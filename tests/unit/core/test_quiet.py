@@ -18,7 +18,7 @@ from cursor_watch.core.quiet import BUSY_CPU_PERCENT, CpuSampler, QuietTracker
 from cursor_watch.stream.watch import Monitor
 
 CMD = [sys.executable, "-m", "cursor_watch"]
-AGENT = str(ROOT / "tests" / "quiet_agent.py")
+AGENT = str(ROOT / "tests" / "fixtures" / "quiet_agent.py")
 SHARED = ROOT.parent / "shared" / "streams"
 CLAUDE = SHARED / "agents" / "claude"
 AUTOCOMPACT = CLAUDE / "littlebearapps__untether__tests__fixtures__claude_autocompact_2.1.285.jsonl"

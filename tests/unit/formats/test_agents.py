@@ -218,7 +218,7 @@ def _decode(lines: list[bytes], fmt: str = "auto") -> Monitor:
 def test_a_hook_event_after_a_result_then_a_line_that_gives_nothing_does_not_crash():
     """Held hook events (after a result, maybe the next run's) released by a line that gives no
     canonical event (an empty delta here): they stay in the run they follow, nothing raises
-    (found by the typed/generic property test of tests/test_typed.py)."""
+    (found by the typed/generic property test of tests/unit/formats/test_typed.py)."""
     mon = _decode([b'{"type":"system","subtype":"init","session_id":"s","claude_code_version":"2"}',
                    b'{"type":"result","subtype":"success","result":"","session_id":"s"}',
                    b'{"type":"system","subtype":"hook_started","hook_event":"SessionStart"}',
@@ -492,7 +492,7 @@ def test_a_directory_of_three_agents_gives_three_runs(tmp_path: Path):
     assert p.returncode == 0
 
 
-FAKE_CLI = ROOT / "tests" / "fake_agent_cli.py"
+FAKE_CLI = ROOT / "tests" / "fixtures" / "fake_agent_cli.py"
 
 
 @pytest.mark.parametrize("agent,argv", [
@@ -1041,7 +1041,7 @@ def test_fields_of_every_wrong_type_never_fail_a_type_check(agent):
     JSON type (or deleted; integers beyond 64 bits too): each line is read (an event or a
     diagnostic), every call's detail re-read, and every run written by ``--summary --json``,
     without a type check of the compiled adapter failing (CompiledTypeError: it would stop a
-    watch with exit 70). tests/test_build.py compares the two builds' outputs on such streams."""
+    watch with exit 70). tests/e2e/test_build.py compares the two builds' outputs on such streams."""
     from claude_hostile import hostile_stream as claude_stream
     from codex_hostile import hostile_stream as codex_stream
 

@@ -1,6 +1,6 @@
 """Secrets out of what is shared: exports, ``--serve``, ``--otlp-content``.
 
-A hostile stream of known fake secrets (tests/fake_secrets.py) goes through every outlet that
+A hostile stream of known fake secrets (tests/fixtures/fake_secrets.py) goes through every outlet that
 shares a run: ``--export`` in HTML, Markdown, JSON and OTLP JSON (in-process and from the
 command line), the TUI's ``e`` export, the served view (the app as ``--serve`` runs it for a
 browser tab: every screen, the detail of every call with its raw JSON, the diagnostics, the

@@ -22,7 +22,7 @@ from cursor_watch.core.limits import Limits
 from cursor_watch.stream.watch import Monitor
 
 CMD = [sys.executable, "-m", "cursor_watch"]
-EMITTER = str(ROOT / "tests" / "emitter.py")
+EMITTER = str(ROOT / "tests" / "fixtures" / "emitter.py")
 REAL = ROOT.parent / "shared" / "streams" / "real"
 REJECTED = REAL / "saurabh7481__maestro__src-tauri__tests__fixtures__cursor__05_rejected_shell.jsonl"  # calls: lines 7, 15
 THREE_CALLS = REAL / "dungle-scrubs__harness-cli-normalizer__test__fixtures__cursor-2026.09.15-d2fe57e__probe-15s.ndjson"

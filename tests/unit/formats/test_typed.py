@@ -758,7 +758,7 @@ def test_every_agent_capture_same_model_typed_and_generic(tmp_path):
 
     from test_agents import capture_params
 
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "bench"))
     from gen_stream import generate_agent
 
     paths = [param.values[0] if hasattr(param, "values") else param for param in capture_params()]

@@ -114,7 +114,7 @@ def test_pipe_into_the_tui(tmux_factory, size):
 
 def test_spawned_emitter_streams_and_quits(tmux_factory):
     sample = shlex.quote(str(SAMPLES / "parallel-failed-rejected.jsonl"))
-    emitter = shlex.quote(str(ROOT / "tests" / "emitter.py"))
+    emitter = shlex.quote(str(ROOT / "tests" / "fixtures" / "emitter.py"))
     t = tmux_factory(f"{PY} -m cursor_watch -- {PY} {emitter} {sample} --delay 0.05 --stderr oops --exit 3")
     t.wait_for("streaming")
     screen = t.wait_for("success · exit 3", timeout=30)

@@ -1,6 +1,6 @@
 """SVG snapshots of the main screens (frozen clocks, 160x48).
 
-Update after an intended visual change with ``pytest tests/test_snapshots.py --snapshot-update``
+Update after an intended visual change with ``pytest tests/tui/test_snapshots.py --snapshot-update``
 and look at the report. Snapshots depend on Textual's and Rich's versions: the ``test``
 extra pins the ones they were made with.
 """

@@ -139,16 +139,23 @@ def words(text: str) -> str:
 REPORT_DIRS = ["real", "agents/claude", "agents/codex", "agents/gemini", "every agent read"]
 
 
+def report_dir(where: str, tmp_path: Path) -> Path:
+    """A folder of ``STREAMS``, or for "every agent read" a folder of links to every capture of
+    every agent cursor-watch reads (the shared tree also holds agents' stores and other agents)."""
+    if where != "every agent read":
+        return STREAMS / where
+    path = tmp_path / "captures"
+    path.mkdir()
+    for capture in real_captures() + agent_captures():
+        (path / f"{capture.parent.name}__{capture.name}").symlink_to(capture)
+    return path
+
+
 @needs_streams
 @pytest.mark.parametrize("columns", [80, 60])
 @pytest.mark.parametrize("where", REPORT_DIRS)
 def test_report_in_a_narrow_terminal_keeps_every_figure_whole(where, columns, tmp_path):
-    path = STREAMS / where
-    if where == "every agent read":  # every capture of every agent cursor-watch reads, in one folder
-        path = tmp_path / "captures"
-        path.mkdir()
-        for capture in real_captures() + agent_captures():
-            (path / f"{capture.parent.name}__{capture.name}").symlink_to(capture)
+    path = report_dir(where, tmp_path)
     out = report_in_terminal(path, columns)
     assert "Traceback" not in out
     for line in out.splitlines():
@@ -172,7 +179,7 @@ def test_report_in_a_narrow_terminal_keeps_every_figure_whole(where, columns, tm
 def test_report_into_a_file_has_no_width_limit(where, tmp_path):
     """Piped or written to a file, the report ignores COLUMNS: every run's name whole, every
     figure whole (it was cut to 150 columns: ``1.8…``, ``succe…``)."""
-    path = STREAMS / where
+    path = report_dir(where, tmp_path)
     p = cw(["--report", str(path)], env={**ENV, "COLUMNS": "80"})
     out = p.stdout.decode()
     assert p.returncode == 0

@@ -1,5 +1,5 @@
 """Loops: re-reads, retried failures and repeats counted per run; streams with
-loops planted in shared real captures (tests/loopstreams.py) marked with the right counts, the
+loops planted in shared real captures (tests/fixtures/loopstreams.py) marked with the right counts, the
 real captures themselves not; --max-repeats, the loop alert, --enforce (exit 3), --plain, the
 summary JSON."""
 
@@ -21,7 +21,7 @@ from cursor_watch.core.limits import Limits
 from cursor_watch.core.loops import LoopTracker
 
 CMD = [sys.executable, "-m", "cursor_watch"]
-EMITTER = str(ROOT / "tests" / "emitter.py")
+EMITTER = str(ROOT / "tests" / "fixtures" / "emitter.py")
 needs_shared = pytest.mark.skipif(not loopstreams.CURSOR_TOOLS.is_file(), reason="shared captures not found")
 
 

@@ -39,7 +39,7 @@ pytestmark = pytest.mark.phoenix  # needs arize-phoenix (conftest.BACKENDS)
 MARKER = "test-marker: every span sent before me is stored"
 
 PHOENIX_START_S = 240  # phoenix serve takes ~50 s to answer on a loaded 2-core machine
-HERE = Path(__file__).resolve().parent
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 
 
 def _free_port() -> int:
@@ -404,7 +404,7 @@ def test_live_tool_span_arrives_before_the_run_ends(phoenix: Phoenix, tmp_path, 
     go = tmp_path / "go"
     env = {**os.environ, "OTEL_RESOURCE_ATTRIBUTES": f"openinference.project.name={project}"}
     proc = subprocess.Popen([sys.executable, "-m", "cursor_watch", "--plain", "--otlp-endpoint", phoenix.url, "--",
-                             sys.executable, str(HERE / "otlp_fake_agent.py"), str(go)],
+                             sys.executable, str(FIXTURES / "otlp_fake_agent.py"), str(go)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT, env=env)
     try:
         spans = phoenix.wait_spans(project, 1, timeout=60)

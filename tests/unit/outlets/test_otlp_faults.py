@@ -146,7 +146,7 @@ def test_endpoint_answering_500(args, failing):
 def test_spawned_command_with_dead_endpoint_keeps_its_exit_status(tmp_path):
     port = _free_port()
     path = SAMPLES / "plain-tools.jsonl"
-    cmd = ["--summary", "--json", "--", sys.executable, str(ROOT / "tests" / "emitter.py"), str(path),
+    cmd = ["--summary", "--json", "--", sys.executable, str(ROOT / "tests" / "fixtures" / "emitter.py"), str(path),
            "--delay", "0", "--exit", "3"]
     base, _ = run(cmd)
     done, took = run(["--otlp-endpoint", f"http://127.0.0.1:{port}", *cmd])

@@ -313,7 +313,7 @@ def test_a_replay_serves_on_after_its_end_with_stdout_closed_until_a_signal(tmp_
 def test_live_watches_do_not_serve_on_after_their_end(tmp_path):
     sample = SAMPLES / "plain-tools.jsonl"
     # a spawned command: its exit status, at its end
-    served = Served(tmp_path, "--plain", "--", sys.executable, str(ROOT / "tests" / "emitter.py"), str(sample),
+    served = Served(tmp_path, "--plain", "--", sys.executable, str(ROOT / "tests" / "fixtures" / "emitter.py"), str(sample),
                     "--delay", "0", "--exit", "3")
     assert served.proc.wait(WAIT_S) == 3
     assert "serving its metrics" not in served.stderr()
@@ -401,7 +401,7 @@ def test_the_tui_serves_the_live_gauges_while_it_runs_and_stops_serving_when_it_
         port = s.getsockname()[1]
     lines = (SAMPLES / "partial-interaction.jsonl").read_bytes().splitlines()
     request = next(i for i, line in enumerate(lines, 1) if b'"interaction_query","subtype":"request"' in line)
-    tmux = Tmux(f"{sys.executable} -m cursor_watch --metrics 127.0.0.1:{port} -- {sys.executable} tests/emitter.py "
+    tmux = Tmux(f"{sys.executable} -m cursor_watch --metrics 127.0.0.1:{port} -- {sys.executable} tests/fixtures/emitter.py "
                 f"sample_streams/partial-interaction.jsonl --delay 0.01 --pause-after {request} --pause 120")
     url = f"http://127.0.0.1:{port}/metrics"
 

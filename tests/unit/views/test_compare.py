@@ -291,7 +291,7 @@ def _text(comp, width: int = 100) -> list[str]:
 
 @needs_streams
 def test_loops_come_from_the_detector(tmp_path):
-    """A run's loops are the loop detector's findings (tests/loopstreams.py plants them in a real
+    """A run's loops are the loop detector's findings (tests/fixtures/loopstreams.py plants them in a real
     capture: ``npm test`` failed 4 times, a file read 3 times); a capture without loops has none."""
     import loopstreams
 
