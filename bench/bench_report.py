@@ -57,7 +57,7 @@ def main() -> int:
         while f.read(1 << 24):
             pass
     py = [sys.executable, "-m", "cursor_watch"]
-    cmds = {"report": py + ["--report", "--json", str(path)], "summary": py + ["--summary", "--json", str(path)]}
+    cmds = {"report": py + ["report", "--json", str(path)], "summary": py + ["--summary", "--json", str(path)]}
     best = {name: (float("inf"), float("inf")) for name in cmds}
     for _ in range(args.repeat):
         for name, cmd in cmds.items():

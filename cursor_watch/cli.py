@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import copy
 import gc
 import os
 import shlex
@@ -51,16 +52,23 @@ ALERT_TICK_S = 0.25  # stall and budget rules are checked this often between eve
 
 
 class UsageError(Exception):
-    """Bad command line; the message is one line."""
+    """Bad command line; the message is one line (``prog``: the command whose ``--help`` says more)."""
+
+    prog = "cursor-watch"
 
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # one clear line, no usage dump
-        raise UsageError(message)
+        err = UsageError(message)
+        err.prog = self.prog  # which --help to point at: "cursor-watch report"
+        raise err
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser (everything after ``--`` is the command to spawn)."""
+def build_parser(hide_modes: bool = False) -> argparse.ArgumentParser:
+    """The argument parser of ``cursor-watch [watch]`` (everything after ``--`` is the command to
+    spawn). It also reads the old mode flags (``--report``, ``--compare``, ``--serve``,
+    ``--list-samples``, ``--prices-path``) and their options; ``hide_modes`` leaves those out of
+    ``--help`` (each is a subcommand now: :data:`SUBCOMMANDS`)."""
     p = _Parser(
         prog="cursor-watch",
         description="Live monitor for AI coding agents' NDJSON event streams: Cursor (cursor-agent -p "
@@ -191,7 +199,136 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--list-samples", action="store_true", help="list the shipped sample streams")
     p.add_argument("--version", action=_Version,
                    help="the version, and whether this build is compiled (mypyc) or pure Python")
+    if hide_modes:
+        for action in p._actions:
+            if action.dest in SUBCOMMAND_ONLY:
+                action.help = argparse.SUPPRESS
+        hidden = {g.title for g in p._action_groups if g._group_actions
+                  and all(a.help == argparse.SUPPRESS for a in g._group_actions)}
+        p._action_groups = [g for g in p._action_groups if g.title not in hidden]
+        p.description = (p.description or "") + (
+            " Other commands: cursor-watch report FILE|DIR... (one table over many runs), cursor-watch compare A B "
+            "(two runs side by side), cursor-watch serve FILE|DIR (the TUI in a browser), cursor-watch samples (the "
+            "shipped sample streams), cursor-watch prices (the user price file's path); each has its own --help.")
     return p
+
+
+# -- subcommands -------------------------------------------------------------------------------------
+# ``cursor-watch [watch] ...`` is the default; the others read their own options only. Each is run
+# as the old mode flag it replaces (the same checks, outputs and exit statuses): the options are
+# declared once, in build_parser, and each subcommand's parser takes the ones it reads from there.
+
+SUBCOMMANDS: dict[str, tuple[str, list[tuple[str, list[str]]]]] = {
+    # name -> (what it does, [(option group's title, [dests of build_parser's options])])
+    "watch": ("watch agent streams: files, directories, a pipe or a command after -- (the default command)", []),
+    "report": ("one table over every run in the FILEs and DIRs (recursively): runs, outcomes, time, tokens, cost, "
+               "tool calls and failures, per tool and the slowest calls",
+               [("which runs", ["files", "by", "since", "until"]), ("reading", ["format", "prices"]),
+                ("output", ["json"])]),
+    "compare": ("compare two runs (files, or FILE#N for the N-th run of a log; any two agents): outcome, duration, "
+                "tokens, cost, tool calls by kind and outcome, and the two tool-call sequences aligned",
+                [("the runs", ["compare"]), ("gates", ["fail_if"]), ("reading", ["format", "prices"]),
+                 ("output", ["json"])]),
+    "serve": ("serve the TUI in a browser (pip install 'cursor-watch[web]'); each browser tab starts its own app "
+              "on FILE|DIR",
+              [("what to watch", ["files", "follow", "speed", "format"]),
+               ("the server", ["host", "port"]),
+               ("what is shown", ["no_redact", "prices", "stall", "stall_explained", "max_duration", "max_tool_calls",
+                                  "max_failures", "max_tokens", "max_cost", "max_repeats"])]),
+    "samples": ("list the shipped sample streams (replay one with --sample NAME)", []),
+    "prices": ("print the path of the user price file (prices.toml in the platform's config directory, read when "
+               "it exists)", []),
+}
+SUBCOMMAND_ONLY = {"report", "compare", "fail_if", "by", "since", "until", "serve", "host", "port", "list_samples",
+                   "prices_path"}
+"""Options of build_parser that belong to a subcommand: hidden from ``cursor-watch --help``."""
+MODE_FLAGS = {"--report": "report", "--compare": "compare", "--serve": "serve", "--list-samples": "samples",
+              "--prices-path": "prices"}
+"""The old mode flags, kept for this release: each says once on stderr which subcommand to type."""
+_MODE_FLAG = {"report": "--report", "compare": "--compare", "serve": "--serve", "samples": "--list-samples",
+              "prices": "--prices-path"}
+
+
+def build_subcommand_parser(name: str) -> argparse.ArgumentParser:
+    """The parser of ``cursor-watch NAME`` (a key of :data:`SUBCOMMANDS` other than watch): its own
+    options only, in groups, each as build_parser declares it."""
+    about, groups = SUBCOMMANDS[name]
+    p = _Parser(prog=f"cursor-watch {name}", description=about[0].upper() + about[1:] + ".")
+    actions = {a.dest: a for a in build_parser()._actions}
+    for title, dests in groups:
+        group = p.add_argument_group(title)
+        for dest in dests:
+            action = actions[dest]
+            if dest == "compare":  # the two runs are positional here
+                group.add_argument("a", metavar="A", help="the run before: FILE, or FILE#N for a log's N-th run")
+                group.add_argument("b", metavar="B", help="the run after, compared with A")
+                continue
+            if dest == "files":
+                group.add_argument("files", nargs="+", metavar=action.metavar, help={
+                    "report": "stream files, or directories of them (read recursively)",
+                    "serve": "stream files to serve, or directories of them (a browser tab can't read stdin)",
+                }[name])
+                continue
+            if dest == "json":
+                group.add_argument("--json", action="store_true", help="one JSON object on stdout, for scripts")
+                continue
+            action = copy.copy(action)  # its help without the old flag's name: "--report: group the runs..."
+            if action.help and action.help.startswith(f"{_MODE_FLAG[name]}: "):
+                action.help = action.help[len(_MODE_FLAG[name]) + 2:]
+            group._add_action(action)
+    return p
+
+
+def legacy_argv(name: str, argv: list[str]) -> list[str]:
+    """``cursor-watch NAME ARGS`` as the old mode flag's command line (``report X --json`` ->
+    ``--report X --json``), after NAME's own parser checked ARGS (``--help`` prints and exits).
+
+    Raises:
+        UsageError: an option NAME does not read, or a missing argument.
+    """
+    if name == "watch":
+        return argv
+    flag = _MODE_FLAG[name]
+    if name in ("samples", "prices"):
+        _Parser(prog=f"cursor-watch {name}", description=SUBCOMMANDS[name][0][0].upper()
+                + SUBCOMMANDS[name][0][1:] + ".").parse_args(argv)
+        return [flag]
+    parser = build_subcommand_parser(name)
+    ns = parser.parse_args(argv)
+    out = [flag, ns.a, ns.b] if name == "compare" else [flag]
+    for action in parser._actions:
+        if action.dest in ("help", "a", "b", "files"):
+            continue
+        value = getattr(ns, action.dest)
+        if value == action.default:
+            continue
+        option = action.option_strings[-1]
+        if isinstance(value, bool):
+            out.append(option)
+        else:
+            out.append(f"{option}={value}")
+    return out + list(getattr(ns, "files", None) or [])
+
+
+def route(argv: list[str]) -> tuple[list[str], str]:
+    """The command line as build_parser reads it: a subcommand's translated (:func:`legacy_argv`),
+    ``watch`` dropped; and for an old mode flag, the one line that says what to type instead (""
+    otherwise), for :func:`main` to print on stderr once the command line is known to be good.
+
+    Raises:
+        UsageError: a subcommand's bad option.
+    """
+    if argv and argv[0] in SUBCOMMANDS:
+        return legacy_argv(argv[0], argv[1:]), ""
+    before = argv[: argv.index("--")] if "--" in argv else argv
+    for arg in before:
+        flag = arg.split("=", 1)[0]
+        name = MODE_FLAGS.get(flag)
+        if name is not None:
+            what = f"cursor-watch {name}" + ("" if name in ("samples", "prices") else " ...")
+            return argv, (f"{flag} is deprecated and goes in a later release: type '{what}' instead "
+                          f"(cursor-watch {name} --help)")
+    return argv, ""
 
 
 class _Version(argparse.Action):
@@ -274,7 +411,7 @@ def parse_args(argv: list[str]) -> Options | None:
         argv, command = argv[:i], argv[i + 1 :]
         if not command:
             raise UsageError("nothing to run after --")
-    ns = build_parser().parse_args(argv)
+    ns = build_parser(hide_modes=True).parse_args(argv)
     if ns.list_samples:
         print("\n".join(list_samples()))
         return None
@@ -478,10 +615,13 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``cursor-watch`` command; returns the exit status."""
     argv = sys.argv[1:] if argv is None else argv
     try:
+        argv, deprecated = route(argv)
         opts = parse_args(argv)
     except UsageError as err:
-        _error(f"{err} (see cursor-watch --help)")
+        _error(f"{err} (see {err.prog} --help)")
         return EXIT_USAGE
+    if deprecated:
+        _error(deprecated)
     if opts is None:
         return EXIT_OK
     from .core.costs import PricesError, use_prices

@@ -171,7 +171,7 @@ def test_outputs_identical_compiled_and_pure(compiled_python, tmp_path):
     assert len(streams) >= 30 if shared else len(streams) >= 10
     compared = 0
     for path in streams:
-        for mode in (["--summary", "--json"], ["--plain"], ["--report", "--json"]):
+        for mode in (["--summary", "--json"], ["--plain"], ["report", "--json"]):
             a = _pure(*mode, str(path))
             b = _in(compiled_python, "-m", "cursor_watch", *mode, str(path))
             where = f"{' '.join(mode)} {path.name}"

@@ -183,7 +183,7 @@ def test_summary_text_and_spawn_exit_status_in_json():
 
 
 def test_sample_option_and_listing():
-    p = run(["--list-samples"])
+    p = run(["samples"])
     assert "plain-tools" in p.stdout.decode().split()
     p = run(["--plain", "--sample", "partial-output"])
     assert p.returncode == 0 and "cat pyproject.toml" in p.stdout.decode()
@@ -230,3 +230,88 @@ def test_help_names_every_agent_it_reads_and_how_to_choose():
     assert "--format" in description
     for name in ("cursor", "claude", "codex", "gemini"):
         assert f"{name} (" in out[out.index("--format {"):]  # its help names each choice's agent
+
+
+# -- subcommands: cursor-watch [watch] ..., report, compare, serve, samples, prices -----------------
+
+def _help(*args: str) -> str:
+    p = subprocess.run(CMD + [*args, "--help"], capture_output=True, timeout=60, env={**ENV, "COLUMNS": "200"},
+                       cwd=ROOT)
+    assert p.returncode == 0 and p.stderr == b"", p.stderr
+    return p.stdout.decode()
+
+
+def _options(help_text: str) -> set[str]:
+    """The long options a --help lists."""
+    import re
+
+    return set(re.findall(r"(?<![\w-])--[a-z][a-z-]+", help_text)) - {"--help"}
+
+
+@pytest.mark.parametrize(("name", "own"), [
+    ("report", {"--by", "--since", "--until", "--format", "--prices", "--json"}),
+    ("compare", {"--fail-if", "--format", "--prices", "--json"}),
+    ("serve", {"--speed", "--format", "--host", "--port", "--no-redact", "--prices", "--stall",
+               "--stall-explained", "--max-duration", "--max-tool-calls", "--max-failures", "--max-tokens",
+               "--max-cost", "--max-repeats"}),
+])
+def test_a_subcommands_help_lists_only_its_own_options(name, own):
+    text = _help(name)
+    assert text.startswith(f"usage: cursor-watch {name} ")
+    usage = text.split("\n\n", 1)[0]
+    assert _options(usage) == own, _options(usage) ^ own
+    assert (" -f, --follow " in text) == (name == "serve")
+    listed = {word.rstrip(",") for line in text.splitlines() if line.startswith("  -") for word in line.split()[:2]
+              if word.startswith("--")} - {"--help"}
+    assert listed == own | ({"--follow"} if name == "serve" else set()), listed
+
+
+def test_the_default_commands_help_names_the_subcommands_and_hides_their_options():
+    text = _help()
+    for name in ("report", "compare", "serve", "samples", "prices"):
+        assert f"cursor-watch {name}" in " ".join(text.split())
+    usage = text.split("\n\n", 1)[0]
+    listed = {line.split()[0].rstrip(",") for line in text.splitlines() if line.startswith("  -")}
+    assert not (_options(usage) | listed) & {"--report", "--compare", "--serve", "--list-samples", "--prices-path", "--by",
+                                 "--since", "--until", "--fail-if", "--host", "--port"}
+    assert _help("watch") == text
+
+
+@pytest.mark.parametrize(("new", "old"), [
+    (["report", "--json", str(SAMPLES)], ["--report", "--json", str(SAMPLES)]),
+    (["report", str(SAMPLES), "--by", "agent"], ["--report", str(SAMPLES), "--by", "agent"]),
+    (["compare", str(SAMPLES / "plain-tools.jsonl"), str(SAMPLES / "failed-no-result.jsonl"), "--json"],
+     ["--compare", str(SAMPLES / "plain-tools.jsonl"), str(SAMPLES / "failed-no-result.jsonl"), "--json"]),
+    (["compare", str(SAMPLES / "plain-tools.jsonl"), str(SAMPLES / "failed-no-result.jsonl"), "--fail-if",
+      "failures>0"],
+     ["--compare", str(SAMPLES / "plain-tools.jsonl"), str(SAMPLES / "failed-no-result.jsonl"), "--fail-if",
+      "failures>0"]),
+    (["samples"], ["--list-samples"]),
+    (["prices"], ["--prices-path"]),
+])
+def test_an_old_mode_flag_does_what_its_subcommand_does_and_says_once_what_to_type(new, old):
+    a, b = run(new), run(old)
+    assert a.returncode == b.returncode and a.stdout == b.stdout and a.stdout
+    lines = b.stderr.decode().splitlines()
+    extra = [line for line in lines if line not in a.stderr.decode().splitlines()]
+    assert len(extra) == 1 and f"type 'cursor-watch {new[0]}" in extra[0] and old[0] in extra[0], lines
+
+
+def test_watch_is_the_default_command():
+    path = str(SAMPLES / "plain-tools.jsonl")
+    a, b = run(["watch", "--summary", "--json", path]), run(["--summary", "--json", path])
+    assert (a.returncode, a.stdout, a.stderr) == (b.returncode, b.stdout, b.stderr) and a.stdout
+
+
+@pytest.mark.parametrize(("args", "words"), [
+    (["report", "--plain", str(SAMPLES)], "unrecognized arguments: --plain (see cursor-watch report --help)"),
+    (["report"], "the following arguments are required: FILE|DIR (see cursor-watch report --help)"),
+    (["compare", "a.jsonl"], "the following arguments are required: B (see cursor-watch compare --help)"),
+    (["serve", "--summary", str(SAMPLES)], "unrecognized arguments: --summary (see cursor-watch serve --help)"),
+    (["samples", "extra"], "unrecognized arguments: extra (see cursor-watch samples --help)"),
+])
+def test_a_subcommands_bad_option_is_one_line_naming_its_help(args, words):
+    p = run(args)
+    assert p.returncode == 2 and p.stdout == b""
+    one_clear_line(p)
+    assert words in p.stderr.decode()

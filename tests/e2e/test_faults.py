@@ -579,7 +579,7 @@ def test_numbers_past_64_bits_are_no_value_not_a_crash(tmp_path, agent, value):
     f.write_bytes(b"".join(_numbers_replaced(line, number) + b"\n" for line in src.read_bytes().splitlines()
                            if line.strip()))
     assert number in f.read_bytes()
-    for args in (["--summary", "--json"], ["--report", "--json"], ["--plain"], ["--summary"]):
+    for args in (["--summary", "--json"], ["report", "--json"], ["--plain"], ["--summary"]):
         p = run([*args, "--format", agent, str(f)])
         assert_no_traceback(p.stderr)
         assert p.returncode in (0, 1), (args, p.stderr.decode())

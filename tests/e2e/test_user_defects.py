@@ -94,7 +94,7 @@ def report_in_terminal(path: Path, columns: int) -> str:
 
     master, slave = pty.openpty()
     env = {**ENV, "COLUMNS": str(columns), "LINES": "24", "TERM": "xterm-256color"}
-    proc = subprocess.Popen(CMD + ["--report", str(path)], stdin=subprocess.DEVNULL, stdout=slave, stderr=slave,
+    proc = subprocess.Popen(CMD + ["report", str(path)], stdin=subprocess.DEVNULL, stdout=slave, stderr=slave,
                             env=env, cwd=ROOT)
     os.close(slave)
     chunks = []
@@ -118,7 +118,7 @@ def figures(path: Path) -> dict[str, list[str]]:
     from cursor_watch.fmt import format_ms
     from cursor_watch.views.report import _tokens
 
-    rep = orjson.loads(cw(["--report", "--json", str(path)]).stdout)
+    rep = orjson.loads(cw(["report", "--json", str(path)]).stdout)
     out: dict[str, list[str]] = {"slowest": [], "tools": [], "total": []}
     for c in rep["slowest_calls"]:
         out["slowest"].append(f"{format_ms(c['duration_ms'])} {c['status']}")
@@ -180,11 +180,11 @@ def test_report_into_a_file_has_no_width_limit(where, tmp_path):
     """Piped or written to a file, the report ignores COLUMNS: every run's name whole, every
     figure whole (it was cut to 150 columns: ``1.8…``, ``succe…``)."""
     path = report_dir(where, tmp_path)
-    p = cw(["--report", str(path)], env={**ENV, "COLUMNS": "80"})
+    p = cw(["report", str(path)], env={**ENV, "COLUMNS": "80"})
     out = p.stdout.decode()
     assert p.returncode == 0
     assert "…" not in out.replace("✔ ✖ …", "")  # nothing cut anywhere
-    rep = orjson.loads(cw(["--report", "--json", str(path)]).stdout)
+    rep = orjson.loads(cw(["report", "--json", str(path)]).stdout)
     for c in rep["slowest_calls"]:
         name = f"{os.path.basename(c['source'])} #{c['run']}"
         assert any(name in line and c["status"] in line for line in out.splitlines()), name
@@ -459,7 +459,7 @@ def test_the_reports_slowest_calls_cut_a_path_by_the_calls_kind_keeping_its_file
         out = report_in_terminal(f, columns)
         row = next(x for x in out.split("slowest tool calls")[1].splitlines() if "7.5 s" in x)
         assert "target_file.py" in row and "…" in row, out  # cut in its directories, its name whole
-    [slow] = orjson.loads(cw(["--report", "--json", str(f)]).stdout)["slowest_calls"]
+    [slow] = orjson.loads(cw(["report", "--json", str(f)]).stdout)["slowest_calls"]
     assert (slow["tool"], slow["kind"], slow["duration_ms"]) == ("Read", "read", 7500)
 
 

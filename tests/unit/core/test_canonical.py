@@ -190,7 +190,7 @@ def test_a_stream_without_times_has_none_in_any_outlet(path, tmp_path):
     assert summary["result"] is None or summary["result"]["duration_ms"] is None
     for call in summary["tool_calls"]:
         assert (call["started_ms"], call["completed_ms"], call["duration_ms"]) == (None, None, None)
-    report = json.loads(subprocess.run([sys.executable, "-m", "cursor_watch", "--report", "--json", str(path)],
+    report = json.loads(subprocess.run([sys.executable, "-m", "cursor_watch", "report", "--json", str(path)],
                                        capture_output=True, env=env, timeout=60).stdout)
     assert report["total"]["duration_ms"] is None and report["slowest_calls"] == []
     assert all(t["total_ms"] is None and t["max_ms"] is None for t in report["tools"])

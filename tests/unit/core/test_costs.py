@@ -147,7 +147,7 @@ def test_the_end_line_and_summary_label_an_estimate(tmp_path):
 
 
 def test_prices_path_prints_the_user_file_the_shipped_table_names(tmp_path):
-    p = subprocess.run(CMD + ["--prices-path"], capture_output=True, env=env(tmp_path), cwd=ROOT, timeout=60)
+    p = subprocess.run(CMD + ["prices"], capture_output=True, env=env(tmp_path), cwd=ROOT, timeout=60)
     assert p.returncode == 0 and p.stderr == b""
     path = p.stdout.decode().strip()
     assert path == str(tmp_path / "config" / "cursor-watch" / "prices.toml")  # platformdirs, XDG_CONFIG_HOME on Linux

@@ -31,7 +31,7 @@ EXPECTED = ROOT / "tests" / "expected" / "agents"
 UPDATE = bool(os.environ.get("CURSOR_WATCH_UPDATE_EXPECTED"))
 ENV = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR", "COLUMNS", "TERM")}
 ENV |= {"CURSOR_WATCH_NO_TUI": "1", "COLUMNS": "120", "TERM": "dumb", "TZ": "UTC"}  # (a rate limit's reset: local time)
-MODES = {"json": ["--summary", "--json"], "summary": ["--summary"], "plain": ["--plain"], "report": ["--report", "--json"]}
+MODES = {"json": ["--summary", "--json"], "summary": ["--summary"], "plain": ["--plain"], "report": ["report", "--json"]}
 LABELS = {"claude": "claude-code", "codex": "codex", "gemini": "gemini-cli", "cursor": "cursor"}
 
 

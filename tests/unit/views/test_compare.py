@@ -77,7 +77,7 @@ def test_every_capture_compared_with_itself_has_no_difference_and_passes_every_g
 
 @needs_streams
 def test_cli_self_comparison_says_no_difference_and_exits_0_under_every_gate(tmp_path):
-    p = run(["--compare", str(CURSOR_TOOLS), str(CURSOR_TOOLS), "--fail-if", EVERY_GATE], tmp_path,
+    p = run(["compare", str(CURSOR_TOOLS), str(CURSOR_TOOLS), "--fail-if", EVERY_GATE], tmp_path,
             env={"COLUMNS": "100"})
     assert p.returncode == 0, p.stderr
     out = p.stdout.decode()
@@ -86,7 +86,7 @@ def test_cli_self_comparison_says_no_difference_and_exits_0_under_every_gate(tmp
     # the cost is not in a Cursor stream without usage: its gates say so, on stderr too, and don't fail
     assert "cost>0  not checked: cost unknown for A and B" in out
     assert b"--fail-if cost>0: not checked" in p.stderr
-    j = run(["--compare", str(CURSOR_TOOLS), str(CURSOR_TOOLS), "--json", "--fail-if", "failures>0"], tmp_path)
+    j = run(["compare", str(CURSOR_TOOLS), str(CURSOR_TOOLS), "--json", "--fail-if", "failures>0"], tmp_path)
     assert j.returncode == 0
     obj = orjson.loads(j.stdout)
     assert obj["differences"] == 0 and obj["failed"] is False and obj["gates"] == [{"gate": "failures>0", "holds": False}]
@@ -97,7 +97,7 @@ def test_cli_self_comparison_says_no_difference_and_exits_0_under_every_gate(tmp
 
 @needs_streams
 def test_cursor_and_claude_code_side_by_side_match_their_summaries(tmp_path):
-    p = run(["--compare", str(CURSOR_SUBAGENT), str(CLAUDE_SUBAGENT), "--json"], tmp_path)
+    p = run(["compare", str(CURSOR_SUBAGENT), str(CLAUDE_SUBAGENT), "--json"], tmp_path)
     assert p.returncode == 0, p.stderr
     obj = orjson.loads(p.stdout)
     for side, path in (("a", CURSOR_SUBAGENT), ("b", CLAUDE_SUBAGENT)):
@@ -126,7 +126,7 @@ def test_cursor_and_claude_code_side_by_side_match_their_summaries(tmp_path):
 @needs_streams
 @pytest.mark.parametrize("width", [80, 160])
 def test_side_by_side_text_fits_the_width_and_shows_both_runs(tmp_path, width):
-    p = run(["--compare", str(CURSOR_SUBAGENT), str(CLAUDE_SUBAGENT)], tmp_path, env={"COLUMNS": str(width)})
+    p = run(["compare", str(CURSOR_SUBAGENT), str(CLAUDE_SUBAGENT)], tmp_path, env={"COLUMNS": str(width)})
     assert p.returncode == 0, p.stderr
     lines = p.stdout.decode().splitlines()
     assert max(len(line) for line in lines) <= width
@@ -168,7 +168,7 @@ def test_gates_exit_4_exactly_when_they_hold(tmp_path, gate, holds):
     a_spec, b_spec = f"{COMPACTION}#2", f"{COMPACTION}#5"
     runs = [orjson.loads(line) for line in run(["--summary", "--json", str(COMPACTION)], tmp_path).stdout.splitlines()]
     assert _expected(gate, runs[1], runs[4]) is holds  # the table agrees with the summaries
-    p = run(["--compare", a_spec, b_spec, "--fail-if", gate], tmp_path)
+    p = run(["compare", a_spec, b_spec, "--fail-if", gate], tmp_path)
     assert p.returncode == (4 if holds else 0), p.stderr
     assert (f"--fail-if: {gate} (exit 4)" in p.stderr.decode()) is holds
     assert ("FAILS" in p.stdout.decode()) is holds
@@ -176,11 +176,11 @@ def test_gates_exit_4_exactly_when_they_hold(tmp_path, gate, holds):
 
 @needs_streams
 def test_failures_gate_holds_for_more_failures_only_and_any_holding_gate_exits_4(tmp_path):
-    worse = run(["--compare", str(CURSOR_SHELL), str(CURSOR_TOOLS), "--fail-if", "failures>0"], tmp_path)
+    worse = run(["compare", str(CURSOR_SHELL), str(CURSOR_TOOLS), "--fail-if", "failures>0"], tmp_path)
     assert worse.returncode == 4 and b"failures>0 (exit 4)" in worse.stderr
-    better = run(["--compare", str(CURSOR_TOOLS), str(CURSOR_SHELL), "--fail-if", "failures>0"], tmp_path)
+    better = run(["compare", str(CURSOR_TOOLS), str(CURSOR_SHELL), "--fail-if", "failures>0"], tmp_path)
     assert better.returncode == 0, better.stderr
-    both = run(["--compare", str(CURSOR_SHELL), str(CURSOR_TOOLS), "--fail-if", "tool_calls>+100,failures>0"], tmp_path)
+    both = run(["compare", str(CURSOR_SHELL), str(CURSOR_TOOLS), "--fail-if", "tool_calls>+100,failures>0"], tmp_path)
     assert both.returncode == 4 and b"--fail-if: failures>0 (exit 4)" in both.stderr  # only the one that holds named
 
 
@@ -188,7 +188,7 @@ def test_failures_gate_holds_for_more_failures_only_and_any_holding_gate_exits_4
 
 @needs_streams
 def test_file_hash_n_picks_a_run_of_a_multi_run_log(tmp_path):
-    p = run(["--compare", f"{COMPACTION}#3", f"{COMPACTION}#3", "--json"], tmp_path)
+    p = run(["compare", f"{COMPACTION}#3", f"{COMPACTION}#3", "--json"], tmp_path)
     assert p.returncode == 0, p.stderr
     obj = orjson.loads(p.stdout)
     runs = [orjson.loads(line) for line in run(["--summary", "--json", str(COMPACTION)], tmp_path).stdout.splitlines()]
@@ -210,18 +210,21 @@ def test_file_hash_n_picks_a_run_of_a_multi_run_log(tmp_path):
     (["{C}#1", "{C}#1", "--fail-if", "speed>1"], "unknown metric 'speed'"),
     (["{C}#1", "{C}#1", "--fail-if", "cost>5s"], "a time unit goes with duration only"),
     (["{C}#1", "{C}#1", "--fail-if", " , "], "no condition given"),
-    (["{C}#1", "{C}#1", "--summary"], "--compare A B reads two runs"),
-    (["{C}#1", "{C}#1", "extra.jsonl"], "--compare A B reads two runs"),
+    (["{C}#1", "{C}#1", "--summary"], "unrecognized arguments: --summary (see cursor-watch compare --help)"),
+    (["{C}#1", "{C}#1", "extra.jsonl"], "unrecognized arguments: extra.jsonl"),
+    (["--compare", "{C}#1", "{C}#1", "--summary"], "--compare A B reads two runs"),  # the old flag's own check
+    (["--compare", "{C}#1", "{C}#1", "extra.jsonl"], "--compare A B reads two runs"),
+    (["--compare", "{C}#1"], "expected 2 arguments"),
     (["--fail-if", "failures>0", "{C}"], "--fail-if goes with --compare A B"),
-    (["{C}#1"], "expected 2 arguments"),
+    (["{C}#1"], "the following arguments are required: B"),
 ])
 def test_bad_input_is_one_line_and_exit_2(tmp_path, args, message):
     fill = {"C": str(COMPACTION), "D": str(CLAUDE)}
     args = [a.format(**fill) for a in args]
-    if args[0].startswith("--fail"):
+    if args[0].startswith(("--fail", "--compare")):
         argv = args
     else:
-        argv = ["--compare", *args]
+        argv = ["compare", *args]
     p = run(argv, tmp_path)
     err = p.stderr.decode()
     assert p.returncode == 2 and p.stdout == b""
@@ -232,11 +235,11 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, args, message):
 def test_empty_file_or_no_agent_stream_is_one_line_and_exit_2(tmp_path):
     empty = tmp_path / "empty.jsonl"
     empty.write_bytes(b"")
-    p = run(["--compare", str(empty), str(empty)], tmp_path)
+    p = run(["compare", str(empty), str(empty)], tmp_path)
     assert p.returncode == 2 and p.stderr.decode().strip() == f"cursor-watch: --compare: {empty} holds no events"
     rows = tmp_path / "rows.jsonl"
     rows.write_bytes(b"".join(b'{"id": %d, "name": "row"}\n' % i for i in range(3)))
-    p = run(["--compare", str(rows), str(rows)], tmp_path)
+    p = run(["compare", str(rows), str(rows)], tmp_path)
     assert p.returncode == 2 and p.stdout == b""
     assert p.stderr.decode().strip() == (f"cursor-watch: --compare: {rows}: no agent events: 3 JSON objects (lines 1-3) "
                                          "in a format cursor-watch does not read (the first: no type, keys id, name)")
@@ -301,7 +304,7 @@ def test_loops_come_from_the_detector(tmp_path):
     assert comp.a.loops == [] and comp.b.loops and comp.b.loops[0] == ("npm test failed", 4)
     assert [g.text for g in comp.failed_gates] == ["loops>0"]
     assert "loop B: npm test failed ×4" in _text(comp)
-    p = run(["--compare", str(CURSOR_SHELL), str(looping), "--fail-if", "loops>0"], tmp_path)
+    p = run(["compare", str(CURSOR_SHELL), str(looping), "--fail-if", "loops>0"], tmp_path)
     assert p.returncode == 4
 
 
@@ -316,7 +319,7 @@ def test_loops_unknown_without_findings_and_shown_with_them(tmp_path, monkeypatc
     assert comp.unknown_gates and not comp.failed_gates and comp.a.to_json()["loops"] is None
     assert not any(line.startswith("loops ") for line in _text(comp))  # no figure line
     assert "gate loops>0  not checked: loops unknown for A and B" in _text(comp)
-    p = run(["--compare", spec, spec, "--fail-if", "loops>0"], tmp_path)  # the detector: 0 and 0, checked
+    p = run(["compare", spec, spec, "--fail-if", "loops>0"], tmp_path)  # the detector: 0 and 0, checked
     assert p.returncode == 0 and b"not checked" not in p.stderr
     # once the detector lands (the hook gives its loops): the line, the count, the gate
     monkeypatch.setattr(cmp, "LOOPS_KNOWN", True)

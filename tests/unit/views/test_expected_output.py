@@ -29,7 +29,7 @@ from conftest import REAL_DIR, ROOT, SAMPLES, real_captures
 EXPECTED = ROOT / "tests" / "expected"
 STREAMS = ROOT / "tests" / "streams"
 MODES = {"plain": ["--plain"], "plain-thinking": ["--plain", "--thinking"], "json": ["--summary", "--json"],
-         "summary": ["--summary"], "report": ["--report", "--json"]}
+         "summary": ["--summary"], "report": ["report", "--json"]}
 # the colour decision is Rich's: drop everything it reads, then set what each case wants
 _RICH_ENV = ("NO_COLOR", "FORCE_COLOR", "COLUMNS", "LINES", "TERM", "COLORTERM", "TTY_COMPATIBLE",
              "TTY_INTERACTIVE", "JUPYTER_COLUMNS", "JUPYTER_LINES")

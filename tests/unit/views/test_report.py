@@ -36,7 +36,7 @@ def test_report_totals_equal_the_sum_of_the_runs_summaries(tmp_path):
     files = stream_files([str(STREAMS)])
     assert len(files) > 15  # real/ and agents/*/: the walk goes into subdirectories
     runs = summaries(files, tmp_path)
-    p = run(["--report", "--json", str(STREAMS)], tmp_path)
+    p = run(["report", "--json", str(STREAMS)], tmp_path)
     assert p.returncode == 0, p.stderr
     report = orjson.loads(p.stdout)
     total = report["total"]
@@ -71,7 +71,7 @@ def test_report_totals_equal_the_sum_of_the_runs_summaries(tmp_path):
     assert total["duration_ms"] >= sum(with_result)
     # every grouping adds up to the same total
     for by in ("day", "model", "agent", "cwd"):
-        grouped = orjson.loads(run(["--report", "--json", "--by", by, str(STREAMS)], tmp_path).stdout)
+        grouped = orjson.loads(run(["report", "--json", "--by", by, str(STREAMS)], tmp_path).stdout)
         assert sum(g["runs"] for g in grouped["groups"]) == total["runs"]
         assert sum(g["tool_calls"] for g in grouped["groups"]) == total["tool_calls"]
         assert grouped["total"] == total
@@ -79,7 +79,7 @@ def test_report_totals_equal_the_sum_of_the_runs_summaries(tmp_path):
 
 @needs_streams
 def test_report_table_has_a_total_row_tools_and_notes(tmp_path):
-    p = run(["--report", "--by", "model", str(STREAMS / "real")], tmp_path)
+    p = run(["report", "--by", "model", str(STREAMS / "real")], tmp_path)
     out = p.stdout.decode()
     assert p.returncode == 0 and "Traceback" not in p.stderr.decode()
     lines = out.splitlines()
@@ -102,9 +102,9 @@ def test_since_and_until_select_by_recorded_start(tmp_path):
     everything = build_report([str(log)])
     assert everything.total.runs == 2 and sorted(everything.groups) == ["2026-09-21", "2027-01-15"]
     assert build_report([str(log)], since_ms=1_795_000_000_000).total.runs == 1
-    p = run(["--report", "--json", "--until", "2026-12-01", str(log)], tmp_path)
+    p = run(["report", "--json", "--until", "2026-12-01", str(log)], tmp_path)
     assert orjson.loads(p.stdout)["total"]["runs"] == 1
-    p = run(["--report", "--json", "--since", "2026-09-22", "--until", "2027-01-15T00:00", str(log)], tmp_path)
+    p = run(["report", "--json", "--since", "2026-09-22", "--until", "2027-01-15T00:00", str(log)], tmp_path)
     assert orjson.loads(p.stdout)["total"]["runs"] == 0
 
 
@@ -113,7 +113,7 @@ def test_since_and_until_select_by_recorded_start(tmp_path):
     (["--report", "--plain", "x"], "doesn't go with"),
     (["--since", "2026-01-01", "x"], "--since goes with --report"),
     (["--report", "--since", "soon", "x"], "not a date"),
-    (["--report", "/no/such/dir"], "no such file or directory"),
+    (["report", "/no/such/dir"], "no such file or directory"),
 ])
 def test_report_usage_errors_are_one_line(tmp_path, args, words):
     p = run(args, tmp_path)
@@ -123,7 +123,7 @@ def test_report_usage_errors_are_one_line(tmp_path, args, words):
 
 def test_report_of_samples_matches_summary_per_tool(tmp_path):
     files = [str(SAMPLES / n) for n in ("plain-tools.jsonl", "parallel-failed-rejected.jsonl", "failed-no-result.jsonl")]
-    report = orjson.loads(run(["--report", "--json", *files], tmp_path).stdout)
+    report = orjson.loads(run(["report", "--json", *files], tmp_path).stdout)
     runs = summaries(files, tmp_path)
     failures = Counter(c["tool"] for r in runs for c in r["tool_calls"] if c["status"] == "failure")
     for tool in report["tools"]:
@@ -186,7 +186,7 @@ def test_slowest_calls_keep_each_log_name_end_and_run_number(tmp_path):
     names = [f"acme__agent-tests__internal__fixtures__cursor__{n}.jsonl" for n in ("01-shell-run", "02-edit-run")]
     for name in names:
         (logs / name).write_bytes(sample.replace(b"app/pricing.py", b"src/" + b"deeply/nested/" * 4 + b"pricing.py"))
-    out = run(["--report", str(logs)], tmp_path).stdout.decode()
+    out = run(["report", str(logs)], tmp_path).stdout.decode()
     rows = [line for line in out.splitlines() if " success " in line and ".jsonl" in line]
     assert rows and all(line.rstrip().endswith(" #1") for line in rows), out
     assert any("01-shell-run.jsonl #1" in line for line in rows) and any("02-edit-run.jsonl #1" in line for line in rows)
