@@ -789,7 +789,7 @@ def run_tui(opts: Any) -> int:
             sys.stderr.write(f"cursor-watch: {failed}\n")
         if app.watch.budget_stop:
             sys.stderr.write(f"cursor-watch: {visible_line(app.watch.budget_stop)}: stopped the command (--enforce)\n")
-    from ..views.plain import write_json_out
+    from ..views.summary import write_json_out
 
     write_json_out(opts.json_out, app.watch.runs())
     if app.error:

@@ -640,7 +640,7 @@ def _slow_table(report: Report, console: Any, width: int | None) -> None:
     from rich.table import Table
     from rich.text import Text
 
-    from .plain import format_ms
+    from ..fmt import format_ms
     from ..safe import visible_line
 
     runs = [os.path.basename(c["source"]) for c in report.slowest]
@@ -703,7 +703,7 @@ def render_report(report: Report, console: Any, width: int | None = None) -> Non
     from rich.text import Text
 
     from ..fmt import plural, usd
-    from .plain import format_ms
+    from ..fmt import format_ms
     from ..safe import visible_line
 
     if width is None:

@@ -20,7 +20,9 @@ from textual.screen import Screen
 from textual.widgets import Collapsible, Markdown, Static
 
 from ...core.model import ToolCall
-from ...views.plain import STATUS_STYLE, call_duration_text, dumps_json, format_ms
+from ...fmt import call_duration_text, format_ms
+from ...views.labels import STATUS_STYLE
+from ...views.summary import dumps_json
 from ...safe import view_redaction, visible, visible_line
 from ...query.match import Query, payload_strings
 from ...views.mdtext import text_parser

@@ -17,7 +17,8 @@ from ...views.names import RUN_SUFFIX, middle, relative_if_shorter, short_name, 
 from ...core.context import gauge_text
 from ...core.costs import usage_of
 from ...core.loops import loop_label
-from ...views.plain import cost_text, format_ms, usage_text
+from ...fmt import format_ms
+from ...views.labels import cost_text, usage_text
 from ...safe import visible_line
 from ...core.tools import STATUS_FAILURE, STATUS_INCOMPLETE, STATUS_REJECTED, STATUS_RUNNING, STATUS_SUCCESS
 

@@ -25,7 +25,7 @@ from textual.strip import Strip
 from textual.widgets import Static
 
 from ...views.names import RUN_SUFFIX, shared_ends, short_name
-from ...views.plain import format_ms
+from ...fmt import format_ms
 from ...safe import view_redaction, visible_line
 
 # (title, width, justify); a width of 0 is flexible: it gets at least FLEX_MIN and a share

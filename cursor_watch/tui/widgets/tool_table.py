@@ -29,7 +29,8 @@ from textual.widgets import Static
 from ...query.filters import FilteredCalls
 from ...core.model import Session, ToolCall
 from ...views.names import PATH_MIN, call_summary, tool_name
-from ...views.plain import STATUS_STYLE, call_duration_text, format_ms
+from ...fmt import call_duration_text, format_ms
+from ...views.labels import STATUS_STYLE
 from ...safe import visible_line
 from ...core.tools import STATUS_RUNNING
 

@@ -46,7 +46,8 @@ from ...core import model as m
 from ...fmt import plural, shown_detail
 from ...core.model import Session, ToolCall
 from ...views.names import PATH_MIN, call_summary
-from ...views.plain import STATUS_STYLE, format_ms, note_detail_text
+from ...fmt import format_ms
+from ...views.labels import STATUS_STYLE, note_detail_text
 from ...safe import view_redaction, visible, visible_line
 from ...core.tools import MARKER_DETAIL, one_line, said_in
 from ...query.match import Query

@@ -6,7 +6,7 @@ rule. The format follows the file's extension:
 
 * ``.html`` / ``.htm``: one self-contained page (:mod:`cursor_watch.views.export.html`);
 * ``.md`` / ``.markdown``: GitHub-flavoured Markdown (:mod:`cursor_watch.views.export.markdown`);
-* ``.json``: exactly what ``--summary --json`` prints (:func:`cursor_watch.views.plain.write_summaries`);
+* ``.json``: exactly what ``--summary --json`` prints (:func:`cursor_watch.views.summary.write_summaries`);
 * ``.otlp.json``: the runs' traces in the OTLP JSON encoding (:func:`cursor_watch.outlets.otlp_sdk.write_otlp_json`).
 
 Files are private (0600) and written whole (a temporary file renamed into place, see
@@ -77,7 +77,7 @@ def write_export(runs: list[Run], fmt: str, write: Callable[[bytes], Any], max_c
 def _write_export(runs: list[Run], fmt: str, write: Callable[[bytes], Any], max_chars: int | None,
                   redactor: Any) -> None:
     if fmt == "json":
-        from ..plain import write_summaries
+        from ..summary import write_summaries
 
         write_summaries(runs, write, redact=redactor)
         return

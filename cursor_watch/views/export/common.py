@@ -23,7 +23,8 @@ from ...core.canonical import agent_command
 from ...fmt import model_label, plural, tool_calls_phrase
 from ...core.model import Session, ToolCall
 from ...core.costs import usage_of
-from ..plain import cost_text, format_ms, run_duration_text, usage_text
+from ...fmt import format_ms
+from ..labels import cost_text, run_duration_text, usage_text
 from ...core.runs import Run
 from ...safe import visible_doc
 from ...core.tools import without_reason

@@ -38,7 +38,9 @@ from ...fmt import model_label, plural, shown_detail
 from ...core.canonical import agent_command
 from ...core.model import Session, ToolCall
 from ...stream.payloads import call_detail
-from ..plain import STATUS_STYLE, call_duration_text, dumps_json, format_ms
+from ...fmt import call_duration_text, format_ms
+from ..labels import STATUS_STYLE
+from ..summary import dumps_json
 from ...core.runs import Run
 from ...safe import visible_doc
 from ...core.tools import RAW, Section, cut_payload, lexer_for

@@ -26,8 +26,8 @@ from hypothesis import strategies as st
 from conftest import ROOT, SAMPLES, expected_exit, real_captures, run_bytes
 from cursor_watch.formats.cursor import KNOWN_TYPES
 from cursor_watch.core.decode import Event, Invalid, decode_all
-from cursor_watch.views.plain import (RunsPrinter, dumps_json, make_console, print_summaries, summary_json, write_summaries,
-                                write_summary_json)
+from cursor_watch.views.plain import RunsPrinter, make_console, print_summaries
+from cursor_watch.views.summary import dumps_json, summary_json, write_summaries, write_summary_json
 from cursor_watch.core.model import Session
 from cursor_watch.stream.watch import Monitor
 from cursor_watch.safe import visible, visible_line

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from conftest import REAL_DIR, ROOT, SAMPLES, real_captures, run_bytes, wait_for_async
 from cursor_watch.stream import watch as runner
 from cursor_watch.core.decode import Event, decode_all
-from cursor_watch.views.plain import summary_json
+from cursor_watch.views.summary import summary_json
 from cursor_watch.stream.watch import Monitor, Watch
 from cursor_watch.stream.sources import FileSource, open_sources
 

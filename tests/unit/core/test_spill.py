@@ -13,7 +13,8 @@ from apphelpers import make_app, wait_until
 from conftest import SAMPLES, real_params
 from cursor_watch.core import spill
 from cursor_watch.core.model import _CALL_FIELDS, Session, ToolCall, _call_state
-from cursor_watch.views.plain import PlainPrinter, make_console, summary_json
+from cursor_watch.views.plain import PlainPrinter, make_console
+from cursor_watch.views.summary import summary_json
 from cursor_watch.stream.watch import Monitor
 from cursor_watch.tui.screens.detail import ToolDetailScreen
 from cursor_watch.stream.sources import FileSource
