@@ -28,7 +28,6 @@ import contextlib
 import copy
 import gc
 import os
-import shlex
 import signal
 import sys
 from dataclasses import dataclass, field
@@ -945,43 +944,11 @@ def tui_possible() -> bool:
     return True
 
 
-SERVE_DROP = {"--serve": 0, "--host": 1, "--port": 1}  # options of the server, not of each tab's app
-
-
 def serve(opts: Options, argv: list[str]) -> int:
-    """``--serve``: the TUI in a browser, one app per tab (textual-serve, an optional extra).
+    """``cursor-watch serve``: the TUI in a browser (:func:`cursor_watch.tui.serve.serve_in_browser`)."""
+    from .tui.serve import serve_in_browser
 
-    Bound to 127.0.0.1 unless ``--host`` says otherwise; it has no authentication, so
-    another address gets a warning on stderr. Returns when the server stops (Ctrl+C).
-    """
-    try:
-        from textual_serve.server import Server
-    except ImportError:
-        _error("--serve needs textual-serve: pip install 'cursor-watch[web]'")
-        return EXIT_USAGE
-    args: list[str] = []
-    skip = 0
-    for arg in argv:
-        if skip:
-            skip -= 1
-            continue
-        name = arg.split("=", 1)[0]
-        if name in SERVE_DROP:
-            skip = SERVE_DROP[name] if "=" not in arg else 0
-            continue
-        args.append(arg)
-    # each tab runs this same program on the same FILEs, from the same directory
-    command = " ".join(shlex.quote(a) for a in [sys.executable, "-m", "cursor_watch", *args])
-    if opts.host not in ("127.0.0.1", "localhost", "::1"):
-        _error(f"warning: serving on {opts.host}:{opts.port} with no authentication: "
-               "anyone who can reach it can watch these runs")
-    sys.stderr.write(f"cursor-watch: serving on http://{opts.host}:{opts.port} (Ctrl+C stops)\n")
-    sys.stderr.flush()
-    # the page is cursor-watch's own template (textual-serve's asks a web font service for its font:
-    # on a machine without internet the page waited on it); its assets are textual-serve's static files
-    templates = os.path.join(os.path.dirname(os.path.abspath(__file__)), "web", "templates")
-    Server(command, host=opts.host, port=opts.port, title="cursor-watch", templates_path=templates).serve()
-    return EXIT_OK
+    return serve_in_browser(opts.host, opts.port, argv)
 
 
 def _content_env() -> bool:
