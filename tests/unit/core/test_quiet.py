@@ -4,6 +4,7 @@ unexplained quiet only (cursor_watch.core.quiet, cursor_watch.core.limits)."""
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -190,7 +191,8 @@ def test_an_unexplained_silence_stalls_at_stall_and_an_explained_one_at_stall_ex
 def test_the_cpu_of_the_process_tree_counts_its_descendants():
     burn = "import subprocess, sys\nsubprocess.run([sys.executable, '-c', 'while True: pass'], timeout=%s)"
     idle = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
-    busy = subprocess.Popen([sys.executable, "-c", burn % 30])  # the CPU is its child's
+    # the CPU is its child's; its own process group, so that the spinning child is killed with it
+    busy = subprocess.Popen([sys.executable, "-c", burn % 30], start_new_session=True)
     try:
         samplers = [CpuSampler(idle.pid), CpuSampler(busy.pid)]
         start = time.time() * 1000.0
@@ -206,6 +208,7 @@ def test_the_cpu_of_the_process_tree_counts_its_descendants():
         assert low is not None and low < BUSY_CPU_PERCENT
         assert high is not None and high >= BUSY_CPU_PERCENT  # a spinning child: busy, even on a loaded machine
     finally:
+        os.killpg(busy.pid, signal.SIGKILL)  # the child too: killed alone, it spun on, orphaned, after the test
         for p in (idle, busy):
             p.kill()
             p.wait()
