@@ -288,11 +288,7 @@ def legacy_argv(name: str, argv: list[str]) -> list[str]:
     if name == "watch":
         return argv
     flag = _MODE_FLAG[name]
-    if name in ("samples", "prices"):
-        _Parser(prog=f"cursor-watch {name}", description=SUBCOMMANDS[name][0][0].upper()
-                + SUBCOMMANDS[name][0][1:] + ".").parse_args(argv)
-        return [flag]
-    parser = build_subcommand_parser(name)
+    parser = build_subcommand_parser(name)  # (samples and prices: no options of their own)
     ns = parser.parse_args(argv)
     out = [flag, ns.a, ns.b] if name == "compare" else [flag]
     for action in parser._actions:
