@@ -244,8 +244,7 @@ SUBCOMMAND_ONLY = {"report", "compare", "fail_if", "by", "since", "until", "serv
 MODE_FLAGS = {"--report": "report", "--compare": "compare", "--serve": "serve", "--list-samples": "samples",
               "--prices-path": "prices"}
 """The old mode flags, kept for this release: each says once on stderr which subcommand to type."""
-_MODE_FLAG = {"report": "--report", "compare": "--compare", "serve": "--serve", "samples": "--list-samples",
-              "prices": "--prices-path"}
+_MODE_FLAG = {name: flag for flag, name in MODE_FLAGS.items()}
 
 
 def build_subcommand_parser(name: str) -> argparse.ArgumentParser:
