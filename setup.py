@@ -127,7 +127,7 @@ setup(
     packages=find_packages(include=["cursor_watch", "cursor_watch.*"]) + ["cursor_watch.sample_streams"],
     package_dir={"cursor_watch.sample_streams": "sample_streams"},
     package_data={
-        "cursor_watch": ["tui/app.tcss", "data/*.toml", "tui/web/templates/*.html", "_build.json"],
+        "cursor_watch": ["tui/screens/run.tcss", "data/*.toml", "tui/web/templates/*.html", "_build.json"],
         "cursor_watch.sample_streams": ["*.jsonl", "README.md"],
     },
     ext_modules=ext_modules(),

@@ -74,7 +74,8 @@ def driver_dir(a) -> int:
     NullTerminal.install()
     probe = FrameProbe()
     probe.install()
-    from cursor_watch.tui.app import CursorWatchApp
+    from cursor_watch.stream.watch import Watch
+    from cursor_watch.tui.app import make_app
     from cursor_watch.tui.screens.run import RunScreen
     from cursor_watch.tui.screens.runs import RunsScreen
     from cursor_watch.stream.sources import open_sources
@@ -82,7 +83,7 @@ def driver_dir(a) -> int:
     from cursor_watch.tui.widgets.tool_table import ToolTable
 
     sources, dirs = open_sources([a.dir], None)
-    app = CursorWatchApp(sources, directories=dirs, install_signals=False)
+    app = make_app(Watch(sources, directories=dirs, install_signals=False))
     n_files = len(sources)
 
     def table() -> RunsTable:
@@ -198,7 +199,8 @@ def driver_follow(a) -> int:
     NullTerminal.install()
     probe = FrameProbe()
     probe.install()
-    from cursor_watch.tui.app import CursorWatchApp
+    from cursor_watch.stream.watch import Watch
+    from cursor_watch.tui.app import make_app
     from cursor_watch.stream.sources import open_sources
     from cursor_watch.tui.widgets.runs_table import RunsTable
 
@@ -210,7 +212,7 @@ def driver_follow(a) -> int:
     counter.write_bytes(b"\0" * 8 * (files + 2))
     mm = mmap.mmap(os.open(counter, os.O_RDONLY), 8 * (files + 2), prot=mmap.PROT_READ)
     sources, dirs = open_sources([str(directory)], None, follow=True)
-    app = CursorWatchApp(sources, directories=dirs, follow=True, install_signals=False)
+    app = make_app(Watch(sources, directories=dirs, follow=True, install_signals=False))
 
     def table() -> RunsTable:
         return app.screen.query_one(RunsTable)

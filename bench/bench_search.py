@@ -125,11 +125,12 @@ def driver_tui(a) -> int:
     NullTerminal.install()
     probe = FrameProbe()
     probe.install()
-    from cursor_watch.tui.app import CursorWatchApp
+    from cursor_watch.stream.watch import Watch
+    from cursor_watch.tui.app import make_app
     from cursor_watch.stream.sources import FileSource
     from cursor_watch.tui.widgets.tool_table import ToolTable
 
-    app = CursorWatchApp(FileSource(a.file), install_signals=False)
+    app = make_app(Watch(FileSource(a.file), install_signals=False))
 
     async def main() -> None:
         async with app.run_test(headless=True, size=SIZE):

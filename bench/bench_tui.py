@@ -323,9 +323,10 @@ def _stop_profile(prof, path: str | None) -> None:
 
 
 def _make_app(source):
-    from cursor_watch.tui.app import CursorWatchApp
+    from cursor_watch.stream.watch import Watch
+    from cursor_watch.tui.app import make_app
 
-    app = CursorWatchApp(source, install_signals=False)
+    app = make_app(Watch(source, install_signals=False))
     app.shown_events = 0  # session.events as of the last view refresh (what the header shows)
     app.view_s = 0.0  # time spent in refresh_view (model changes to widgets)
     refresh = app.refresh_view

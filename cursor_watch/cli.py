@@ -24,30 +24,29 @@ holds (whatever the runs' outcomes), 4 when one holds, 2 when a run can't be rea
 from __future__ import annotations
 
 import argparse
-import contextlib
 import copy
 import gc
 import os
 import signal
 import sys
-from dataclasses import dataclass, field
 from typing import Any
 
 from . import __version__
 from .buildinfo import CompiledTypeError, describe
+from .headless import linger, run_headless, run_plain_replay, run_summary_replay, stdout_closed
+from .options import Options, Services
 from .samples import DEFAULT_SAMPLE, list_samples, sample_path
 from .output import OutputClosed, served_in_browser
 from .output import error_line as _error
 from .formats import FORMATS
 from .lazy import lazy_module
-from .stream.watch import EXIT_OK, RESULT_EXIT_GRACE_S, Watch
-from .stream.sources import SourceError, open_sources
+from .stream.watch import EXIT_OK, RESULT_EXIT_GRACE_S
+from .stream.sources import SourceError
 
 asyncio = lazy_module("asyncio")  # imported when an event loop runs (not by a --summary of files: run_summary_replay)
 
 EXIT_USAGE = 2
 EXIT_INTERNAL = 70  # a defect of cursor-watch said loudly (a compiled module's type check failed: buildinfo.py); EX_SOFTWARE
-ALERT_TICK_S = 0.25  # stall and budget rules are checked this often between events
 
 
 class UsageError(Exception):
@@ -337,62 +336,6 @@ class _Version(argparse.Action):
         parser.exit()
 
 
-@dataclass
-class Options:
-    """Parsed command line."""
-
-    files: list[str] = field(default_factory=list)
-    command: list[str] = field(default_factory=list)
-    follow: bool = False
-    save: str | None = None
-    plain: bool = False
-    summary: bool = False
-    json: bool = False
-    speed: float = 0.0
-    thinking: bool = False
-    result_grace: float = RESULT_EXIT_GRACE_S
-    json_out: str | None = None
-    export: str | None = None
-    export_max_chars: int | None = None
-    notify: bool = False
-    serve: bool = False
-    host: str = "127.0.0.1"
-    port: int = 8000
-    format: str = "auto"
-    prices: str | None = None
-    report: bool = False
-    compare: list[str] | None = None  # --compare A B
-    gates: list = field(default_factory=list)  # --fail-if (compare.Gate)
-    by: str = "day"
-    since_ms: float | None = None
-    until_ms: float | None = None
-    stall_s: float | None = None
-    limits: Any = None
-    enforce: bool = False
-    alerts: list[str] = field(default_factory=list)
-    alert_on: frozenset[str] | None = None
-    alert_cmd: str | None = None
-    alert_replay: bool = False
-    deliverer: Any = None  # alerts.Deliverer, made from the options once they are checked
-    otlp: bool = False
-    otlp_endpoint: str | None = None
-    otlp_content: bool = False
-    redact: bool = True  # --no-redact turns it off: exports, --serve, --otlp-content
-    metrics: tuple[str, int] | None = None  # --metrics (host, port)
-    metrics_state: Any = None  # metrics.Metrics, made by main once the options are checked
-
-    @property
-    def alerting(self) -> bool:
-        """True when something watches the runs for alerts beyond the views' own display."""
-        return bool(self.alerts or self.alert_cmd or self.enforce or (self.limits and self.limits.budgets)
-                    or self.stall_s is not None)
-
-    @property
-    def file(self) -> str | None:
-        """The one FILE given (None for stdin, a command, or several files)."""
-        return self.files[0] if len(self.files) == 1 else None
-
-
 def parse_args(argv: list[str]) -> Options | None:
     """Parse ``argv`` (without the program name). None means "done" (a listing).
 
@@ -461,15 +404,17 @@ def parse_args(argv: list[str]) -> Options | None:
             raise UsageError("--serve serves the TUI: it doesn't go with --plain, --summary or --save")
         if not 0 < ns.port < 65536:
             raise UsageError("--port must be between 1 and 65535")
-    return Options(files=files, command=command, follow=ns.follow, save=ns.save, plain=ns.plain,
+    return Options(files=tuple(files), command=tuple(command), follow=ns.follow, save=ns.save, plain=ns.plain,
                    summary=ns.summary, json=ns.json, speed=ns.speed, thinking=ns.thinking,
                    result_grace=ns.result_grace, json_out=ns.json_out, export=ns.export,
                    export_max_chars=ns.export_max_chars, notify=ns.notify, serve=ns.serve, host=ns.host, port=ns.port,
                    format=ns.format, otlp=ns.otlp or bool(ns.otlp_endpoint), otlp_endpoint=ns.otlp_endpoint,
                    otlp_content=ns.otlp_content, redact=not ns.no_redact, metrics=metrics,
-                   prices=ns.prices, report=ns.report, compare=ns.compare, gates=gates, by=ns.by, since_ms=report_range[0], until_ms=report_range[1],
-                   stall_s=stall_s, limits=_limits(ns, stall_s, command), enforce=ns.enforce, alerts=list(ns.alert),
-                   alert_on=_alert_kinds(ns.alert_on), alert_cmd=ns.alert_cmd, alert_replay=ns.alert_replay)
+                   prices=ns.prices, report=ns.report, compare=tuple(ns.compare) if ns.compare else None,
+                   gates=tuple(gates), by=ns.by, since_ms=report_range[0], until_ms=report_range[1],
+                   stall_s=stall_s, limits=_limits(ns, stall_s, command), enforce=ns.enforce,
+                   alerts=tuple(ns.alert), alert_on=_alert_kinds(ns.alert_on), alert_cmd=ns.alert_cmd,
+                   alert_replay=ns.alert_replay)
 
 
 def _limits(ns: argparse.Namespace, stall_s: float | None, command: list[str]) -> Any:
@@ -636,11 +581,12 @@ def main(argv: list[str] | None = None) -> int:
         return run_report(opts)
     if opts.compare:
         return run_compare(opts)
+    deliverer = None
     if opts.alerts or opts.alert_cmd:  # (without targets there is nothing to check: made when needed)
         from .outlets.alerts import AlertSetupError
 
         try:
-            opts.deliverer = make_deliverer(opts)
+            deliverer = make_deliverer(opts)
         except AlertSetupError as err:
             _error(str(err))
             return EXIT_USAGE
@@ -655,90 +601,53 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE
     if opts.otlp_content:  # one switch for the exporter process and --export FILE.otlp.json
         os.environ["OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"] = "true"
+    metrics = None
     if opts.metrics is not None:
         from .outlets.metrics import Metrics, MetricsListenError, MetricsUnavailable, is_loopback
 
         try:
-            opts.metrics_state = Metrics(*opts.metrics, stall_s=opts.stall_s)
+            metrics = Metrics(*opts.metrics, stall_s=opts.stall_s)
         except (MetricsUnavailable, MetricsListenError) as err:
             _error(str(err))
             return EXIT_USAGE
-        host = opts.metrics_state.server.host
+        host = metrics.server.host
         if not is_loopback(host):
             _error(f"warning: metrics on {host} with no authentication: anyone who can reach it can read them "
                    "(agents, models, tool names, token counts)")
-        _error(f"metrics on {opts.metrics_state.server.url}")
+        _error(f"metrics on {metrics.server.url}")
     try:
-        code = run_watch(opts)
-        if opts.metrics_state is not None and opts.metrics_state.should_linger():
-            linger(opts.metrics_state)
+        code = run_watch(opts, Services(deliverer, metrics))
+        if metrics is not None and metrics.should_linger():
+            linger(metrics)
         return code
     except CompiledTypeError as err:  # a defect of ours, said loudly: never a diagnostic, never exit 0
         _error(f"internal error: {err}")
         return EXIT_INTERNAL
     finally:
-        if opts.metrics_state is not None:
-            opts.metrics_state.close()
+        if metrics is not None:
+            metrics.close()
 
 
-def run_watch(opts: Options) -> int:
+def run_watch(opts: Options, services: Services) -> int:
     """The watch in the mode the options ask for (the TUI, ``--summary``, ``--plain``); its exit status."""
     try:
         if not opts.plain and not opts.summary and tui_possible():
             from .tui.app import run_tui  # Textual is imported only on this path
 
-            return run_tui(opts)
+            return run_tui(opts, services)
         # what start-up made (modules, classes, functions: ~10^5 objects, alive until exit)
         # is left out of the collector's full passes (one walked them all during a 200 MB
         # --summary, for 10-20 ms of nothing)
         gc.freeze()
-        code = run_summary_replay(opts) if opts.summary else run_plain_replay(opts)
+        code = run_summary_replay(opts, services) if opts.summary else run_plain_replay(opts, services)
         if code is not None:
             return code
-        return asyncio.run(run_headless(opts))
+        return asyncio.run(run_headless(opts, services))
     except SourceError as err:
         _error(str(err))
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 128 + signal.SIGINT
-
-
-def linger(metrics: Any) -> None:
-    """``--metrics`` after a replay ended: stdout is closed (a reader of the output gets its end),
-    one line on stderr, and the metrics are served until SIGINT, SIGTERM or SIGHUP."""
-    import threading
-
-    with contextlib.suppress(OSError, ValueError):
-        sys.stdout.flush()
-    _stdout_closed()
-    stop = threading.Event()
-    previous = {sig: signal.signal(sig, lambda _n, _f: stop.set())
-                for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
-    try:
-        _error(f"the replay has ended; serving its metrics on {metrics.server.url} until Ctrl+C")
-        while not stop.wait(0.5):
-            pass
-        metrics.close()  # (a second Ctrl+C while it closes changes nothing)
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-
-
-def start_metrics(opts: Options, watch: Watch, linger: bool = True) -> Any:
-    """``--metrics``: count ``watch``'s runs (:meth:`cursor_watch.outlets.metrics.Metrics.attach`); the outlet,
-    or None without the option. ``linger``: a replay that ends serves on (not the TUI's)."""
-    if opts.metrics_state is None:
-        return None
-    return opts.metrics_state.attach(watch, linger=linger)
-
-
-async def _metrics_ticks(outlet: Any) -> None:
-    """The live, waiting and stalled gauges, recomputed on the event loop (the model's thread)."""
-    from .outlets.metrics import TICK_S
-
-    while True:
-        outlet.tick()
-        await asyncio.sleep(TICK_S)
 
 
 def make_deliverer(opts: Options) -> Any:
@@ -749,71 +658,7 @@ def make_deliverer(opts: Options) -> Any:
     """
     from .outlets.alerts import Deliverer
 
-    return Deliverer(opts.alerts, opts.alert_cmd)
-
-
-def make_outlet(opts: Options, watch: Watch, on_alert: Any = None, on_note: Any = None,
-                clock: Any = None, on_quiet: Any = None) -> Any:
-    """The watch's alert stream (``alerts.AlertOutlet``): rules from the options, the deliverer,
-    ``--enforce`` wired to stop the command (on a budget, and on a stall with ``--stall``)."""
-    from .outlets.alerts import DEFAULT_KINDS, AlertOutlet, AlertRules
-
-    on_budget = None
-    if opts.enforce:
-        def on_budget(alert: Any) -> None:
-            if watch.stop_for_budget(alert.text):
-                _error(f"{alert.message}: stopping the command (--enforce)")
-
-    rules = AlertRules(opts.limits, clock=clock, replay=opts.alert_replay)
-    deliverer = getattr(opts, "deliverer", None) or make_deliverer(opts)
-    return AlertOutlet(rules, deliverer, opts.alert_on or DEFAULT_KINDS, send_stalls=opts.stall_s is not None,
-                       on_alert=on_alert, on_budget=on_budget, on_note=on_note,
-                       enforce_stalls=opts.enforce and opts.stall_s is not None, on_quiet=on_quiet)
-
-
-class _LiveAlerts:
-    """The alert stream as one of the watch's outlets: each batch with whether its run is live
-    (a pipe, a spawned command, a followed file once its backlog is read), and a task that checks
-    the rules between events (stalls happen in silence)."""
-
-    def __init__(self, outlet: Any, watch: Watch) -> None:
-        self.outlet = outlet
-        self.watch = watch
-        self.task = asyncio.get_running_loop().create_task(self._tick())
-
-    def observe(self, run: Any, changes: list) -> None:
-        feed = self.watch.feed_of(run)
-        if feed is not None:
-            from .core.quiet import process_id
-
-            self.outlet.observe(run, changes, feed.live, process_id(feed))
-
-    async def _tick(self) -> None:
-        while True:
-            await asyncio.sleep(ALERT_TICK_S)
-            self.outlet.check()
-
-
-def start_alerts(opts: Options, watch: Watch, on_alert: Any = None, on_note: Any = None,
-                 on_quiet: Any = None) -> _LiveAlerts:
-    """Attach the alert stream (:func:`make_outlet`) to ``watch.outlets`` and start its checks."""
-    live = _LiveAlerts(make_outlet(opts, watch, on_alert=on_alert, on_note=on_note, on_quiet=on_quiet), watch)
-    watch.outlets.append(live)
-    return live
-
-
-def stop_alerts(alerts: _LiveAlerts | None, quiet: bool = False) -> None:
-    """End of the watch: the last check, then a bounded wait for deliveries; one line on stderr
-    when some failed. ``quiet``: the output is gone (no check that prints)."""
-    if alerts is None:
-        return
-    alerts.task.cancel()
-    if not quiet:
-        with contextlib.suppress(OutputClosed):
-            alerts.outlet.check()
-    line = alerts.outlet.close()
-    if line:
-        _error(line)
+    return Deliverer(list(opts.alerts), opts.alert_cmd)
 
 
 def run_report(opts: Options) -> int:
@@ -821,7 +666,7 @@ def run_report(opts: Options) -> int:
     from .views.report import ReportError, build_report
 
     try:
-        report = build_report(opts.files, opts.by, opts.since_ms, opts.until_ms,
+        report = build_report(list(opts.files), opts.by, opts.since_ms, opts.until_ms,
                               on_error=lambda msg: _error(f"{msg} (skipped)"))
     except ReportError as err:
         _error(str(err))
@@ -842,7 +687,7 @@ def run_report(opts: Options) -> int:
             # a file or a pipe: no width limit (every figure and name whole); a terminal: its width
             render_report(report, console, console.width if console.is_terminal else None)
     except (BrokenPipeError, OutputClosed):
-        _stdout_closed()
+        stdout_closed()
         return 128 + signal.SIGPIPE
     return EXIT_USAGE if report.unreadable and not report.total.runs else EXIT_OK
 
@@ -859,7 +704,7 @@ def run_compare(opts: Options) -> int:
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 128 + signal.SIGINT
-    comp = compare(a, b, opts.gates)
+    comp = compare(a, b, list(opts.gates))
     try:
         if opts.json:
             from .views.summary import dumps_json
@@ -875,7 +720,7 @@ def run_compare(opts: Options) -> int:
             width = console.width if console.is_terminal else int(os.environ.get("COLUMNS") or 0) or 120
             print_comparison(comp, console, max(40, width))
     except (BrokenPipeError, OutputClosed):
-        _stdout_closed()
+        stdout_closed()
         return 128 + signal.SIGPIPE
     for gate in comp.unknown_gates:
         _error(f"--fail-if {gate.text}: not checked, {gate.metric} is unknown for a run")
@@ -899,23 +744,6 @@ def otlp_problem(opts: Options) -> str | None:
     except OtlpUnavailable as err:
         return str(err)
     return None
-
-
-def start_otlp(opts: Options, watch: Watch) -> Any:
-    """``--otlp``: see :func:`cursor_watch.outlets.otlp.start_for`."""
-    if not opts.otlp:
-        return None
-    from .outlets.otlp import start_for
-
-    return start_for(opts, watch)
-
-
-def finish_otlp(opts: Options, outlet: Any) -> None:
-    """See :func:`cursor_watch.outlets.otlp.finish_for`."""
-    if outlet is not None:
-        from .outlets.otlp import finish_for
-
-        finish_for(opts, outlet)
 
 
 def tui_possible() -> bool:
@@ -946,192 +774,3 @@ def serve(opts: Options, argv: list[str]) -> int:
     return serve_in_browser(opts.host, opts.port, argv)
 
 
-def _content_env() -> bool:
-    from .outlets.otlp import content_from_env
-
-    return content_from_env()
-
-
-def _stdout_closed() -> None:
-    """Point stdout at /dev/null so the interpreter's last flush can't fail loudly."""
-    with contextlib.suppress(OSError):
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-
-
-def report_unreadable(watch: Watch) -> None:
-    """One line on stderr per source that could not be read (the others were watched)."""
-    if len(watch.feeds) > 1:
-        for feed in watch.feeds:
-            if feed.error:
-                _error(f"{feed.error} (skipped)")
-
-
-def _write_end_files(opts: Options, watch: Watch) -> None:
-    """``--json-out`` and ``--export``, when the watch ends (each failure: one line on stderr),
-    then release the sources (kept open until now: an export re-reads payloads from them)."""
-    from .views.export import write_export_file
-    from .views.summary import write_json_out
-
-    runs = watch.runs()
-    write_json_out(opts.json_out, runs)
-    write_export_file(opts.export, runs, opts.export_max_chars, opts.redact)
-    for feed in watch.feeds:
-        feed.source.close()
-
-
-def run_summary_replay(opts: Options) -> int | None:
-    """``--summary`` of regular files read to their end, without an event loop
-    (:meth:`cursor_watch.stream.watch.Watch.replay`: the same summary, notes and exit status as
-    :func:`run_headless`, for less CPU: no loop, no reading thread, no ``asyncio`` import).
-
-    Returns the exit status, or None when the sources need the event loop (a pipe, a command,
-    ``--follow``, ``--save``, ``--speed``, ``--otlp``, alerts, a path that is no regular file);
-    ``--metrics`` counts the runs here too.
-
-    Raises:
-        SourceError: as :func:`run_headless` (a bad combination of paths, no file could be read).
-    """
-    if (not opts.files or "-" in opts.files or opts.command or opts.follow or opts.save or opts.speed
-            or opts.otlp or opts.alerting):
-        return None
-    sources, directories = open_sources(opts.files, None)
-    watch = Watch(sources, result_grace=opts.result_grace, directories=directories, fmt=opts.format)
-    start_metrics(opts, watch)  # (its outlet needs no event loop)
-    if not watch.replayable():
-        return None
-    return print_summary(opts, watch, watch.replay(lambda run, changes: None, close=False))
-
-
-def run_plain_replay(opts: Options) -> int | None:
-    """``--plain`` of regular files read to their end, without an event loop (as
-    :func:`run_summary_replay`): the same transcript, end files and exit status as
-    :func:`run_headless` (its alert checks show nothing for a replay without alert options),
-    for less CPU (0.92 of it on the dense stream, paired: bench/README.md).
-
-    Returns the exit status, or None when the sources or options need the event loop (those of
-    :func:`run_summary_replay`, ``--alert-replay``).
-
-    Raises:
-        SourceError: as :func:`run_headless`.
-    """
-    if (not opts.files or "-" in opts.files or opts.command or opts.follow or opts.save or opts.speed
-            or opts.otlp or opts.alerting or opts.alert_replay):
-        return None
-    from .views.plain import RunsPrinter, make_console
-
-    sources, directories = open_sources(opts.files, None)
-    printer = RunsPrinter(make_console(), show_thinking=opts.thinking,
-                          several=len(sources) > 1 or bool(directories))
-    watch = Watch(sources, result_grace=opts.result_grace, directories=directories, reading_at_once=1,
-                  fmt=opts.format)
-    start_metrics(opts, watch)
-    if not watch.replayable():
-        return None
-    try:
-        code = watch.replay(printer.handle, close=False)
-    except OutputClosed:  # the reader went away (`| head`)
-        _stdout_closed()
-        _write_end_files(opts, watch)
-        return 128 + signal.SIGPIPE
-    report_unreadable(watch)
-    _write_end_files(opts, watch)
-    with contextlib.suppress(BrokenPipeError):
-        sys.stdout.flush()
-    return code
-
-
-def print_summary(opts: Options, watch: Watch, code: int) -> int:
-    """The end of a ``--summary`` watch: unreadable sources on stderr, ``--json-out`` and
-    ``--export``, then the summary on stdout (``--json``: the JSON object); ``code`` (the
-    watch's exit status) or 128+SIGPIPE when stdout went away."""
-    from .views.summary import write_summaries
-
-    report_unreadable(watch)
-    runs = watch.runs()
-    _write_end_files(opts, watch)
-    try:
-        if opts.json:
-            write_summaries(runs, sys.stdout.buffer.write)
-            sys.stdout.flush()
-        else:
-            from .views.plain import make_console, print_summaries
-
-            print_summaries(runs, make_console())
-    except (BrokenPipeError, OutputClosed):
-        _stdout_closed()  # the reader went away (`| head`): quiet, as --plain
-        return 128 + signal.SIGPIPE
-    return code
-
-
-async def run_headless(opts: Options) -> int:
-    """``--plain`` (the default off a terminal) and ``--summary``."""
-    # --summary --json needs no Rich: its import is a tenth of the start-up
-    from .views.export import needs_payloads
-
-    sources, directories = open_sources(opts.files, opts.command or None, follow=opts.follow, save_path=opts.save)
-    several = len(sources) > 1 or bool(directories)
-    if needs_payloads(opts.export) or (opts.otlp and _content_env()):
-        for source in sources:  # a pipe's payloads can only be re-read from a copy
-            if source.kind in ("stdin", "process"):
-                source.enable_spool()
-    if opts.summary:
-        watch = Watch(sources, speed=opts.speed, result_grace=opts.result_grace, directories=directories,
-                      follow=opts.follow, fmt=opts.format)
-        outlet = start_otlp(opts, watch)
-        ticks = _start_ticks(opts, watch)
-        alerts = start_alerts(opts, watch) if opts.alerting else None
-        try:
-            try:
-                code = await watch.run(lambda run, changes: None, close=False)
-            finally:
-                stop_alerts(alerts)
-                _stop_ticks(ticks)
-            return print_summary(opts, watch, code)
-        finally:
-            finish_otlp(opts, outlet)  # after the summary: a slow backend never delays it
-
-    from .views.plain import RunsPrinter, make_console
-
-    console = make_console()
-    printer = RunsPrinter(console, show_thinking=opts.thinking, several=several)
-    # one file at a time while catching up, so each file's runs print together
-    watch = Watch(sources, speed=opts.speed, result_grace=opts.result_grace, on_stderr=printer.stderr,
-                  directories=directories, follow=opts.follow, reading_at_once=1, fmt=opts.format)
-    outlet = start_otlp(opts, watch)
-    ticks = _start_ticks(opts, watch)
-    # stalls are shown (after 5 minutes unless --stall), budgets and alerts checked, on live runs
-    alerts = start_alerts(opts, watch, on_alert=printer.alert, on_note=printer.handle, on_quiet=printer.quiet)
-    try:
-        code = await watch.run(printer.handle, close=False)
-    except OutputClosed:
-        # the reader went away (`| head`): the watch is stopped, a child terminated
-        _stop_ticks(ticks)
-        stop_alerts(alerts, quiet=True)
-        _stdout_closed()
-        finish_otlp(opts, outlet)
-        _write_end_files(opts, watch)
-        return 128 + signal.SIGPIPE
-    except BaseException:
-        _stop_ticks(ticks)
-        stop_alerts(alerts, quiet=True)
-        finish_otlp(opts, outlet)
-        raise
-    _stop_ticks(ticks)
-    stop_alerts(alerts)
-    finish_otlp(opts, outlet)
-    report_unreadable(watch)
-    _write_end_files(opts, watch)
-    with contextlib.suppress(BrokenPipeError):
-        sys.stdout.flush()
-    return code
-
-
-def _start_ticks(opts: Options, watch: Watch) -> Any:
-    """``--metrics`` on the event loop: attach the outlet and start its gauges' task (None without it)."""
-    outlet = start_metrics(opts, watch)
-    return None if outlet is None else asyncio.get_running_loop().create_task(_metrics_ticks(outlet))
-
-
-def _stop_ticks(task: Any) -> None:
-    if task is not None:
-        task.cancel()

@@ -23,7 +23,8 @@ ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(HERE))
 
-from cursor_watch.tui.app import CursorWatchApp  # noqa: E402
+from cursor_watch.stream.watch import Watch  # noqa: E402
+from cursor_watch.tui.app import make_app  # noqa: E402
 from cursor_watch.stream.sources import QueueSource  # noqa: E402
 from make_screenshots import svg_to_png, until  # noqa: E402
 
@@ -35,8 +36,8 @@ T0 = 1_790_000_000_000.0
 async def quiet_compacting(name: str, size: tuple[int, int]) -> Path:
     now = [1000.0]  # monotonic seconds, moved by hand
     src = QueueSource("claude -p --output-format stream-json --verbose 'Summarise big3.txt'")
-    app = CursorWatchApp(src, clock=lambda: T0 + (now[0] - 1000.0) * 1000.0, monotonic=lambda: now[0],
-                         install_signals=False)
+    app = make_app(Watch(src, clock=lambda: T0 + (now[0] - 1000.0) * 1000.0, install_signals=False),
+                   monotonic=lambda: now[0])
     lines = CAPTURE.read_bytes().splitlines(keepends=True)[17:22]  # the third run's init .. compacting
     async with app.run_test(size=size) as pilot:
         await src.push(b"".join(lines))

@@ -25,7 +25,8 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 
-from cursor_watch.tui.app import CursorWatchApp  # noqa: E402
+from cursor_watch.stream.watch import Watch  # noqa: E402
+from cursor_watch.tui.app import CursorWatchApp, make_app  # noqa: E402
 from cursor_watch.tui.screens.detail import ToolDetailScreen  # noqa: E402
 from cursor_watch.stream.sources import FileSource, QueueSource  # noqa: E402
 from cursor_watch.tui.widgets.tool_table import ToolTable  # noqa: E402
@@ -35,7 +36,7 @@ SIZE = (160, 48)
 
 
 def frozen(source) -> CursorWatchApp:
-    return CursorWatchApp(source, clock=lambda: 1_790_000_000_000.0, monotonic=lambda: 1000.0, install_signals=False)
+    return make_app(Watch(source, clock=lambda: 1_790_000_000_000.0, install_signals=False), monotonic=lambda: 1000.0)
 
 
 async def until(pilot, predicate, timeout: float = 20.0) -> None:
@@ -112,7 +113,7 @@ async def runs_list(name: str) -> None:
     sources = [FileSource(str(p)) for p in sorted([*tmp.glob("*.jsonl"), *tmp.glob("*.ndjson")])] + [live]
     lines = (SAMPLES / "parallel-failed-rejected.jsonl").read_bytes().splitlines(keepends=True)
     first_ts = min(int(t) for t in re.findall(rb'"timestamp_ms":(\d+)', b"".join(lines[:12])))
-    app = CursorWatchApp(sources, clock=lambda: first_ts + 74_000.0, monotonic=lambda: 1000.0, install_signals=False)
+    app = make_app(Watch(sources, clock=lambda: first_ts + 74_000.0, install_signals=False), monotonic=lambda: 1000.0)
     async with app.run_test(size=(160, 22)) as pilot:
         files = [f for f in app.watch.feeds if f.source is not live]
         await until(pilot, lambda: all(f.ended for f in files))

@@ -206,6 +206,7 @@ class MetricsOutlet:
     """
 
     loop_free = True  # observe needs no event loop: Watch.replay may run with it
+    tick_s = TICK_S
 
     def __init__(self, registry: Any = None, clock: Callable[[], float] | None = None,
                  stall_s: float | None = None, live_of: Callable[[Any], bool] | None = None) -> None:
@@ -503,8 +504,9 @@ class Metrics:
         self.linger = False
 
     def attach(self, watch: Any, linger: bool = False) -> MetricsOutlet:
-        """Count every run of ``watch`` (appends the outlet to ``watch.outlets``). ``linger``: when
-        the watch is a replay that ends by itself, :meth:`should_linger` says serve on."""
+        """The outlet, counting every run of ``watch`` (:func:`cursor_watch.outlets.wiring.start_outlets`
+        attaches it). ``linger``: when the watch is a replay that ends by itself, :meth:`should_linger`
+        says serve on."""
         def live_of(run: Any) -> bool:
             feed = watch.feed_of(run)
             return feed is not None and feed.live
@@ -512,7 +514,6 @@ class Metrics:
         self.outlet.live_of = live_of
         self.watch = watch
         self.linger = linger
-        watch.outlets.append(self.outlet)
         return self.outlet
 
     def should_linger(self) -> bool:

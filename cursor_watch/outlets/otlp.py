@@ -944,6 +944,12 @@ class OtlpOutlet:
         self._runs[id(run)] = (run, ids)
         return ids
 
+    loop_free = False  # its exporter process is fed by a thread; a replay without a loop never has it
+    tick_s = 1.0
+
+    def tick(self) -> None:
+        """Nothing between events: spans are recorded as the runs change."""
+
     def observe(self, run: Any, changes: list[tuple[str, Any]]) -> None:
         """Take a batch of the run's changes (``Watch`` calls it after the views)."""
         for change in changes:
@@ -1252,35 +1258,32 @@ def make_outlet(endpoint: str | None, content: bool, redact: Any = None) -> Otlp
     return OtlpOutlet(ProcessSink(endpoint), content=content, endpoint=endpoint, redact=redact)
 
 
-def start_for(opts: Any, watch: Any) -> OtlpOutlet | None:
-    """``--otlp`` for a watch (any mode): start the outlet and attach it to ``watch.outlets``.
+def start_for(endpoint: str | None, redact: bool, watch: Any) -> OtlpOutlet:
+    """``--otlp`` for a watch (any mode): start the outlet (its exporter process) for ``watch``'s
+    runs; :func:`cursor_watch.outlets.wiring.start_outlets` attaches it.
 
-    ``opts`` has ``otlp``, ``otlp_endpoint`` and ``redact`` (the CLI's options; False:
-    ``--no-redact``). None without ``--otlp``.
+    ``endpoint``: ``--otlp-endpoint`` (None: the SDK's variables); ``redact``: False with
+    ``--no-redact``.
     """
-    if not getattr(opts, "otlp", False):
-        return None
     from .redact import redactor_for
 
-    outlet = make_outlet(getattr(opts, "otlp_endpoint", None), content_from_env(),
-                         redactor_for(getattr(opts, "redact", True)))
+    outlet = make_outlet(endpoint, content_from_env(), redactor_for(redact))
 
     def ends_at_result(run: Any) -> bool:
         feed = watch.feed_of(run)
         return feed is not None and feed.source.kind in ("follow", "stdin")
 
     outlet.ends_at_result = ends_at_result
-    watch.outlets.append(outlet)
     return outlet
 
 
-def finish_for(opts: Any, outlet: OtlpOutlet | None, error: Callable[[str], None] | None = None) -> None:
+def finish_for(endpoint: str | None, outlet: OtlpOutlet | None, error: Callable[[str], None] | None = None) -> None:
     """End the export (bounded) and say on stderr what was sent (:func:`sent_line`), then how many
     spans could not be sent, and why (:func:`report_line`, only when some were not)."""
     if outlet is None:
         return
     report = outlet.close()
-    where = describe_endpoint(getattr(opts, "otlp_endpoint", None), protocol())
+    where = describe_endpoint(endpoint, protocol())
     if error is None:
         from ..output import error_line as error
     error(sent_line(report, where))

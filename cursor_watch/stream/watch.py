@@ -17,7 +17,7 @@ import signal
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 from ..core.canonical import TIME_STREAM, Folded, RunEnd
 from ..core.decode import Decoder, Invalid
@@ -31,6 +31,21 @@ from .sources import FileSource, Notice, ProcessSource, Source, SourceError, lis
 asyncio = lazy_module("asyncio")  # imported when an event loop runs (not by Watch.replay)
 
 Changes = list[tuple[str, Any]]
+
+
+def _wall_ms() -> float:
+    return time.time() * 1000.0
+
+
+class ChangeObserver(Protocol):
+    """What a :class:`Watch` gives every batch of changes to after its view: its outlets
+    (:class:`cursor_watch.outlets.wiring.Outlets`). ``observe`` must never raise nor block;
+    ``loop_free``: it needs no event loop (:meth:`Watch.replay` may run with it)."""
+
+    @property
+    def loop_free(self) -> bool: ...
+
+    def observe(self, run: Run, changes: Changes) -> None: ...
 
 SLICE = 64 * 1024  # bytes parsed (and changes delivered) at a time, at first (see next_slice)
 MAX_SLICE = 1 << 20  # ... and at most (a source's chunk: sources.CHUNK)
@@ -528,12 +543,26 @@ class Watch:
         self._tasks: list[asyncio.Task] = []
         self._slots: asyncio.Semaphore | None = None
         self._close = True
-        # outlets (``--otlp``): views that leave the machine; each gets every batch after the
-        # view, through ``observe(run, changes)``, which must never raise or block
-        self.outlets: list[Any] = []
+        # the outlets (spans, metrics, alerts: cursor_watch.outlets.wiring.Outlets) get every
+        # batch after the view; None: there are none
+        self.outlets: ChangeObserver | None = None
         for source in sources if isinstance(sources, list) else [sources]:
             self.add_source(source)
         self._known_paths = {getattr(f.source, "path", None) for f in self.feeds}
+
+    @property
+    def clock(self) -> Callable[[], float]:
+        """The epoch-ms clock of the model (the one given, else the wall clock)."""
+        return self._clock or _wall_ms
+
+    def listen(self, on_signal: Callable[[int], None] | None = None,
+               on_stderr: Callable[[str], None] | None = None) -> None:
+        """Set the view's callbacks after the watch was built (the app's): ``on_signal`` (a signal
+        stopped the watch), ``on_stderr`` (a stderr line of a spawned command)."""
+        if on_signal is not None:
+            self.on_signal = on_signal
+        if on_stderr is not None:
+            self._stderr_callback = on_stderr
 
     # -- compatibility with one source -------------------------------------------------
 
@@ -674,8 +703,8 @@ class Watch:
                 except Exception as err:  # noqa: BLE001 - raised by run() once every source has ended
                     self._view_error = err
                     self._set_stop()
-            for outlet in self.outlets:
-                outlet.observe(run, batch)
+            if self.outlets is not None:
+                self.outlets.observe(run, batch)
             if process and any(kind == CHANGE_RESULT for kind, _ in batch):
                 self.watch_result()
 
@@ -877,7 +906,7 @@ class Watch:
         loop (``--otlp``, alerts; one whose ``loop_free`` is true, ``--metrics``'s, may be there),
         and the watch not started yet."""
         return (bool(self.feeds) and not self.follow and not self.speed
-                and all(getattr(o, "loop_free", False) for o in self.outlets)
+                and (self.outlets is None or self.outlets.loop_free)
                 and self._on_changes is None
                 and all(f.source.__class__ is FileSource and not f.source.follow and f.source.save is None
                         and f.source.spool is None and os.path.isfile(f.source.path) for f in self.feeds))

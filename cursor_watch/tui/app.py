@@ -27,21 +27,24 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
-from ..outlets.alerts import DEFAULT_KINDS, Alert, AlertOutlet, AlertRules, Deliverer
+from ..options import Options, Services
+from ..outlets.alerts import Alert
+from ..outlets.wiring import Outlets, start_outlets
 from ..core.costs import run_cost, usage_of
 from ..fmt import cost_label, short_duration
 from ..core.canonical import agent_short
-from ..core.limits import Limits, Stall
-from ..core.quiet import Quiet, process_id
+from ..core.limits import Stall
+from ..core.quiet import Quiet
 from ..core.model import Session
-from ..stream.watch import RESULT_EXIT_GRACE_S, Feed, Monitor, Watch
+from ..stream.watch import Feed, Monitor, Watch
 from ..core.loops import display_repeats
 from ..core.runs import RunActivity, Run, is_live_state, last_activity, run_elapsed_ms, run_started_ms, run_state
 from ..safe import visible_line
 from ..output import served_in_browser
 from .screens.help import HelpScreen
 from .screens.run import RunScreen
-from .screens.runs import CompareRequested, RunsScreen
+from .messages import CompareRequested, DetailRequested, RunsListRequested
+from .screens.runs import RunsScreen
 from ..stream.sources import STREAM_SUFFIXES, FileSource, Source, SourceError, open_sources, scan_directory
 from .widgets.runs_table import RunRow, RunsTable, make_text
 from .widgets.tool_table import ToolTable
@@ -62,32 +65,22 @@ def row_key(run: Run) -> tuple[str, int, int]:
 
 
 class CursorWatchApp(App):
-    """The monitor. Build it with (not yet started) sources; it runs the watch itself.
+    """The monitor over one :class:`~cursor_watch.stream.watch.Watch` (not yet run): the app runs it.
+
+    Build it with :func:`make_app`, which also wires the watch's outlets (the alert stream, spans,
+    metrics: :func:`cursor_watch.outlets.wiring.start_outlets`) to it.
 
     Args:
-        sources: where the streams come from (one source, or a list of files).
-        directories: directories whose new stream files are picked up (with ``follow``).
-        follow: files are followed as they grow.
-        speed: replay pace for a file (0 = as fast as possible).
-        result_grace: seconds a spawned command may run on after its ``result``.
-        clock: epoch-ms clock for the model and the tables (tests freeze it).
+        watch: the sources to watch (its clock, epoch ms, is the model's and the tables').
+        options: the command line (:class:`~cursor_watch.options.Options`): ``notify`` rings the
+            bell and sends OSC 9 / OSC 777 desktop notifications for attention events; ``limits``
+            (with a stall duration: ``--stall``) makes stalls alerts; ``redact`` (False with
+            ``--no-redact``) redacts the ``e`` key's HTML export.
         monotonic: seconds clock for idle and elapsed time (tests freeze it).
-        install_signals: handle SIGINT/SIGTERM/SIGHUP (terminate the child, restore
-            the terminal, exit 128+N); off in tests.
         show_thinking: thinking blocks visible at start.
-        notify_terminal: ``--notify``: also ring the bell and send OSC 9 / OSC 777 desktop
-            notifications for attention events.
-        limits: stall duration and budgets (:class:`~cursor_watch.core.limits.Limits`).
-        deliverer: where alerts are sent (:class:`~cursor_watch.outlets.alerts.Deliverer`), none by default.
-        alert_on: the kinds sent out (``stalled`` only when ``limits`` has a stall duration:
-            ``--stall`` given).
-        alert_replay: replayed files raise alerts too.
-        enforce: ``--enforce``: a budget alert stops a spawned command (exit status 3).
-        redact: the ``e`` key's HTML export is redacted (``--no-redact``: False).
     """
 
     TITLE = "cursor-watch"
-    CSS_PATH = "app.tcss"
     BINDINGS = [
         Binding("question_mark", "help", "All keys", id="help"),  # first: the footer may be cut
         Binding("q", "quit", "Quit", id="quit"),
@@ -96,49 +89,27 @@ class CursorWatchApp(App):
         Binding("ctrl+c", "interrupt", "Quit", id="interrupt", show=False, priority=True),
     ]
 
-    def __init__(
-        self,
-        sources: Source | list[Source],
-        *,
-        directories: list[str] | None = None,
-        follow: bool = False,
-        speed: float = 0.0,
-        result_grace: float = RESULT_EXIT_GRACE_S,
-        clock: Callable[[], float] | None = None,
-        monotonic: Callable[[], float] | None = None,
-        install_signals: bool = True,
-        show_thinking: bool = True,
-        notify_terminal: bool = False,
-        fmt: str = "auto",
-        limits: Limits | None = None,
-        deliverer: Deliverer | None = None,
-        alert_on: frozenset[str] | None = None,
-        alert_replay: bool = False,
-        enforce: bool = False,
-        redact: bool = True,
-    ) -> None:
+    def __init__(self, watch: Watch, options: Options | None = None, *,
+                 monotonic: Callable[[], float] | None = None, show_thinking: bool = True) -> None:
         super().__init__()
-        self.redact = redact  # the e key's export is redacted (--no-redact: not)
-        self._clock = clock or (lambda: time.time() * 1000.0)
+        options = options or Options()
+        self.options = options
+        self.redact = options.redact  # the e key's export is redacted (--no-redact: not)
+        self._clock = watch.clock
         self._monotonic = monotonic or time.monotonic
         start_ms, start_mono = self._clock(), self._monotonic()
         # alerts measure time on the monotonic clock, stamped from the wall clock at start
-        alert_clock = lambda: start_ms + (self._monotonic() - start_mono) * 1000.0  # noqa: E731
+        self.alert_clock = lambda: start_ms + (self._monotonic() - start_mono) * 1000.0  # noqa: E731
         # stalls are shown (after 5 minutes without --stall) but sent and notified only with
         # --stall: the README's "alerts only with it" holds for the notifications, the bell and
         # the list's mark too
+        limits = options.limits
         self.notify_stalls = limits is not None and limits.stall_s is not None
-        self.alerts = AlertOutlet(AlertRules(limits, clock=alert_clock, replay=alert_replay), deliverer or Deliverer(),
-                                  alert_on or DEFAULT_KINDS, send_stalls=self.notify_stalls, on_alert=self._show_alert,
-                                  on_budget=self._enforce if enforce else None, on_note=self._on_changes,
-                                  enforce_stalls=enforce and self.notify_stalls)
-        self.watch = Watch(sources, speed=speed, result_grace=result_grace, on_signal=self._on_signal,
-                           install_signals=install_signals, clock=self._clock, on_stderr=self._on_stderr,
-                           directories=directories, follow=follow, fmt=fmt)
-        self.several = len(self.watch.feeds) != 1 or bool(directories)
-        self.notify_terminal = notify_terminal
-        self.otlp: Any = None  # the --otlp outlet (run_tui sets it): spans not sent go to diagnostics
-        self.metrics: Any = None  # the --metrics outlet (run_tui sets it): its gauges are ticked here
+        self.watch = watch
+        watch.listen(on_signal=self._on_signal, on_stderr=self._on_stderr)
+        self.outlets = Outlets(watch)  # (make_app starts the options' outlets)
+        self.several = len(watch.feeds) != 1 or bool(watch.directories)
+        self.notify_terminal = options.notify
         self.export_problem: str | None = None  # --otlp: the latest "spans not sent" line (every run's pane)
         self._otlp_said: tuple[int, str] = (0, "")  # (unsent, reason) of the last line in a pane
         self.terminal_notifications: list[str] = []  # escape sequences sent (tests read them)
@@ -283,7 +254,6 @@ class CursorWatchApp(App):
     def _on_changes(self, run: Run, changes: list[tuple[str, Any]]) -> None:
         live = self.feed_of(run).live
         self.activity_of(run).observe(run, changes, self._monotonic(), live)
-        self.alerts.observe(run, changes, live, process_id(self.feed_of(run)))
         if run is self._shown:
             self._pending.extend(changes)
         self._dirty.add(id(run))
@@ -366,25 +336,24 @@ class CursorWatchApp(App):
                         title="New run")
 
     def _raise_attention(self, now: float) -> None:
-        self.alerts.check()
-        if self.metrics is not None:
-            self.metrics.tick()  # live, waiting, stalled: computed here, on the thread of the model
+        self.outlets.tick()  # the alert rules; the metrics' live, waiting, stalled (on the model's thread)
 
     def _check_export(self) -> None:
         """``--otlp``: spans that could not be sent, in the diagnostics pane: one line with the
         count so far and the reason, added to the pane of the run shown when the reason changes
         or the count has doubled since the last line (a dead backend adds a few lines an hour,
         not one a second); a run opened later shows the latest line only."""
-        if self.otlp is None:
+        otlp = self.outlets.otlp
+        if otlp is None:
             return
         from ..outlets.otlp import describe_endpoint, protocol, status_line
 
-        status = self.otlp.status()
+        status = otlp.status()
         unsent = status["unsent"] + status["errors"]
         said, reason = self._otlp_said
         if unsent <= said or (unsent < 2 * said and status["error"] == reason):
             return
-        line = status_line(status, describe_endpoint(getattr(self.otlp, "endpoint", None), protocol()))
+        line = status_line(status, describe_endpoint(otlp.endpoint, protocol()))
         if line is None:
             return
         self._otlp_said = (unsent, status["error"])
@@ -411,21 +380,22 @@ class CursorWatchApp(App):
         if self.notify_terminal:
             self.ring(visible_line(label), alert.text)
 
-    def _enforce(self, alert: Alert) -> None:
-        """``--enforce``: a run went past a budget, or stalled with ``--stall``; stop the command
-        (exit status 3)."""
-        if self.watch.stop_for_budget(alert.text):
-            self.notify(f"{alert.text}: stopping the command (--enforce)", title="cursor-watch", severity="error")
-            self.call_later(self._exit_when_done)
+    def _enforced(self, alert: Alert) -> None:
+        """``--enforce`` is stopping the command (a run went past a budget, or stalled with
+        ``--stall``; exit status 3): said, and the app exits once it has ended."""
+        self.notify(f"{alert.text}: stopping the command (--enforce)", title="cursor-watch", severity="error")
+        self.call_later(self._exit_when_done)
 
     def stall_of(self, run: Run) -> Stall | None:
         """The run's stall now (shown in the header and the runs list), or None."""
-        return self.alerts.rules.stall(run)
+        alerts = self.outlets.alerts
+        return alerts.stall(run) if alerts is not None else None
 
     def quiet_of(self, run: Run) -> Quiet | None:
         """The live run's quiet and its reason, once it has lasted ``quiet.QUIET_SHOW_S`` (the
         header and the runs list say it), or None."""
-        return self.alerts.rules.quiet(run)
+        alerts = self.outlets.alerts
+        return alerts.quiet(run) if alerts is not None else None
 
     def ring(self, title: str, body: str) -> None:
         """``--notify``: the terminal bell, then OSC 9 and OSC 777 desktop notifications.
@@ -656,6 +626,12 @@ class CursorWatchApp(App):
         else:
             self.push_screen(ToolDetailScreen(call, run.reread, session=run.session))
 
+    def on_detail_requested(self, event: DetailRequested) -> None:
+        self.open_detail(event.call_id)
+
+    def on_runs_list_requested(self, event: RunsListRequested) -> None:
+        self.show_runs()
+
     def on_tool_table_selected(self, event: ToolTable.Selected) -> None:
         self.open_detail(event.call_id)
 
@@ -680,13 +656,13 @@ class CursorWatchApp(App):
             yield SystemCommand("Search the run", "/ : text, thinking, tool calls and their output", screen.action_search)
             yield SystemCommand("Next match", "n : the next search match", lambda: screen.action_next_match(1))
             yield SystemCommand("Previous match", "N : the previous search match", lambda: screen.action_next_match(-1))
-            yield SystemCommand("Clear the search", "Escape in the search bar", screen.clear_search)
+            yield SystemCommand("Clear the search", "Escape in the search bar", screen.finder.clear_search)
             yield SystemCommand("Regular expression search on/off", "Ctrl+R in the search bar",
                                 lambda: screen.query_one("#search-bar").action_toggle_regex())
             yield SystemCommand("Problems only", "x : only failed, rejected and incomplete tool calls (again: all)",
                                 screen.action_toggle_problems)
             yield SystemCommand("Filter tool calls", "F : status:NAME tool:NAME and words", screen.action_filter)
-            yield SystemCommand("Clear the tool-call filter", "every call again", screen.clear_filter)
+            yield SystemCommand("Clear the tool-call filter", "every call again", screen.finder.clear_filter)
             yield SystemCommand("Next problem", "p : a failed, rejected or incomplete call, or an error note",
                                 lambda: screen.action_next_problem(1))
             yield SystemCommand("Previous problem", "P", lambda: screen.action_next_problem(-1))
@@ -718,7 +694,22 @@ class CursorWatchApp(App):
         await self._exit_when_done()
 
 
-def run_tui(opts: Any) -> int:
+def make_app(watch: Watch, options: Options | None = None, services: Services | None = None, *,
+             monotonic: Callable[[], float] | None = None) -> CursorWatchApp:
+    """The app over ``watch`` (not yet run), its outlets started from ``options`` and ``services``
+    (the alert stream always: stalls are shown; spans and metrics when asked for). The one way
+    the app is built: the terminal (:func:`run_tui`), each browser tab of ``serve``, the tests and
+    the screenshots. ``monotonic``: the seconds clock (tests freeze it)."""
+    options = options or Options()
+    services = services or Services()
+    app = CursorWatchApp(watch, options, monotonic=monotonic)
+    app.outlets = start_outlets(watch, options.outlets, deliverer=services.deliverer, metrics=services.metrics,
+                                linger=False, clock=app.alert_clock, on_alert=app._show_alert,
+                                on_note=app._on_changes, on_enforced=app._enforced)
+    return app
+
+
+def run_tui(opts: Options, services: Services) -> int:
     """Run the TUI for parsed command-line options; returns the exit status.
 
     With piped stdin, the stream is moved off fd 0 to a private descriptor and the
@@ -727,20 +718,20 @@ def run_tui(opts: Any) -> int:
     Raises:
         SourceError: no input can be opened, or the command can't be started.
     """
-    if getattr(opts, "redact", True) and served_in_browser():
-        # a browser tab (--serve): what anyone with the page sees is redacted, as an export is
+    if opts.redact and served_in_browser():
+        # a browser tab (serve): what anyone with the page sees is redacted, as an export is
         from ..outlets.redact import default_redactor
         from ..safe import set_view_redaction
 
         set_view_redaction(default_redactor())
     stdin_fd = None
-    if not opts.command and (not opts.files or opts.files == ["-"]):
+    if not opts.command and (not opts.files or opts.files == ("-",)):
         stdin_fd = os.dup(0)
         tty = os.open("/dev/tty", os.O_RDWR)
         os.dup2(tty, 0)
         os.close(tty)
-    sources, directories = open_sources(opts.files, opts.command or None, follow=opts.follow, save_path=opts.save,
-                                        stdin_fd=stdin_fd)
+    sources, directories = open_sources(list(opts.files), list(opts.command) or None, follow=opts.follow,
+                                        save_path=opts.save, stdin_fd=stdin_fd)
     if len(sources) == 1 and not directories:
         sources[0].precheck()  # one source that can't be opened: one line and exit 2, before the screen
     else:
@@ -755,46 +746,28 @@ def run_tui(opts: Any) -> int:
     for source in sources:
         if source.kind in ("stdin", "process"):
             source.enable_spool()
-    app = CursorWatchApp(sources, directories=directories, follow=opts.follow, speed=opts.speed,
-                         result_grace=opts.result_grace, notify_terminal=getattr(opts, "notify", False),
-                         fmt=getattr(opts, "format", "auto"),
-                         limits=getattr(opts, "limits", None), deliverer=getattr(opts, "deliverer", None),
-                         alert_on=getattr(opts, "alert_on", None),
-                         alert_replay=getattr(opts, "alert_replay", False), enforce=getattr(opts, "enforce", False),
-                         redact=getattr(opts, "redact", True))
-    outlet = None
-    if getattr(opts, "otlp", False):
-        from ..outlets.otlp import start_for
-
-        outlet = start_for(opts, app.watch)
-        app.otlp = outlet
-    metrics = getattr(opts, "metrics_state", None)
-    if metrics is not None:  # served until the app quits (the TUI stays open after the input ends)
-        app.metrics = metrics.attach(app.watch, linger=False)
+    watch = Watch(sources, speed=opts.speed, result_grace=opts.result_grace, directories=directories,
+                  follow=opts.follow, fmt=opts.format)
+    app = make_app(watch, opts, services)
     try:
         app.run()
         from ..views.export import write_export_file  # before the sources close: a pipe's payloads are in its spool
 
-        write_export_file(getattr(opts, "export", None), app.watch.runs(), getattr(opts, "export_max_chars", None),
-                          getattr(opts, "redact", True))
+        write_export_file(opts.export, watch.runs(), opts.export_max_chars, opts.redact)
     finally:
-        if outlet is not None:  # bounded; what could not be sent is said on stderr, after the screen
-            from ..outlets.otlp import finish_for
-
-            finish_for(opts, outlet)
-        for feed in app.watch.feeds:
+        # the spans still queued sent (bounded), the deliveries waited for (bounded); what could
+        # not be sent, and what failed, is said on stderr, after the screen
+        app.outlets.finish()
+        for feed in watch.feeds:
             feed.source.close()
-        failed = app.alerts.close()
-        if failed:
-            sys.stderr.write(f"cursor-watch: {failed}\n")
-        if app.watch.budget_stop:
-            sys.stderr.write(f"cursor-watch: {visible_line(app.watch.budget_stop)}: stopped the command (--enforce)\n")
+        if watch.budget_stop:
+            sys.stderr.write(f"cursor-watch: {visible_line(watch.budget_stop)}: stopped the command (--enforce)\n")
     from ..views.summary import write_json_out
 
-    write_json_out(opts.json_out, app.watch.runs())
+    write_json_out(opts.json_out, watch.runs())
     if app.error:
         sys.stderr.write(f"cursor-watch: {app.error}\n")
         return 2
     if app.return_code is not None:
         return app.return_code
-    return app.watch.exit_code if app.watch.exit_code is not None else 1
+    return watch.exit_code if watch.exit_code is not None else 1

@@ -71,7 +71,7 @@ async def test_without_stall_option_a_stall_shows_after_5_minutes_and_is_not_not
     notification, bell or desktop notification (--notify), as the README says: alerts only with it."""
     clock = Clock()
     a = QueueSource("agent-a")
-    app = make_app(a, monotonic=clock, notify_terminal=True)  # --notify, no --stall
+    app = make_app(a, monotonic=clock, notify=True)  # --notify, no --stall
     async with app.run_test(size=SIZE) as pilot:
         await a.push(start("a"))
         await wait_until(pilot, lambda: isinstance(app.screen, RunScreen)
@@ -88,7 +88,7 @@ async def test_without_stall_option_a_stall_shows_after_5_minutes_and_is_not_not
 async def test_with_stall_option_a_stall_rings_with_notify():
     clock = Clock()
     a = QueueSource("agent-a")
-    app = make_app(a, monotonic=clock, notify_terminal=True, limits=Limits(stall_s=300))
+    app = make_app(a, monotonic=clock, notify=True, limits=Limits(stall_s=300))
     async with app.run_test(size=SIZE) as pilot:
         await a.push(start("a"))
         await wait_until(pilot, lambda: isinstance(app.screen, RunScreen)

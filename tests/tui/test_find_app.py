@@ -77,11 +77,11 @@ async def test_n_and_shift_n_go_in_stream_order_and_wrap():
         screen = app.run_view()
         total = expected_total(PLAIN, "pricing")
         assert total > 4 and status(app) == f"1/{total}"
-        seen = [screen._cur]
+        seen = [screen.finder._cur]
         for i in range(2, total + 1):
             await pilot.press("n")
             assert status(app) == f"{i}/{total}"
-            seen.append(screen._cur)
+            seen.append(screen.finder._cur)
         assert len(set(seen)) == total  # every match visited once
         hits = screen.search.hits
         order = {(h.kind, h.key, h.field): j for j, h in enumerate(hits)}
@@ -90,7 +90,7 @@ async def test_n_and_shift_n_go_in_stream_order_and_wrap():
         assert status(app) == f"1/{total}"  # wraps
         await pilot.press("N")
         assert status(app) == f"{total}/{total}"
-        assert screen._cur == seen[-1]
+        assert screen.finder._cur == seen[-1]
 
 
 def filter_applied(app, text: str | None = None) -> bool:
@@ -98,7 +98,7 @@ def filter_applied(app, text: str | None = None) -> bool:
     the bar's text taken, the table's rows chosen to the end."""
     screen = app.run_view()
     table = screen.query_one(ToolTable)
-    return ((text is None or screen._filter_text == text) and table.filtered is not None and table.filtered.done)
+    return ((text is None or screen.finder._filter_text == text) and table.filtered is not None and table.filtered.done)
 
 
 async def test_a_transcript_match_scrolls_the_transcript_and_is_highlighted():
@@ -128,7 +128,7 @@ async def test_regex_and_an_invalid_regex():
         assert status(app) == f"1/{total} · regex"
         await pilot.press("backspace", "backspace", "backspace")
         await type_text(pilot, "discount(")
-        await wait_until(pilot, lambda: screen.search is None and screen.search_error)
+        await wait_until(pilot, lambda: screen.search is None and screen.finder.search_error)
         assert "invalid regular expression" in status(app)
         assert app.is_running and isinstance(app.screen, type(screen))
         await pilot.press("ctrl+r")  # literal again: "(" is just a character
@@ -228,21 +228,21 @@ async def test_p_jumps_to_each_problem_in_stream_order_and_selects_its_row():
         await wait_until(pilot, lambda: app.ended)
         screen = app.run_view()
         table = screen.query_one(ToolTable)
-        problems = screen.problems()
+        problems = screen.finder.problems()
         kinds = [p[1] for p in problems]
         assert "note" in kinds and kinds.count("tool") == 4  # reconnecting/retry; 3 rejected + 1 failed
         lines = []
         for p in problems:
             await pilot.press("p")
-            lines.append(screen._problem_line)
+            lines.append(screen.finder._problem_line)
             if p[1] == "tool":
                 assert table.cursor_row == table.row_of(p[3])
                 assert table.row_plain(table.cursor_row)[1].split()[-1] in ("failure", "rejected")
         assert lines == [p[0] for p in problems] == sorted(lines)
         await pilot.press("p")
-        assert screen._problem_line == problems[0][0]  # wraps
+        assert screen.finder._problem_line == problems[0][0]  # wraps
         await pilot.press("P")
-        assert screen._problem_line == problems[-1][0]
+        assert screen.finder._problem_line == problems[-1][0]
 
 
 async def test_search_and_filter_combine():

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import time
+
 import orjson
 
-from apphelpers import FROZEN_MS, count_ticks, make_app, wait_ticks, wait_until
+from apphelpers import make_app, wait_ticks, wait_until
 from conftest import SAMPLES
-from cursor_watch.tui.app import CursorWatchApp
 from cursor_watch.tui.screens.detail import ToolDetailScreen
 from cursor_watch.tui.screens.run import RunScreen
 from cursor_watch.tui.screens.runs import RunsScreen, RunsSummary
@@ -192,7 +193,7 @@ async def test_replayed_logs_raise_no_attention(tmp_path):
 
 async def test_notify_rings_the_bell_and_sends_osc_9_and_777_once_per_event():
     src = QueueSource("stdin")
-    app = count_ticks(CursorWatchApp(src, install_signals=False, clock=lambda: FROZEN_MS, notify_terminal=True))
+    app = make_app(src, monotonic=time.monotonic, notify=True)
     async with app.run_test(size=SIZE) as pilot:
         await src.push(init("a", "Mod;el\x1b]0;x\x07") + prompt("a", "t") + result("a"))
         await wait_until(pilot, lambda: app.terminal_notifications)
@@ -202,7 +203,7 @@ async def test_notify_rings_the_bell_and_sends_osc_9_and_777_once_per_event():
 
 
 def test_osc_notification_text_is_escaped():
-    app = CursorWatchApp(QueueSource("stdin"), install_signals=False, notify_terminal=True)
+    app = make_app(QueueSource("stdin"), notify=True)
     app.ring("a;b\x1b]52;c;x\x07", "ended\x07")
     assert app.terminal_notifications[1] == "\x1b]9;a,b\\e]52,c,x\\x07: ended\\x07\x07"
     assert app.terminal_notifications[2] == "\x1b]777;notify;a,b\\e]52,c,x\\x07;ended\\x07\x07"

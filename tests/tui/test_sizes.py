@@ -137,7 +137,7 @@ async def test_80x24_stacks_the_panes_and_s_swaps_them():
         await wait_until(pilot, lambda: app.ended)
         screen = app.screen
         transcript, tools = screen.query_one("#transcript"), screen.query_one("#tools")
-        assert screen.query_one("#body").has_class("-stacked")
+        assert screen.stacked and screen.has_class("-stacked")
         assert transcript.size.width >= 40 and transcript.region.y < tools.region.y
         assert transcript.size.height > tools.size.height
         await pilot.press("s")
@@ -178,7 +178,7 @@ async def test_wide_terminals_keep_the_panes_side_by_side_and_no_swap_key():
     async with app.run_test(size=(160, 40)) as pilot:
         await wait_until(pilot, lambda: app.ended)
         screen = app.screen
-        assert not screen.query_one("#body").has_class("-stacked")
+        assert not screen.stacked and not screen.has_class("-stacked")
         assert screen.query_one("#transcript").region.y == screen.query_one("#tools").region.y
         assert screen.check_action("swap_panes", ()) is False
 

@@ -1,7 +1,8 @@
 """Find things in a run: search (``/``, ``n``, ``N``), tool-call filters (``x``, ``F``), problems (``p``, ``P``).
 
-A mixin of :class:`~cursor_watch.tui.screens.run.RunScreen`: the screen composes the bars and
-the panes, this class runs the queries and moves the panes to what they found. The
+An object the run view (:class:`~cursor_watch.tui.screens.run.RunScreen`) holds: the screen
+composes the bars and the panes and hands its keys over; the finder runs the queries and moves
+the panes to what they found. The
 matching rules are in :mod:`cursor_watch.query.search` and :mod:`cursor_watch.query.filters`; here is
 only the bookkeeping of what is shown: the current match (``i/N`` in stream order,
 wrapping), the table's filter, the transcript's highlights and dimmed markers.
@@ -16,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import bisect
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from rich.text import Text
 
@@ -24,9 +25,15 @@ from ...fmt import plural
 from ...query.filters import CallFilter, FilteredCalls, FilterError, PROBLEM_STATUSES, is_problem_note
 from ...query.search import Hit, Query, QueryError, Search, timeline_position
 from ...safe import view_redaction
+from ..messages import DetailRequested
 from ..widgets.query_bar import QueryBar
 from ..widgets.tool_table import ToolTable
 from ..widgets.transcript import Transcript
+
+if TYPE_CHECKING:
+    from ...core.model import Session
+    from ...core.runs import Run
+    from ...stream.watch import Feed
 
 DEBOUNCE_S = 0.08  # typing: a search starts when the keys pause this long
 STATUS_EVERY_S = 0.1  # the bar's status while a search runs
@@ -35,13 +42,38 @@ MANY_HITS = 2_000  # more pieces with matches than this: "i/N" waits for the end
 LIVE_REFRESH_S = 0.5  # a streaming run is searched again at most this often
 
 
+class FinderScreen(Protocol):
+    """What the finder needs of its screen (:class:`~cursor_watch.tui.screens.run.RunScreen`):
+    the run shown, its model and feed, and the screen's Textual methods."""
+
+    run: Run
+    feed: Feed
+
+    @property
+    def session(self) -> Session: ...
+
+    def query_one(self, selector: Any, expect_type: Any = None) -> Any: ...
+
+    def notify(self, message: str, *, title: str = "", severity: Any = "information",
+               timeout: float | None = None, markup: bool = True) -> None: ...
+
+    def set_timer(self, delay: float, callback: Any = None, *, name: str | None = None,
+                  pause: bool = False) -> Any: ...
+
+    def post_message(self, message: Any) -> bool: ...
+
+
 class Finder:
-    """Search, filter and problem jumps for the run view (mixed into ``RunScreen``)."""
+    """Search, filter and problem jumps over one run view: the screen holds one
+    (``screen.finder``) and gives it its keys and its query bars' messages.
 
-    run: Any
-    session: Any
+    Args:
+        screen: the run view (:class:`FinderScreen`): its widgets (the transcript, the tool table,
+            the search and filter bars) are found through it.
+    """
 
-    def _finder_init(self) -> None:
+    def __init__(self, screen: FinderScreen) -> None:
+        self.screen = screen
         self.search: Search | None = None
         self.search_error = ""
         self._regex = False
@@ -68,35 +100,35 @@ class Finder:
     # -- widgets ----------------------------------------------------------------------------
 
     def _search_bar(self) -> QueryBar:
-        return self.query_one("#search-bar", QueryBar)
+        return self.screen.query_one("#search-bar", QueryBar)
 
     def _filter_bar(self) -> QueryBar:
-        return self.query_one("#filter-bar", QueryBar)
+        return self.screen.query_one("#filter-bar", QueryBar)
 
     # -- search -----------------------------------------------------------------------------
 
-    def action_search(self) -> None:
+    def open_search(self) -> None:
         """``/``: open the search bar (again, with the last search)."""
         self._filter_bar().close()
         self._search_bar().open()
 
-    def on_query_bar_changed(self, event: QueryBar.Changed) -> None:
+    def bar_changed(self, event: QueryBar.Changed) -> None:
         event.stop()
         if event.bar.id == "search-bar":
             self._search_text = event.value
             if self._debounce is not None:
                 self._debounce.stop()
-            self._debounce = self.set_timer(DEBOUNCE_S, self._start_search)
+            self._debounce = self.screen.set_timer(DEBOUNCE_S, self._start_search)
         elif event.bar.id == "filter-bar":
             self._filter_text = event.value
             self._apply_filter()
 
-    def on_query_bar_regex_toggled(self, event: QueryBar.RegexToggled) -> None:
+    def regex_toggled(self, event: QueryBar.RegexToggled) -> None:
         event.stop()
         self._regex = event.regex
         self._start_search()
 
-    def on_query_bar_submitted(self, event: QueryBar.Submitted) -> None:
+    def bar_submitted(self, event: QueryBar.Submitted) -> None:
         """Enter keeps the query; on a match inside a tool call's payload it opens its detail."""
         event.stop()
         if event.bar.id == "search-bar":
@@ -112,7 +144,7 @@ class Finder:
             event.bar.close()
             self._focus_panes()
 
-    def on_query_bar_cleared(self, event: QueryBar.Cleared) -> None:
+    def bar_cleared(self, event: QueryBar.Cleared) -> None:
         event.stop()
         if event.bar.id == "search-bar":
             self.clear_search()
@@ -122,7 +154,7 @@ class Finder:
         self._focus_panes()
 
     def _focus_panes(self) -> None:
-        self.query_one(ToolTable).focus()
+        self.screen.query_one(ToolTable).focus()
 
     def clear_search(self) -> None:
         """Escape in the search bar: no search, no highlights."""
@@ -132,7 +164,7 @@ class Finder:
         self._cur = None
         self._search_text = ""
         self._payload_shown = {}
-        self.query_one(Transcript).set_search(None)
+        self.screen.query_one(Transcript).set_search(None)
         bar = self._search_bar()
         bar.set_status("")
         bar.close()
@@ -152,7 +184,7 @@ class Finder:
         self._visible_key = None
         text = self._search_text
         bar = self._search_bar()
-        transcript = self.query_one(Transcript)
+        transcript = self.screen.query_one(Transcript)
         if not text:
             self.search = None
             self.search_error = ""
@@ -170,8 +202,8 @@ class Finder:
             bar.set_status(str(err), error=True)
             return
         self.search_error = ""
-        run = self.run
-        self.search = Search(self.session, run.reread, query, file=self.feed.source.byte_file(),
+        run = self.screen.run
+        self.search = Search(self.screen.session, run.reread, query, file=self.screen.feed.source.byte_file(),
                              byte_range=(run.first_offset, run.end_offset))
         self._payload_shown = {}
         transcript.set_search(query, {})
@@ -205,7 +237,7 @@ class Finder:
             payload = search.payload_hits()
             if payload != self._payload_shown:
                 self._payload_shown = payload
-                self.query_one(Transcript).set_search(search.query, payload)
+                self.screen.query_one(Transcript).set_search(search.query, payload)
         if self._cur is None and search.total and self.visible_matches()[2]:
             self.go_to_match(0)
         else:
@@ -216,7 +248,7 @@ class Finder:
         search = self.search
         if search is None:
             return [], [], 0, {}
-        flt = self.query_one(ToolTable).filtered
+        flt = self.screen.query_one(ToolTable).filtered
         key = (id(search), len(search._hits), search.total, self._filter_version,
                len(flt.rows) if flt is not None else -1)
         if key == self._visible_key:
@@ -266,15 +298,15 @@ class Finder:
             t.append("no matches", style="bold")
         if not search.done:
             t.append(("  " if total else "") + f"searching {search.progress:.0%}")
-        flt = self.query_one(ToolTable).filtered
+        flt = self.screen.query_one(ToolTable).filtered
         if flt is not None and search.total != total:
             t.append(f"  ({search.total - total:,} in filtered-out calls)", style="dim")
         bar.set_status(t)
 
-    def action_next_match(self, delta: int) -> None:
+    def next_match(self, delta: int) -> None:
         """``n`` / ``N``: the next / previous match, in stream order, wrapping."""
         if self.search is None:
-            self.notify("No search: press / to search", timeout=2)
+            self.screen.notify("No search: press / to search", timeout=2)
             return
         total = self.visible_matches()[2]
         if not total:
@@ -292,10 +324,10 @@ class Finder:
         j = bisect.bisect_right(prefix, i) - 1
         hit, k = hits[j], i - prefix[j]
         self._cur = (hit.kind, hit.key, hit.field, k)
-        session = self.session
+        session = self.screen.session
         pos = timeline_position(session, hit)
-        transcript = self.query_one(Transcript)
-        table = self.query_one(ToolTable)
+        transcript = self.screen.query_one(Transcript)
+        table = self.screen.query_one(ToolTable)
         if hit.kind == "tool":
             row = table.row_of(hit.call_index)
             if row is not None:
@@ -316,9 +348,9 @@ class Finder:
     def open_current_match(self) -> None:
         """Open the detail of the tool call holding the current match (at the match)."""
         if self._cur is not None and self._cur[0] == "tool":
-            self.app.open_detail(self._cur[1])
+            self.screen.post_message(DetailRequested(self._cur[1]))
 
-    def finder_changed(self, changes: list) -> None:
+    def changed(self, changes: list) -> None:
         """The run grew (the 15 Hz tick): keep a finished search and the problems up to date."""
         if not changes:
             return
@@ -336,7 +368,7 @@ class Finder:
 
     # -- filters ----------------------------------------------------------------------------
 
-    def action_filter(self) -> None:
+    def open_filter(self) -> None:
         """``F``: open the filter bar (``status:NAME``, ``tool:NAME``, free text)."""
         self._search_bar().close()
         self._filter_bar().open()
@@ -350,16 +382,16 @@ class Finder:
         bar.close()
         self._apply_filter()
 
-    def action_toggle_problems(self) -> None:
+    def toggle_problems(self) -> None:
         """``x``: only the calls that failed, were rejected or are incomplete (again: all)."""
         self._problems_only = not self._problems_only
         self._apply_filter()
 
-    def action_toggle_subagent(self) -> None:
+    def toggle_subagent(self) -> None:
         """``c``: fold (again: unfold) the calls that ran inside the sub-agent call under the
         cursor, or inside the sub-agent of the inner call under it."""
-        cid = self.query_one(ToolTable).selected_call_id()
-        call = self.session.tool_calls.get(cid) if cid is not None else None
+        cid = self.screen.query_one(ToolTable).selected_call_id()
+        call = self.screen.session.tool_calls.get(cid) if cid is not None else None
         if call is None:
             return
         parent = call.parent_call_id or (call.call_id if call.kind == "task" else "")
@@ -370,14 +402,14 @@ class Finder:
         else:
             self._collapsed.add(parent)
         self._apply_filter()
-        parent_call = self.session.tool_calls.get(parent)
-        row = self.query_one(ToolTable).row_of(parent_call.index) if parent_call is not None else None
+        parent_call = self.screen.session.tool_calls.get(parent)
+        row = self.screen.query_one(ToolTable).row_of(parent_call.index) if parent_call is not None else None
         if row is not None:
-            self.query_one(ToolTable).move_cursor(row)
+            self.screen.query_one(ToolTable).move_cursor(row)
 
     def _apply_filter(self) -> None:
         bar = self._filter_bar()
-        table = self.query_one(ToolTable)
+        table = self.screen.query_one(ToolTable)
         try:
             flt = CallFilter(self._filter_text, problems_only=self._problems_only,
                              collapsed=frozenset(self._collapsed))
@@ -389,13 +421,13 @@ class Finder:
         if self._filter_task is not None:
             self._filter_task.cancel()
             self._filter_task = None
-        transcript = self.query_one(Transcript)
+        transcript = self.screen.query_one(Transcript)
         if not flt.active:
             table.set_filter(None)
             transcript.set_dimmed(None)
             bar.set_status("")
         else:
-            filtered = FilteredCalls(self.session, flt)
+            filtered = FilteredCalls(self.screen.session, flt)
             filtered.step(0.02)
             table.set_filter(filtered)
             transcript.set_dimmed(lambda call, f=flt: not f.passes(call))
@@ -407,7 +439,7 @@ class Finder:
             self.update_search_status()
 
     async def _build_filter(self, filtered: FilteredCalls) -> None:
-        table = self.query_one(ToolTable)
+        table = self.screen.query_one(ToolTable)
         last = 0.0
         while not filtered.step():
             if time.monotonic() - last >= STATUS_EVERY_S:
@@ -425,8 +457,8 @@ class Finder:
         """The line above the table's titles: the filter and ``N of M calls``."""
         from textual.widgets import Static
 
-        line = self.query_one("#filter-line", Static)
-        table = self.query_one(ToolTable)
+        line = self.screen.query_one("#filter-line", Static)
+        table = self.screen.query_one(ToolTable)
         flt = table.filtered
         if flt is None:
             line.display = False
@@ -434,7 +466,7 @@ class Finder:
         t = Text(no_wrap=True, overflow="ellipsis")
         t.append(" filter ", style="bold reverse")
         t.append(" " + flt.filter.describe(), style="bold")
-        total = len(self.session.tool_calls)
+        total = len(self.screen.session.tool_calls)
         t.append(f"  {len(flt.rows):,} of {plural(total, 'call')}", style="")
         if not flt.done:
             t.append(f"  filtering {flt.progress:.0%}", style="dim")
@@ -444,9 +476,9 @@ class Finder:
         if bar.shown:
             bar.set_status(f"{len(flt.rows):,} of {plural(total, 'call')}")
 
-    def finder_tick(self) -> None:
+    def tick(self) -> None:
         """Once a second: the filter line's counts (calls arrive in a live run)."""
-        if self.query_one(ToolTable).filtered is not None:
+        if self.screen.query_one(ToolTable).filtered is not None:
             self.show_filter_line()
 
     # -- problems ---------------------------------------------------------------------------
@@ -454,7 +486,7 @@ class Finder:
     def problems(self) -> list[tuple[int, str, Any, int]]:
         """``(line, kind, key, call index)`` of every problem in stream order: failed, rejected
         and incomplete tool calls, and error notes (:func:`~cursor_watch.query.filters.is_problem_note`)."""
-        s = self.session
+        s = self.screen.session
         key = (len(s.tool_calls), tuple(s.tool_counts.values()), len(s.notes))
         if self._problems_cache is not None and self._problems_cache[0] == key:
             return self._problems_cache[1]
@@ -470,11 +502,11 @@ class Finder:
         self._problems_cache = (key, out)
         return out
 
-    def action_next_problem(self, delta: int) -> None:
+    def next_problem(self, delta: int) -> None:
         """``p`` / ``P``: the next / previous problem in the transcript, its row selected."""
         problems = self.problems()
         if not problems:
-            self.notify("No problems in this run: no failed, rejected or incomplete call, no error note.",
+            self.screen.notify("No problems in this run: no failed, rejected or incomplete call, no error note.",
                         timeout=2.5)
             return
         line = self._problem_line
@@ -482,21 +514,21 @@ class Finder:
             nxt = next((p for p in problems if line is None or p[0] > line), None)
             if nxt is None:
                 nxt = problems[0]
-                self.notify("Back to the first problem", timeout=1.5)
+                self.screen.notify("Back to the first problem", timeout=1.5)
         else:
             prev = [p for p in problems if line is None or p[0] < line]
             nxt = prev[-1] if prev else problems[-1]
             if not prev:
-                self.notify("Back to the last problem", timeout=1.5)
+                self.screen.notify("Back to the last problem", timeout=1.5)
         self._problem_line = nxt[0]
         line_no, kind, key, index = nxt
-        session = self.session
+        session = self.screen.session
         pos = timeline_position(session, Hit(line_no, kind, key, "text", 1, index))
-        transcript = self.query_one(Transcript)
+        transcript = self.screen.query_one(Transcript)
         if pos >= 0:
             transcript.show_entry(session, pos, mark=True)
         if kind == "tool":
-            table = self.query_one(ToolTable)
+            table = self.screen.query_one(ToolTable)
             row = table.row_of(index)
             if row is not None:
                 table.move_cursor(row)

@@ -16,17 +16,20 @@ from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.reactive import var
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from ...core import model as m
 from ...core.runs import Run, RunActivity, run_elapsed_ms
 from ...stream.sources import FileSource
+from ..messages import RunsListRequested, host_of
 from ..widgets.diagnostics import DiagnosticsPane
 from ..widgets.header import LiveState, SessionHeader
 from ..widgets.query_bar import QueryBar
 from ..widgets.tool_table import ToolTable, ToolTableHeader
 from ..widgets.transcript import Transcript
+from ...query.search import Search
 from .finder import Finder
 
 IDLE_AFTER_S = 5.0  # no event for this long: the header says "idle for N s"
@@ -53,9 +56,9 @@ class FilterLine(Static):
     """
 
 
-class RunScreen(Finder, Screen):
+class RunScreen(Screen):
     """One run, live: header, transcript | tool calls, diagnostics (toggled), search and
-    filter bars, footer. Search, filters and problem jumps: :class:`~.finder.Finder`.
+    filter bars, footer. Search, filters and problem jumps: its :class:`~.finder.Finder` (``finder``).
 
     Args:
         run: the run shown.
@@ -65,6 +68,13 @@ class RunScreen(Finder, Screen):
         show_thinking: thinking blocks visible at start.
         several: the watch holds several runs (the header names the run).
     """
+
+    CSS_PATH = "run.tcss"
+
+    # the view's toggles, each a class of the screen that run.tcss styles
+    stacked = var(False, toggle_class="-stacked")  # narrower than STACK_BELOW: the panes stack
+    swapped = var(False, toggle_class="-swapped")  # s: stacked, the tool calls get the larger share
+    diagnostics = var(False, toggle_class="-diagnostics")  # d: the diagnostics pane is shown
 
     BINDINGS = [
         Binding("escape", "back", "Runs", id="runs"),  # shown when there are runs to go back to
@@ -110,7 +120,7 @@ class RunScreen(Finder, Screen):
         self._seen_ts_at = 0.0
         self._built = False
         self.preview: tuple[Any, str] | None = None  # (preview session, note) for a big file's tail
-        self._finder_init()
+        self.finder = Finder(self)
 
     @property
     def session(self) -> m.Session:
@@ -136,21 +146,56 @@ class RunScreen(Finder, Screen):
     def on_resize(self, event: events.Resize) -> None:
         """Under :data:`STACK_BELOW` columns the panes stack (side by side, the transcript
         would get a third of 80 columns); ``s`` then swaps which one is large."""
-        body = self.query_one("#body")
         stacked = event.size.width < STACK_BELOW
-        if stacked != body.has_class("-stacked"):
-            body.set_class(stacked, "-stacked")
+        if stacked != self.stacked:
+            self.stacked = stacked
             self.refresh_bindings()
 
+    # -- search, filters, problems: the finder's ------------------------------------
+
     @property
-    def stacked(self) -> bool:
-        """The panes are stacked (a narrow terminal)."""
-        return self.query_one("#body").has_class("-stacked")
+    def search(self) -> Search | None:
+        """The search on (its query and matches), or None."""
+        return self.finder.search
+
+    def current_payload_match(self, call_id: str) -> int:
+        """See :meth:`.finder.Finder.current_payload_match`."""
+        return self.finder.current_payload_match(call_id)
+
+    def action_search(self) -> None:
+        self.finder.open_search()
+
+    def action_next_match(self, delta: int) -> None:
+        self.finder.next_match(delta)
+
+    def action_filter(self) -> None:
+        self.finder.open_filter()
+
+    def action_toggle_problems(self) -> None:
+        self.finder.toggle_problems()
+
+    def action_toggle_subagent(self) -> None:
+        self.finder.toggle_subagent()
+
+    def action_next_problem(self, delta: int) -> None:
+        self.finder.next_problem(delta)
+
+    def on_query_bar_changed(self, event: QueryBar.Changed) -> None:
+        self.finder.bar_changed(event)
+
+    def on_query_bar_regex_toggled(self, event: QueryBar.RegexToggled) -> None:
+        self.finder.regex_toggled(event)
+
+    def on_query_bar_submitted(self, event: QueryBar.Submitted) -> None:
+        self.finder.bar_submitted(event)
+
+    def on_query_bar_cleared(self, event: QueryBar.Cleared) -> None:
+        self.finder.bar_cleared(event)
 
     def action_swap_panes(self) -> None:
         """``s`` (stacked panes): the tool calls get the larger share, or the transcript again."""
         if self.stacked:
-            self.query_one("#body").toggle_class("-swapped")
+            self.swapped = not self.swapped
 
     def on_mount(self) -> None:
         if self.preview is not None:
@@ -164,9 +209,7 @@ class RunScreen(Finder, Screen):
         Changes the app queued for this run before now are in the model already: they are
         dropped (a diagnostic would otherwise be listed twice).
         """
-        discard = getattr(self.app, "discard_pending", None)
-        if discard is not None:
-            discard(self.run)
+        host_of(self).discard_pending(self.run)
         s = self.session
         diagnostics = [f"line {d.line}: {d.message}" for d in s.diagnostics]
         if s.unread:  # a file no agent wrote: said once, not a line per object
@@ -175,7 +218,7 @@ class RunScreen(Finder, Screen):
             diagnostics += [f"line {u.line}: unknown event {u.label} ({u.preview})" for u in s.unknown]
         diagnostics += [f"source: {n.text}" for n in s.notes if n.kind == "source"]
         diagnostics += [f"stderr: {line}" for line in self.run.stderr]
-        problem = getattr(self.app, "export_problem", None)  # --otlp: spans not sent (watch-wide)
+        problem = host_of(self).export_problem  # --otlp: spans not sent (watch-wide)
         if problem:
             diagnostics.append(problem)
         self.query_one(DiagnosticsPane).add(diagnostics)
@@ -188,7 +231,7 @@ class RunScreen(Finder, Screen):
             self.query_one(DiagnosticsPane).add(lines)
 
     def on_unmount(self) -> None:
-        self._stop_search()  # a search's scan process ends with the view
+        self.finder._stop_search()  # a search's scan process ends with the view
 
     def end_preview(self) -> None:
         """The big file has been read: the transcript's real tail replaces the preview."""
@@ -232,12 +275,11 @@ class RunScreen(Finder, Screen):
             live.idle_s = now - self.activity.last_event_at
         else:
             live.state = "streaming"
-        stall_of = getattr(self.app, "stall_of", None)
-        stall = stall_of(self.run) if stall_of is not None and live.state in ("streaming", "idle") else None
+        host = host_of(self)
+        stall = host.stall_of(self.run) if live.state in ("streaming", "idle") else None
         if stall is not None:
             live.state, live.stall = "stalled", stall.label()
-        quiet_of = getattr(self.app, "quiet_of", None)
-        quiet = quiet_of(self.run) if quiet_of is not None and live.state in ("streaming", "idle") else None
+        quiet = host.quiet_of(self.run) if live.state in ("streaming", "idle") else None
         if quiet is not None:
             live.quiet, live.quiet_explained = quiet.label(), quiet.explained
         progress = source.progress() if isinstance(source, FileSource) else None
@@ -286,13 +328,13 @@ class RunScreen(Finder, Screen):
                     lines.append(f"source: {s.notes[key].text}")
             table.update(s, calls, now_ms, follow=transcript.following)
             diagnostics.add(lines)
-            self.finder_changed(changes)
+            self.finder.changed(changes)
         diagnostics.add([f"stderr: {line}" for line in stderr])
         transcript.flush_streams(s)
         if slow:
             self._last_slow_tick = now
             table.tick(s, now_ms)
-            self.finder_tick()
+            self.finder.tick()
         header.show(s, self.live_state(watch_ended), force=slow)
 
     def refresh_now(self, watch_ended: bool = False) -> None:
@@ -319,15 +361,15 @@ class RunScreen(Finder, Screen):
         transcript.set_thinking(not transcript.show_thinking)
 
     def action_toggle_diagnostics(self) -> None:
+        self.diagnostics = not self.diagnostics
         pane = self.query_one(DiagnosticsPane)
-        pane.toggle_class("-shown")
-        if not pane.has_class("-shown") and pane.has_focus:
+        if not self.diagnostics and pane.has_focus:
             self.query_one(ToolTable).focus()
 
     def has_runs_list(self) -> bool:
         """True when Escape has a runs list to go back to: several runs (or sources, or a
         followed directory where more appear); with one run the footer doesn't offer it."""
-        return bool(getattr(self.app, "several", self.several))
+        return host_of(self).several
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "back":
@@ -338,15 +380,17 @@ class RunScreen(Finder, Screen):
 
     def action_clear_search_only(self) -> None:
         """Escape with one run: clear a search (there is no runs list to go back to)."""
-        if self.search is not None or self.search_error or self._search_bar().shown:
-            self.clear_search()
+        finder = self.finder
+        if finder.search is not None or finder.search_error or finder._search_bar().shown:
+            finder.clear_search()
 
     def action_back(self) -> None:
         """Escape: clear a search (its bar still shown) first, then back to the runs list."""
-        if self.search is not None or self.search_error or self._search_bar().shown:
-            self.clear_search()
+        finder = self.finder
+        if finder.search is not None or finder.search_error or finder._search_bar().shown:
+            finder.clear_search()
             return
-        self.app.show_runs()
+        self.post_message(RunsListRequested())
 
     def action_context(self) -> None:
         """``w``: the run's context window: size at each model call, sparkline, compactions."""
@@ -367,7 +411,7 @@ class RunScreen(Finder, Screen):
         from ...views.export import export_run_to
 
         try:
-            path = export_run_to(self.run, redact=getattr(self.app, "redact", True))
+            path = export_run_to(self.run, redact=host_of(self).redact)
         except OSError as err:
             self.notify(f"Export failed: {err.strerror or err}", title="Export", severity="error")
             return

@@ -12,13 +12,13 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.css.query import NoMatches
-from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from ...fmt import plural
 from ...query.match import Query, QueryError
 from ...safe import view_redaction
+from ..messages import CompareRequested
 from ..widgets.query_bar import QueryBar
 from ..widgets.runs_table import RunRow, RunsTable, RunsTableHeader
 
@@ -29,15 +29,6 @@ class RunsSummary(Static):
     DEFAULT_CSS = """
     RunsSummary { height: 1; background: $panel; padding: 0 1; }
     """
-
-
-class CompareRequested(Message):
-    """``c`` on the runs list: compare run ``a`` with run ``b`` (row keys)."""
-
-    def __init__(self, a: tuple[str, int, int], b: tuple[str, int, int]) -> None:
-        super().__init__()
-        self.a = a
-        self.b = b
 
 
 class RunsScreen(Screen):

@@ -9,14 +9,14 @@ from ...safe import visible_line
 
 
 class DiagnosticsPane(Log):
-    """A log of what was not a normal event. Hidden until toggled (``d``).
+    """A log of what was not a normal event. Hidden until shown (``d``: the run view's
+    ``diagnostics`` toggle, ``run.tcss``).
 
     Every line is escaped first: ``Log`` passes ESC sequences through.
     """
 
     DEFAULT_CSS = """
     DiagnosticsPane { height: 10; border-top: solid $error; display: none; }
-    DiagnosticsPane.-shown { display: block; }
     """
 
     BINDINGS = [Binding("tab", "app.focus_next", "Pane", show=False)]

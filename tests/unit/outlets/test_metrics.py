@@ -30,6 +30,7 @@ else:
 
 from cursor_watch.outlets import metrics  # noqa: E402
 from cursor_watch.outlets.metrics import MetricsOutlet, parse_address, token_counts  # noqa: E402
+from cursor_watch.outlets.wiring import Outlets  # noqa: E402
 from cursor_watch.stream.watch import Monitor, Watch  # noqa: E402
 from cursor_watch.stream.sources import FileSource  # noqa: E402
 
@@ -53,7 +54,8 @@ def samples_of(outlet: MetricsOutlet, name: str) -> dict[tuple, float]:
 
 def replay(paths: list[Path], outlet: MetricsOutlet) -> Watch:
     watch = Watch([FileSource(str(p)) for p in paths], install_signals=False)
-    watch.outlets.append(outlet)
+    watch.outlets = Outlets(watch)
+    watch.outlets.metrics = outlet
     assert watch.replayable()  # the outlet needs no event loop: the fast replay keeps it
     watch.replay(lambda run, changes: None)
     return watch

@@ -882,8 +882,7 @@ async def test_the_tui_diagnostics_pane_counts_spans_not_sent():
     source = QueueSource("agent")
     app = make_app(source, monotonic=clock)
     outlet = otlp.OtlpOutlet(FailingSink())
-    app.otlp = outlet
-    app.watch.outlets.append(outlet)
+    app.outlets.otlp = outlet
 
     def pane_lines() -> list[str]:
         return [str(line) for line in app.screen.query_one(DiagnosticsPane).lines]
