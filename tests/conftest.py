@@ -22,10 +22,6 @@ import pytest
 # the tests' helpers (app and web helpers, fake agents, stream generators) and their streams live in
 # tests/fixtures/: importable by name from every test folder
 sys.path.insert(0, str(Path(__file__).resolve().parent / "fixtures"))
-# a few tests borrow a helper from another test module (test_export's watch_runs, test_e2e_tmux's
-# Tmux...): every test folder is importable by module name, as pytest imports the tests themselves
-sys.path += sorted(str(d) for d in Path(__file__).resolve().parent.glob("**/") if d.name not in ("fixtures", "expected")
-                   and any(d.glob("test_*.py")))
 
 # a config directory of the tests' own: a user's prices.toml (cursor_watch.core.costs) never changes a result
 os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="cursor-watch-test-config-")

@@ -22,7 +22,7 @@ from cursor_watch.views.export import export_runs
 from cursor_watch.views.export.common import final_text
 from cursor_watch.views.export.html import render_markdown
 
-from test_export import watch_runs
+from replays import watch_runs
 from webhelpers import CHROMIUM, CHROMIUM_ARGS, serving
 
 try:

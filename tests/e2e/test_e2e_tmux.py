@@ -5,74 +5,17 @@ from __future__ import annotations
 
 import os
 import shlex
-import subprocess
-import sys
 import time
 
 import pytest
 
-from conftest import ROOT, SAMPLES, WAIT_S, gone, wait_for
+from conftest import ROOT, SAMPLES, gone, wait_for
+from tmux import PY, Tmux, python_pids
 
 pytestmark = pytest.mark.e2e  # needs tmux: skipped without it, a failure under CI=true (conftest.BACKENDS)
 
 
 SIZES = [(200, 60), (80, 24), (60, 20)]  # wide, the classic terminal, a narrow split
-
-
-class Tmux:
-    """One private tmux server running one command in a window of ``size`` (160x48)."""
-
-    def __init__(self, command: str, size: tuple[int, int] = (160, 48)) -> None:
-        self.sock = f"cw-test-{os.getpid()}-{time.monotonic_ns()}"
-        shell = f"cd {shlex.quote(str(ROOT))} && PYTHONPATH={shlex.quote(str(ROOT))} {command}; echo EXIT=$?; sleep 60"
-        self.run("new-session", "-d", "-s", "t", "-x", str(size[0]), "-y", str(size[1]), shell)
-
-    def run(self, *args: str) -> str:
-        env = {k: v for k, v in os.environ.items() if k not in ("TMUX", "NO_COLOR")}
-        env["TERM"] = "xterm-256color"
-        p = subprocess.run(["tmux", "-L", self.sock, *args], capture_output=True, text=True, env=env, timeout=20)
-        return p.stdout
-
-    def screen(self) -> str:
-        return self.run("capture-pane", "-p", "-t", "t")
-
-    def keys(self, *keys: str) -> None:
-        self.run("send-keys", "-t", "t", *keys)
-
-    def wait_for(self, text: str, timeout: float = WAIT_S) -> str:
-        """The screen once ``text`` is on it (AssertionError with the screen when not in ``timeout`` s)."""
-        return self.wait_screen(lambda screen: text in screen, repr(text), timeout)
-
-    def wait_screen(self, predicate, what: str, timeout: float = WAIT_S) -> str:
-        """The screen once ``predicate(screen)`` is true (AssertionError with the screen when not)."""
-        def check() -> str | None:
-            screen = self.screen()
-            return screen if predicate(screen) else None
-
-        return wait_for(check, lambda: f"{what} on screen:\n{self.screen()}", timeout, 0.2)
-
-    def alternate_screen(self) -> bool:
-        return self.run("display-message", "-p", "-t", "t", "#{alternate_on}").strip() == "1"
-
-    def close(self) -> None:
-        self.run("kill-server")
-
-
-def python_pids(words: str) -> list[int]:
-    """The Python processes whose command line holds ``words`` (the tmux server and the shell
-    that started them carry the same words: only the Python process counts)."""
-    pids = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/cmdline", "rb") as f:
-                argv = f.read().split(b"\0")
-        except OSError:
-            continue
-        if os.path.basename(argv[0]).startswith(b"python") and words.encode() in b" ".join(argv):
-            pids.append(int(entry))
-    return pids
 
 
 @pytest.fixture
@@ -88,8 +31,6 @@ def tmux_factory():
     for t in sessions:
         t.close()
 
-
-PY = shlex.quote(sys.executable)
 
 
 @pytest.mark.parametrize("size", [(160, 48), *SIZES], ids=lambda s: f"{s[0]}x{s[1]}")

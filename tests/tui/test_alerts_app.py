@@ -3,13 +3,12 @@ a budget with --enforce."""
 
 from __future__ import annotations
 
-from apphelpers import make_app, text_of, wait_ticks, wait_until
+from apphelpers import SIZE, Clock, ev, make_app, text_of, wait_ticks, wait_until
 from cursor_watch.core.limits import Limits
 from cursor_watch.tui.screens.run import RunScreen
 from cursor_watch.stream.sources import QueueSource
 from cursor_watch.tui.widgets.header import SessionHeader
 from cursor_watch.tui.widgets.runs_table import RunsTable
-from test_runs_app import SIZE, Clock, ev
 
 
 def start(sid: str) -> bytes:

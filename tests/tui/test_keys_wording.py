@@ -185,7 +185,7 @@ def test_a_rejection_says_its_reason_once_in_plain_and_the_exports(tmp_path):
     import sys
 
     from cursor_watch.views.export import export_runs
-    from test_export import watch_runs
+    from replays import watch_runs
 
     path = probe_capture()  # webFetch rejected through an interaction_query: "User Rejected"
     env = dict(os.environ, CURSOR_WATCH_NO_TUI="1", NO_COLOR="1")

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import time
 
-import orjson
 
-from apphelpers import make_app, wait_ticks, wait_until
+from apphelpers import SIZE, Clock, ev, make_app, wait_ticks, wait_until
 from conftest import SAMPLES
 from cursor_watch.tui.screens.detail import ToolDetailScreen
 from cursor_watch.tui.screens.run import RunScreen
@@ -16,30 +15,12 @@ from cursor_watch.tui.widgets.runs_table import RunsTable
 from cursor_watch.tui.widgets.tool_table import ToolTable
 from apphelpers import text_of
 
-SIZE = (160, 40)
-
-
-class Clock:
-    """A monotonic clock the test moves."""
-
-    def __init__(self, t: float = 1000.0) -> None:
-        self.t = t
-
-    def __call__(self) -> float:
-        return self.t
-
-
 def table(app) -> RunsTable:
     return app.screen.query_one(RunsTable)
 
 
 def rows(app) -> list[list[str]]:
     return [r.plain() for r in table(app).rows]
-
-
-def ev(**kw) -> bytes:
-    kw.setdefault("session_id", "s-1")
-    return orjson.dumps(kw) + b"\n"
 
 
 def init(sid: str, model: str = "Composer 2.5") -> bytes:

@@ -29,6 +29,7 @@ from cursor_watch.stream.payloads import load_payloads
 from cursor_watch.views.report import build_report
 from cursor_watch.stream.watch import Monitor
 from cursor_watch.core.tools import find_variant
+from replays import replay
 
 AGENTS_DIR = ROOT.parent / "shared" / "streams" / "agents"
 PKG = ROOT / "cursor_watch"
@@ -47,21 +48,6 @@ def capture_params():
     if not caps:
         return [pytest.param(None, marks=pytest.mark.skip(reason="shared captures not found (a user's clone has none)"))]
     return [pytest.param(p, id=f"{p.parent.name}-{p.name[:50]}") for p in caps]
-
-
-def replay(path: Path) -> Monitor:
-    """The file read as a replay (as ``--summary`` reads it): no time it did not record."""
-    mon = Monitor(source=str(path), source_label=path.name, live=False,
-                  reread=lambda off, size: _pread(path, off, size))
-    mon.feed(path.read_bytes())
-    mon.finish()
-    return mon
-
-
-def _pread(path: Path, offset: int, size: int) -> bytes:
-    with open(path, "rb") as f:
-        f.seek(offset)
-        return f.read(size)
 
 
 # -- one meaning for usage ----------------------------------------------------------------------

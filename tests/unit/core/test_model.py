@@ -377,7 +377,7 @@ def test_stall_periods_looks_for_recorded_stalls_only_when_a_call_was_that_long(
     every call's duration, on random streams (damaged ones too), with spilling."""
     from hypothesis import HealthCheck, given, settings
     from hypothesis import strategies as st
-    from test_properties import run_spilling, stream
+    from streamgen import run_spilling, stream
 
     from cursor_watch.core.limits import stall_periods
 

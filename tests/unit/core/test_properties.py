@@ -9,7 +9,6 @@ a BOM, NUL bytes and escape sequences.
 
 from __future__ import annotations
 
-import copy
 import io
 import os
 import subprocess
@@ -23,14 +22,15 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from conftest import ROOT, SAMPLES, expected_exit, real_captures, run_bytes
+from conftest import ROOT, expected_exit, run_bytes
 from cursor_watch.formats.cursor import KNOWN_TYPES
 from cursor_watch.core.decode import Event, Invalid, decode_all
 from cursor_watch.views.plain import RunsPrinter, make_console, print_summaries
 from cursor_watch.views.summary import dumps_json, summary_json, write_summaries, write_summary_json
-from cursor_watch.core.model import Session
 from cursor_watch.stream.watch import Monitor
 from cursor_watch.safe import visible, visible_line
+from streamgen import (ALL_STREAMS, CLOCK_MS, EVIL_STREAM, chunked, hostile_stream, physical_lines, run_spilling,
+                       snapshot, stream)
 
 CMD = [sys.executable, "-m", "cursor_watch"]
 # FORCE_COLOR & co. would make Rich colour a pipe; the tests want the default behaviour.
@@ -38,255 +38,6 @@ ENV = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "TTY_COMP
 ENV.update({"NO_COLOR": "1", "PYTHONPATH": str(ROOT)})
 
 FINAL_STATUSES = {"success", "failure", "rejected", "incomplete"}
-CLOCK_MS = 1_000_000.0
-
-# -- material -----------------------------------------------------------------------
-
-
-def _stream_files() -> list[Path]:
-    return real_captures() + sorted(SAMPLES.glob("*.jsonl"))
-
-
-def _pool() -> tuple[list[bytes], list[dict]]:
-    lines: list[bytes] = []
-    seen: set[bytes] = set()
-    for path in _stream_files():
-        for line in path.read_bytes().split(b"\n"):
-            line = line.rstrip(b"\r")
-            if line.strip() and line not in seen:
-                seen.add(line)
-                lines.append(line)
-    objs = []
-    for line in lines:
-        try:
-            value = orjson.loads(line)
-        except orjson.JSONDecodeError:
-            continue
-        if isinstance(value, dict):
-            objs.append(value)
-    return lines, objs
-
-
-POOL_LINES, POOL_OBJS = _pool()
-ALL_STREAMS = b"".join(p.read_bytes() for p in _stream_files())
-
-KEYS = ["type", "subtype", "call_id", "tool_call", "timestamp_ms", "message", "content", "text", "result", "args",
-        "startedAtMs", "completedAtMs", "exitCode", "success", "failure", "rejected", "error", "session_id",
-        "model_call_id", "is_error", "usage", "inputTokens", "shellToolCall", "readToolCall", "function", "name",
-        "query", "response", "query_type", "attempt", "duration_ms", "toolCallId", "command", "path", "todos"]
-TYPES = ["system", "user", "assistant", "thinking", "tool_call", "result", "interaction_query", "retry",
-         "connection", "mystery", "", "init", "started", "completed", "delta", "request"]
-HOSTILE = ["\x1b[31mred\x1b[0m", "\x1b]52;c;ZXZpbA==\x07", "\x1b]0;pwned\x07", "\x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\",
-           "\x07", "\x9b2J", "\x00", "\u202e", "a\nb", "\r", "²", "١٢", "1" * 5000, "-", "--5", " 7 ", "12"]
-
-json_scalar = st.one_of(
-    st.none(), st.booleans(), st.integers(-(2**63), 2**63 - 1),
-    st.floats(allow_nan=False, allow_infinity=False), st.text(max_size=12),
-    st.sampled_from(TYPES + HOSTILE + KEYS),
-)
-json_value = st.recursive(
-    json_scalar,
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(KEYS) | st.text(max_size=6), inner, max_size=3),
-    max_leaves=6,
-)
-
-
-def _slots(obj, depth=0):
-    """(container, key) of every value inside ``obj`` (to replace or delete)."""
-    items = obj.items() if isinstance(obj, dict) else enumerate(obj)
-    for key, value in items:
-        yield obj, key
-        if depth < 6 and isinstance(value, (dict, list)) and value:
-            yield from _slots(value, depth + 1)
-
-
-@st.composite
-def mutated_event(draw) -> bytes:
-    """A real event with one to three fields replaced, deleted or added."""
-    obj = copy.deepcopy(draw(st.sampled_from(POOL_OBJS)))
-    for _ in range(draw(st.integers(1, 3))):
-        slots = list(_slots(obj))
-        op = draw(st.sampled_from(["replace", "delete", "add"]))
-        if op == "add" or not slots:
-            containers = [obj] + [c[k] for c, k in slots if isinstance(c[k], dict)]
-            target = draw(st.sampled_from(containers))
-            target[draw(st.sampled_from(KEYS))] = draw(json_value)
-            continue
-        container, key = draw(st.sampled_from(slots))
-        if op == "delete" and isinstance(container, dict):
-            del container[key]
-        else:
-            container[key] = draw(json_value)
-    return orjson.dumps(obj)
-
-
-@st.composite
-def real_line_damaged(draw) -> bytes:
-    """A real line cut short, split by a raw newline, or with bad bytes inside."""
-    line = draw(st.sampled_from(POOL_LINES))
-    at = draw(st.integers(0, len(line)))
-    how = draw(st.sampled_from(["cut", "raw_newline", "raw_crlf", "bad_utf8", "nul", "esc", "newline_twice"]))
-    if how == "cut":
-        return line[:at]
-    if how == "raw_newline":
-        return line[:at] + b"\n" + line[at:]
-    if how == "raw_crlf":
-        return line[:at] + b"\r\n" + line[at:]
-    if how == "newline_twice":
-        at2 = draw(st.integers(at, len(line)))
-        return line[:at] + b"\n" + line[at:at2] + b"\n" + line[at2:]
-    insert = {"bad_utf8": b"\xff\xfe\xc3", "nul": b"\x00", "esc": b"\x1b[2J"}[how]
-    return line[:at] + insert + line[at:]
-
-
-def _event(obj: dict) -> bytes:
-    return orjson.dumps(obj)
-
-
-hostile_text = st.sampled_from(HOSTILE) | st.text(max_size=20)
-
-
-@st.composite
-def hostile_event(draw) -> bytes:
-    """A well-formed event whose strings carry control characters and escapes."""
-    t = draw(hostile_text)
-    kind = draw(st.sampled_from(["assistant", "tool", "tool_done", "thinking", "note", "init", "unknown", "result"]))
-    if kind == "assistant":
-        return _event({"type": "assistant", "message": {"role": "assistant", "content": [{"type": "text", "text": t}]}})
-    if kind in ("tool", "tool_done"):
-        name = draw(st.sampled_from(["shell", "read", "\x1b[31mevil", "x\x07"])) + "ToolCall"
-        body = {"args": {"command": t, "path": t}}
-        if kind == "tool_done":
-            body["result"] = {draw(st.sampled_from(["success", "failure", "rejected", "error"])): {"stdout": t, "stderr": t, "exitCode": 1, "reason": t}}
-        return _event({"type": "tool_call", "subtype": "started" if kind == "tool" else "completed",
-                       "call_id": draw(st.sampled_from(["c1", "c2", t])), "tool_call": {name: body}})
-    if kind == "thinking":
-        return _event({"type": "thinking", "subtype": draw(st.sampled_from(["delta", "completed"])), "text": t})
-    if kind == "note":
-        return _event({"type": draw(st.sampled_from(["retry", "connection", "system", "interaction_query"])),
-                       "subtype": t, "attempt": t, "endpoint_url": t})
-    if kind == "init":
-        return _event({"type": "system", "subtype": "init", "session_id": t, "model": t, "cwd": t, "permissionMode": t})
-    if kind == "unknown":
-        return _event({"type": t, "subtype": t})
-    return _event({"type": "result", "subtype": t, "is_error": draw(st.booleans()), "result": t})
-
-
-piece = st.one_of(
-    st.sampled_from(POOL_LINES),
-    st.sampled_from(POOL_LINES),
-    mutated_event(),
-    real_line_damaged(),
-    hostile_event(),
-    st.binary(max_size=30),
-    st.sampled_from([b"", b"   ", b"\t", b"\r", b" \r", b"\x0c", b"\x00\x00", b"Error: connection reset",
-                     b"RetriableError: try again", b"[1,2]", b'"s"', b"null", b"42", b"{", b"}", b"{}",
-                     b'{"type":"result"}', b"\xef\xbb\xbf{}", b"\x1b[31m\x07\x9b", b"\xff\xfe", b"\xc2\x9b2J"]),
-)
-
-
-@st.composite
-def stream(draw) -> bytes:
-    """A whole stream: a BOM maybe, lines with LF or CRLF, maybe no final newline."""
-    out = [draw(st.sampled_from([b"", b"", b"", b"\xef\xbb\xbf"]))]
-    if draw(st.integers(0, 9)) == 0:  # now and then, a whole real stream with damage mixed in
-        base = draw(st.sampled_from(_stream_files())).read_bytes().split(b"\n")
-        extra = draw(st.lists(st.tuples(st.integers(0, len(base)), piece), max_size=4))
-        for at, p in sorted(extra, key=lambda e: e[0], reverse=True):
-            base.insert(at, p)
-        out.append(b"\n".join(base))
-    else:
-        for p in draw(st.lists(piece, max_size=20)):
-            out.append(p + draw(st.sampled_from([b"\n", b"\n", b"\n", b"\r\n"])))
-    data = b"".join(out)
-    if data.endswith(b"\n") and draw(st.booleans()):
-        data = data[:-1]  # no final newline
-    return data
-
-
-@st.composite
-def hostile_stream(draw) -> bytes:
-    """Mostly events full of escapes and control characters, with garbage between."""
-    pieces = draw(st.lists(hostile_event() | hostile_event() | st.binary(max_size=12) | st.sampled_from(POOL_LINES),
-                           min_size=1, max_size=12))
-    return b"\n".join(pieces) + draw(st.sampled_from([b"", b"\n"]))
-
-
-EVIL = "\x1b]52;c;ZXZpbA==\x07\x1b]0;title\x07\x1b]8;;http://x\x1b\\l\x1b[2J\x9b31m\x07\x00\u202e\x7f"
-EVIL_STREAM = b"\n".join(orjson.dumps(o) for o in [
-    {"type": "system", "subtype": "init", "session_id": EVIL, "model": EVIL, "cwd": EVIL, "permissionMode": EVIL},
-    {"type": "user", "message": {"content": [{"type": "text", "text": EVIL}]}},
-    {"type": "thinking", "subtype": "delta", "text": EVIL}, {"type": "thinking", "subtype": "completed"},
-    {"type": "assistant", "message": {"content": [{"type": "text", "text": EVIL}]}},
-    {"type": "tool_call", "subtype": "started", "call_id": EVIL, "tool_call": {EVIL + "ToolCall": {"args": {"command": EVIL}}}},
-    {"type": "tool_call", "subtype": "completed", "call_id": EVIL,
-     "tool_call": {EVIL + "ToolCall": {"result": {EVIL: {"stderr": EVIL, "exitCode": 2}}}}},
-    {"type": "tool_call", "subtype": "completed", "call_id": "f", "tool_call": {"function": {"name": EVIL, "arguments": EVIL}}},
-    {"type": "interaction_query", "subtype": "request", "query_type": EVIL, "query": {"x": {"args": {"toolCallId": EVIL}}}},
-    {"type": "interaction_query", "subtype": "response", "query_type": EVIL, "response": {"x": {EVIL: {"reason": EVIL}}}},
-    {"type": "retry", "subtype": EVIL, "attempt": EVIL}, {"type": "connection", "subtype": EVIL, "endpoint_url": EVIL},
-    {"type": "system", "subtype": EVIL, "x": EVIL}, {"type": EVIL, "subtype": EVIL},
-    {"type": "system", "subtype": "init", "session_id": "second", "model": EVIL},
-    {"type": "result", "subtype": EVIL, "is_error": False, "result": EVIL, "usage": {"inputTokens": EVIL}},
-]) + b"\n" + EVIL.encode() + b"\n\xff\x1b[31m\x00\n"
-
-
-@st.composite
-def chunked(draw, data: bytes) -> list[bytes]:
-    if draw(st.integers(0, 7)) == 0:
-        return [data[i : i + 1] for i in range(len(data))]
-    cuts = sorted(set(draw(st.lists(st.integers(0, len(data)), max_size=30))))
-    bounds = [0, *cuts, len(data)]
-    return [data[a:b] for a, b in zip(bounds, bounds[1:])]
-
-
-# -- oracles ------------------------------------------------------------------------
-
-
-def physical_lines(data: bytes) -> list[tuple[int, int, bytes]]:
-    """(offset, size, content without CR/BOM) of every physical line."""
-    out = []
-    offset = 0
-    parts = data.split(b"\n")
-    if parts and parts[-1] == b"":
-        parts.pop()
-        last_terminated = True
-    else:
-        last_terminated = False
-    for i, part in enumerate(parts):
-        size = len(part) + (1 if (i < len(parts) - 1 or last_terminated) else 0)
-        content = part[3:] if i == 0 and part.startswith(b"\xef\xbb\xbf") else part
-        content = content[:-1] if content.endswith(b"\r") else content
-        out.append((offset, size, content))
-        offset += size
-    return out
-
-
-def snapshot(mon: Monitor) -> list[dict]:
-    """Everything a view can show of each run, as plain data (to compare two readings)."""
-    return [session_snapshot(run.session) | {"lines": (run.first_line, run.last_line)} for run in mon.runs]
-
-
-def session_snapshot(s: Session) -> dict:
-    """Everything a view can show of one run's model."""
-    return {
-        "header": (s.session_id, s.model, s.cwd, s.api_key_source, s.permission_mode, s.prompt),
-        "status": s.status,
-        "assistant_text": s.assistant_text,
-        "segments": [(g.text, g.line, g.closed, g.ts_ms) for g in s.segments],
-        "thinking": [(b.text, b.line, b.completed, b.ts_ms, b.end_ms) for b in s.thinking],
-        "tools": [(c.call_id, c.index, c.tool, c.status, c.summary, c.started_ms, c.completed_ms, c.outcome,
-                   c.exit_code, c.detail, c.started_line, c.completed_line, c.start_span, c.end_span, c.interaction)
-                  for c in s.tool_calls.values()],
-        "notes": [(n.kind, n.subtype, n.text, n.line, n.call_id) for n in s.notes],
-        "diagnostics": [(d.line, d.offset, d.size, d.message) for d in s.diagnostics],
-        "unknown": [(u.line, u.offset, u.size, u.type, u.subtype) for u in s.unknown],
-        "result": s.result.to_json() if s.result else None,
-        "counts": s.counts(),
-        "tool_counts": dict(s.tool_counts),
-        "timeline": list(s.timeline),
-    }
-
 
 # What must never reach a terminal raw: C0 controls but TAB/LF, DEL, C1 controls (U+0080-U+009F,
 # e.g. the 8-bit CSI U+009B), bidi overrides.
@@ -416,15 +167,6 @@ def test_any_chunking_gives_the_same_model(data):
         mon.feed(chunk)
     mon.finish()
     assert snapshot(mon) == snapshot(one)
-
-
-def run_spilling(data: bytes, hot: int, batch: int, chunk: int | None = None) -> Monitor:
-    """:func:`run_bytes` with a session that keeps only ``hot`` records of each kind in memory."""
-    mon = Monitor(clock=lambda: CLOCK_MS, make_session=lambda: Session(clock=lambda: CLOCK_MS, hot=hot, batch=batch))
-    for i in range(0, len(data), chunk or max(1, len(data))):
-        mon.feed(data[i : i + (chunk or len(data))])
-    mon.finish()
-    return mon
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

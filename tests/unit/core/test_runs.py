@@ -380,7 +380,7 @@ def test_replay_gives_what_the_event_loop_gives(tmp_path, monkeypatch):
     """Watch.replay leaves the runs, their notes and the exit status Watch.run leaves: sample
     streams (several runs in one file, one cut without a result), every agent's captures, a
     directory, an empty file; and with small chunks (a stream read in many pieces)."""
-    from test_agents import capture_params
+    from replays import capture_params
 
     samples = sorted(str(p) for p in SAMPLES.glob("*.jsonl"))
     cut = tmp_path / "cut.jsonl"

@@ -26,6 +26,7 @@ from cursor_watch.formats import Reader, sniff
 from cursor_watch.stream.payloads import call_detail
 from cursor_watch.stream.watch import Monitor
 from cursor_watch.views.summary import write_summaries
+from replays import capture_params
 
 EXPECTED = ROOT / "tests" / "expected" / "agents"
 UPDATE = bool(os.environ.get("CURSOR_WATCH_UPDATE_EXPECTED"))
@@ -39,11 +40,6 @@ def captures() -> list[Path]:
     return agent_captures()
 
 
-def capture_params():
-    caps = captures()
-    if not caps:
-        return [pytest.param(None, marks=pytest.mark.skip(reason=f"agent captures not found at {AGENTS_DIR}"))]
-    return [pytest.param(p, id=f"{p.parent.name}-{p.name[:50]}") for p in caps]
 
 
 def cw(args: list[str], stdin: bytes = b"") -> subprocess.CompletedProcess:

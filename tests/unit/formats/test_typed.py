@@ -24,7 +24,7 @@ from cursor_watch.core.decode import Decoder, Event, Invalid, decode_all
 from cursor_watch.formats.cursor_typed import DECODER as CURSOR_TYPED
 from cursor_watch.formats.cursor_typed import AssistantEvent, ThinkingEvent, ToolCallEvent
 from cursor_watch.stream.watch import Monitor
-from test_properties import chunked, snapshot, stream
+from streamgen import chunked, snapshot, stream
 
 CLOCK_MS = 1_000_000.0
 
@@ -198,7 +198,7 @@ def test_any_stream_any_chunking_same_model(data):
 
 
 def test_real_captures_and_samples_take_the_typed_path_and_match(tmp_path):
-    from test_properties import _stream_files
+    from streamgen import _stream_files
 
     for path in _stream_files():
         raw = path.read_bytes()
@@ -626,7 +626,7 @@ def test_claude_typed_any_chunking_same_model(data):
 
 
 def test_claude_real_captures_take_the_typed_path_and_match():
-    from test_agents import capture_params
+    from replays import capture_params
 
     paths = [p for p in (param.values[0] for param in capture_params()) if p is not None and "/claude/" in str(p)]
     if not paths:
@@ -756,7 +756,7 @@ def test_every_agent_capture_same_model_typed_and_generic(tmp_path):
     model's batch path) and the generic ones give the same canonical tool events and model."""
     import sys
 
-    from test_agents import capture_params
+    from replays import capture_params
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "bench"))
     from gen_stream import generate_agent

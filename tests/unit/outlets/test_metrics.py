@@ -396,7 +396,7 @@ def test_the_tui_serves_the_live_gauges_while_it_runs_and_stops_serving_when_it_
     """The TUI ticks the gauges on its own loop: a spawned agent waiting for an answer is live
     and waiting in a scrape; quitting the TUI closes the server."""
     need_tool("tmux", "apt-get install tmux")
-    from test_e2e_tmux import Tmux
+    from tmux import Tmux
 
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

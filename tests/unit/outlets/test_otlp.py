@@ -919,7 +919,7 @@ def test_otlp_from_the_tui(tmp_path, how):
     """--otlp in the real TUI (run in tmux): a replayed file, and a pipe that stays open (its run
     span is sent at the result, while the TUI still reads it)."""
     from conftest import gone, wait_for
-    from test_e2e_tmux import Tmux, python_pids
+    from tmux import Tmux, python_pids
 
     path = ROOT / "sample_streams" / "plain-tools.jsonl"
     py, sample = shlex.quote(sys.executable), shlex.quote(str(path))

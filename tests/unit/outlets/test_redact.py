@@ -33,7 +33,7 @@ from fake_secrets import (ANTHROPIC, AWS_KEY_ID, BEARER, DB_PASSWORD, GITHUB_CLA
 from cursor_watch.views.export import export_run_to, export_runs
 from cursor_watch.outlets.redact import REDACTED, Redactor, default_redactor
 
-from test_export import watch_runs
+from replays import watch_runs
 
 SIZE = (160, 48)
 FORMATS = ("html", "md", "json", "otlp.json")

@@ -393,7 +393,7 @@ def test_in_tmux_the_comparison_reads_at_80_and_160_columns(tmp_path, size):
     import shlex
 
     from conftest import need_tool
-    from test_e2e_tmux import PY, Tmux
+    from tmux import PY, Tmux
 
     need_tool("tmux", "apt-get install tmux")
     a, b = shlex.quote(str(CURSOR_SUBAGENT)), shlex.quote(str(CLAUDE_SUBAGENT))

@@ -7,7 +7,6 @@ permissive renderer would read it).
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import hashlib
 import os
@@ -21,6 +20,7 @@ from pathlib import Path
 import orjson
 import pytest
 from conftest import ROOT, SAMPLES, real_params
+from replays import watch_runs
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -28,10 +28,9 @@ from cursor_watch.views.export import export_file_name, export_run_to, export_ru
 from cursor_watch.views.export.html import MARKDOWN_MESSAGE_CHARS, SCRIPT, Renderer, markdown_renderer, render_markdown
 from cursor_watch.views.export.markdown import GITHUB_COMMENT_CHARS, _Messages, payload_cap
 from cursor_watch.stream.payloads import call_detail
-from cursor_watch.stream.watch import Monitor, Watch
+from cursor_watch.stream.watch import Monitor
 from cursor_watch.safe import visible_doc
 from cursor_watch.core.tools import AGENT_MARKDOWN
-from cursor_watch.stream.sources import open_sources
 
 html5lib = pytest.importorskip("html5lib")
 from markdown_it import MarkdownIt  # noqa: E402
@@ -40,18 +39,6 @@ PAYLOAD_KINDS = ("text", "code", "diff", "markdown")
 
 
 # -- helpers -----------------------------------------------------------------------------------
-
-def watch_runs(*paths: str | Path) -> list:
-    """Watch FILEs to their end (as the CLI does) and return the runs, sources left open."""
-    sources, dirs = open_sources([str(p) for p in paths], None)
-
-    async def go():
-        watch = Watch(sources, install_signals=False, clock=lambda: 1_790_000_000_000.0)
-        await watch.run(lambda run, changes: None, close=False)
-        return watch.runs()
-
-    return asyncio.run(go())
-
 
 def parse_html(data: bytes):
     """The document as an ElementTree; html5lib strict raises on any parse error."""
@@ -491,7 +478,7 @@ def test_bench_export_quick_runs_and_checks_its_exports():
 
 @pytest.mark.e2e
 def test_the_tui_writes_the_export_when_it_quits_payloads_read_from_the_pipes_spool(tmp_path):
-    from test_e2e_tmux import PY, Tmux
+    from tmux import PY, Tmux
 
     out = tmp_path / "tui.html"
     t = Tmux(f"cat {shlex.quote(str(SAMPLES / 'plain-tools.jsonl'))} | {PY} -m cursor_watch --export {shlex.quote(str(out))}")

@@ -193,7 +193,7 @@ async def test_crlf_and_progress_output_in_the_detail(tmp_path):
 
 def test_crlf_and_progress_output_in_the_exports(tmp_path):
     from cursor_watch.views.export import export_runs
-    from test_export import watch_runs
+    from replays import watch_runs
 
     path = tmp_path / "crlf.jsonl"
     path.write_bytes(INIT + shell_stream(SHELL_CRLF) + RESULT)
@@ -238,7 +238,7 @@ async def test_mcp_tool_listing_is_shown_decoded_with_the_raw_form_one_key_away(
 
 def test_mcp_tool_listing_in_the_exports():
     from cursor_watch.views.export import export_runs
-    from test_export import watch_runs
+    from replays import watch_runs
 
     path = crew_capture()
     runs = watch_runs(path)
@@ -296,7 +296,7 @@ async def test_plan_renders_as_markdown_and_mcp_json_is_decoded_in_the_detail(tm
 
 def test_plan_in_the_exports_is_markdown(tmp_path):
     from cursor_watch.views.export import export_runs
-    from test_export import watch_runs
+    from replays import watch_runs
 
     path = tmp_path / "plan.jsonl"
     path.write_bytes(INIT + plan_stream() + mcp_stream() + RESULT)
@@ -313,7 +313,7 @@ def test_plan_in_the_exports_is_markdown(tmp_path):
 
 def test_a_reason_of_several_lines_in_the_markdown_export(tmp_path):
     from cursor_watch.views.export import export_runs
-    from test_export import watch_runs
+    from replays import watch_runs
 
     short = "Not allowed by the policy:\nnetwork access is off"
     long = "Denied.\n" + "the sandbox forbids this command; " * 10 + "\nask an admin"

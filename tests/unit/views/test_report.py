@@ -45,7 +45,7 @@ def test_report_totals_equal_the_sum_of_the_runs_summaries(tmp_path):
     # the run's usage: its result's, else what the agent reported as it went (a run cut short:
     # not in the summary's result, read here from the model)
     from cursor_watch.core.costs import usage_of
-    from test_canonical import replay
+    from replays import replay
 
     so_far = {(f, r.index): usage_of(r.session) for f in files for r in replay(Path(f)).runs}
     assert len(so_far) == len(runs)
