@@ -265,7 +265,7 @@ def test_compiled_wheel_contents(compiled_python):
         stem = module.removesuffix(".py")
         assert any(n.startswith(stem + ".cpython-") for n in names), module
         assert module in names  # the source stays beside it
-    for data in ("cursor_watch/tui/app.tcss", "cursor_watch/data/prices.toml", "cursor_watch/tui/web/templates/app_index.html",
+    for data in ("cursor_watch/tui/screens/run.tcss", "cursor_watch/data/prices.toml", "cursor_watch/tui/web/templates/app_index.html",
                  "cursor_watch/sample_streams/plain-tools.jsonl", "cursor_watch/_build.json"):
         assert data in names
     log = wheel.with_suffix(".log").read_text()

@@ -33,7 +33,7 @@ from ...query.search import Search
 from .finder import Finder
 
 IDLE_AFTER_S = 5.0  # no event for this long: the header says "idle for N s"
-STACK_BELOW = 100  # columns: narrower, the transcript and the tool calls stack (app.tcss)
+STACK_BELOW = 100  # columns: narrower, the transcript and the tool calls stack (run.tcss)
 
 
 def _unread_line(first: m.UnknownEvent) -> str:
