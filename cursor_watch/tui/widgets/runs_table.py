@@ -20,7 +20,7 @@ from textual import events
 from textual.binding import Binding
 from textual.geometry import Size
 from textual.message import Message
-from textual.scroll_view import ScrollView
+from .rows import CursorRows
 from textual.strip import Strip
 from textual.widgets import Static
 
@@ -291,7 +291,7 @@ class RunsTableHeader(Static):
             self.update(header_text(width, need))
 
 
-class RunsTable(ScrollView, can_focus=True):
+class RunsTable(CursorRows, can_focus=True):
     """One row per run with a row cursor; Enter (or a click on the cursor row) opens it.
 
     :meth:`set_rows` replaces the rows (sorted here); the cursor stays on the run it was on.
@@ -303,6 +303,7 @@ class RunsTable(ScrollView, can_focus=True):
     RunsTable:focus > .runs-table--cursor { background: $accent; }
     RunsTable > .runs-table--even { background: $surface; }
     """
+    COMPONENT = "runs-table"
     COMPONENT_CLASSES = {"runs-table--cursor", "runs-table--even"}
     BINDINGS = [
         Binding("enter", "select", "Open run"),
@@ -328,7 +329,6 @@ class RunsTable(ScrollView, can_focus=True):
         self.rows: list[RunRow] = []
         self._shared: dict[str, tuple[int, int]] = {}  # source name (no run number) -> shared_ends
         self._strips: dict[int, tuple[Any, Strip]] = {}
-        self.cursor_row = 0
         self.need: dict[int, int] | None = None  # what the rows need of the content-sized columns (widths)
         self._header_width = 0  # the rows' width the titles were last laid out for
 
@@ -402,12 +402,7 @@ class RunsTable(ScrollView, can_focus=True):
         if pick:  # picked to compare: A or B in the mark column
             cells[0] = Text(pick, style="bold reverse")
         line = layout(cells, width, shared, self.need)
-        if selected:
-            base = self.get_component_rich_style("runs-table--cursor")
-        elif index % 2:
-            base = self.get_component_rich_style("runs-table--even")
-        else:
-            base = self.rich_style
+        base = self.row_style(index, selected)
         segments = [Segment(s.text, (s.style or Style()) + base if selected else (base + s.style if s.style else base))
                     for s in line.render(self.app.console)]
         strip = Strip(segments).adjust_cell_length(width, base).crop(int(scroll_x), int(scroll_x) + width)
@@ -420,25 +415,6 @@ class RunsTable(ScrollView, can_focus=True):
         self.virtual_size = Size(0, len(self.rows))
         self._strips.clear()
         self._fit_header()
-
-    def move_cursor(self, row: int) -> None:
-        """Put the cursor on ``row`` (clamped) and scroll it into view."""
-        if not self.rows:
-            return
-        self.cursor_row = max(0, min(row, len(self.rows) - 1))
-        top = int(self.scroll_offset.y)
-        height = max(1, self.scrollable_content_region.height)
-        if self.cursor_row < top:
-            self.scroll_to(y=self.cursor_row, animate=False, immediate=True, force=True)
-        elif self.cursor_row >= top + height:
-            self.scroll_to(y=self.cursor_row - height + 1, animate=False, immediate=True, force=True)
-        self.refresh()
-
-    def action_cursor(self, delta: int) -> None:
-        self.move_cursor(self.cursor_row + delta)
-
-    def action_page(self, direction: int) -> None:
-        self.move_cursor(self.cursor_row + direction * max(1, self.scrollable_content_region.height - 1))
 
     def action_cursor_to(self, row: int) -> None:
         self.move_cursor(row if row >= 0 else len(self.rows) - 1)
@@ -460,17 +436,3 @@ class RunsTable(ScrollView, can_focus=True):
         key = self.selected_key()
         if key is not None:
             self.post_message(self.Selected(key))
-
-    def on_click(self, event: events.Click) -> None:
-        row = int(self.scroll_offset.y) + event.y
-        if 0 <= row < len(self.rows):
-            if row == self.cursor_row:
-                self.action_select()
-            else:
-                self.move_cursor(row)
-
-    def on_focus(self) -> None:
-        self.refresh()
-
-    def on_blur(self) -> None:
-        self.refresh()

@@ -22,7 +22,7 @@ from textual import events
 from textual.binding import Binding
 from textual.geometry import Region, Size
 from textual.message import Message
-from textual.scroll_view import ScrollView
+from .rows import CursorRows
 from textual.strip import Strip
 from textual.widgets import Static
 
@@ -190,7 +190,7 @@ class ToolTableHeader(Static):
         self.update(header_text(total, seen))
 
 
-class ToolTable(ScrollView, can_focus=True):
+class ToolTable(CursorRows, can_focus=True):
     """One row per tool call, in order of first appearance, with a row cursor.
 
     :meth:`update` takes the session and the ``call_id`` of each call that
@@ -204,6 +204,7 @@ class ToolTable(ScrollView, can_focus=True):
     ToolTable:focus > .tool-table--cursor { background: $accent; }
     ToolTable > .tool-table--even { background: $surface; }
     """
+    COMPONENT = "tool-table"
     COMPONENT_CLASSES = {"tool-table--cursor", "tool-table--even"}
     BINDINGS = [
         Binding("enter", "select", "Detail"),
@@ -229,7 +230,6 @@ class ToolTable(ScrollView, can_focus=True):
         self._rows = 0
         self._strips: dict[int, tuple[tuple, Strip]] = {}  # row -> (key, strip), a few screens' worth
         self._now_ms = 0.0
-        self.cursor_row = 0
         self._seen = Widths()
         self._filtered: FilteredCalls | None = None
         self._page: dict[int, ToolCall] = {}  # calls read for the frame being drawn
@@ -425,12 +425,7 @@ class ToolTable(ScrollView, can_focus=True):
             if call is None:
                 return Strip.blank(width, self.rich_style)
             widths = column_widths(width, self._seen)
-            if selected:
-                base = self.get_component_rich_style("tool-table--cursor")
-            elif index % 2:
-                base = self.get_component_rich_style("tool-table--even")
-            else:
-                base = self.rich_style
+            base = self.row_style(index, selected)
             empty = Style()
             segments = [Segment(text, (style or empty) + base) if selected else
                         Segment(text, base + style if style else base)
@@ -445,31 +440,10 @@ class ToolTable(ScrollView, can_focus=True):
 
     # -- cursor ----------------------------------------------------------------------------
 
-    def move_cursor(self, row: int) -> None:
-        """Put the cursor on ``row`` (clamped) and scroll it into view."""
-        if not self._rows:
-            return
-        old = self.cursor_row
-        self.cursor_row = max(0, min(row, self._rows - 1))
+    def refresh_cursor(self, old: int) -> None:
+        """Only the rows the cursor left and reached are drawn again (a focus change: one row)."""
         self._refresh_row(old)
         self._refresh_row(self.cursor_row)
-        self._scroll_to_cursor()
-
-    def _scroll_to_cursor(self) -> None:
-        top = int(self.scroll_offset.y)
-        height = max(1, self.scrollable_content_region.height)
-        # force: right after new rows Textual has not yet enabled the scrollbar, and
-        # would ignore the scroll (the table then sat on row 1 while calls came in)
-        if self.cursor_row < top:
-            self.scroll_to(y=self.cursor_row, animate=False, immediate=True, force=True)
-        elif self.cursor_row >= top + height:
-            self.scroll_to(y=self.cursor_row - height + 1, animate=False, immediate=True, force=True)
-
-    def action_cursor(self, delta: int) -> None:
-        self.move_cursor(self.cursor_row + delta)
-
-    def action_page(self, direction: int) -> None:
-        self.move_cursor(self.cursor_row + direction * max(1, self.scrollable_content_region.height - 1))
 
     def action_cursor_home(self) -> None:
         self.move_cursor(0)
@@ -478,17 +452,3 @@ class ToolTable(ScrollView, can_focus=True):
         cid = self.selected_call_id()
         if cid is not None:
             self.post_message(self.Selected(cid))
-
-    def on_click(self, event: events.Click) -> None:
-        row = int(self.scroll_offset.y) + event.y
-        if 0 <= row < self._rows:
-            if row == self.cursor_row:
-                self.action_select()
-            else:
-                self.move_cursor(row)
-
-    def on_focus(self) -> None:
-        self._refresh_row(self.cursor_row)
-
-    def on_blur(self) -> None:
-        self._refresh_row(self.cursor_row)
