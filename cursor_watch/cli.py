@@ -34,6 +34,7 @@ from typing import Any
 from . import __version__
 from .buildinfo import CompiledTypeError, describe
 from .headless import linger, run_headless, run_plain_replay, run_summary_replay, stdout_closed
+from .core.rules import RunRules
 from .options import Options, Services
 from .samples import DEFAULT_SAMPLE, list_samples, sample_path
 from .output import OutputClosed, served_in_browser
@@ -563,24 +564,17 @@ def main(argv: list[str] | None = None) -> int:
         _error(deprecated)
     if opts is None:
         return EXIT_OK
-    from .core.costs import PricesError, use_prices
+    from .core.costs import PricesError
 
     try:
-        use_prices(opts.prices)
+        rules = run_rules(opts)
     except PricesError as err:
         _error(str(err))
         return EXIT_USAGE
-    if opts.limits is not None:
-        from .core.limits import DISPLAY_STALL_S, set_summary_limits
-        from .core.loops import set_display_repeats
-        import dataclasses
-
-        set_summary_limits(dataclasses.replace(opts.limits, stall_s=opts.stall_s or DISPLAY_STALL_S))
-        set_display_repeats(opts.limits.max_repeats)
     if opts.report:
-        return run_report(opts)
+        return run_report(opts, rules)
     if opts.compare:
-        return run_compare(opts)
+        return run_compare(opts, rules)
     deliverer = None
     if opts.alerts or opts.alert_cmd:  # (without targets there is nothing to check: made when needed)
         from .outlets.alerts import AlertSetupError
@@ -616,7 +610,7 @@ def main(argv: list[str] | None = None) -> int:
                    "(agents, models, tool names, token counts)")
         _error(f"metrics on {metrics.server.url}")
     try:
-        code = run_watch(opts, Services(deliverer, metrics))
+        code = run_watch(opts, Services(deliverer, metrics, rules))
         if metrics is not None and metrics.should_linger():
             linger(metrics)
         return code
@@ -650,6 +644,28 @@ def run_watch(opts: Options, services: Services) -> int:
         return 128 + signal.SIGINT
 
 
+def run_rules(opts: Options) -> RunRules:
+    """What every run is judged by, from the options: the price table (the defaults, the user's
+    file, ``--prices``), the summary's stall duration (``--stall``, else 5 minutes) and budgets,
+    the repeats that make a run looping (``--max-repeats``).
+
+    Raises:
+        PricesError: a price file is unreadable or malformed.
+    """
+    import dataclasses
+
+    from .core.costs import PriceTable
+    from .core.limits import DISPLAY_STALL_S
+    from .core.loops import DISPLAY_REPEATS
+
+    prices = PriceTable(opts.prices)
+    if opts.limits is None:
+        return RunRules(prices=prices)
+    return RunRules(prices=prices,
+                    summary_limits=dataclasses.replace(opts.limits, stall_s=opts.stall_s or DISPLAY_STALL_S),
+                    repeats=opts.limits.max_repeats or DISPLAY_REPEATS)
+
+
 def make_deliverer(opts: Options) -> Any:
     """The alert senders of the options (``alerts.Deliverer``; it may have no target).
 
@@ -661,13 +677,13 @@ def make_deliverer(opts: Options) -> Any:
     return Deliverer(list(opts.alerts), opts.alert_cmd)
 
 
-def run_report(opts: Options) -> int:
+def run_report(opts: Options, rules: RunRules) -> int:
     """``--report``: read the logs, print the table (or ``--json``); 2 when a path can't be read."""
     from .views.report import ReportError, build_report
 
     try:
         report = build_report(list(opts.files), opts.by, opts.since_ms, opts.until_ms,
-                              on_error=lambda msg: _error(f"{msg} (skipped)"))
+                              on_error=lambda msg: _error(f"{msg} (skipped)"), rules=rules)
     except ReportError as err:
         _error(str(err))
         return EXIT_USAGE
@@ -692,13 +708,13 @@ def run_report(opts: Options) -> int:
     return EXIT_USAGE if report.unreadable and not report.total.runs else EXIT_OK
 
 
-def run_compare(opts: Options) -> int:
+def run_compare(opts: Options, rules: RunRules) -> int:
     """``--compare A B``: read both runs, print the comparison (or ``--json``); 4 when a
     ``--fail-if`` gate holds (each said on stderr), 2 when a run can't be read."""
     from .views.compare import EXIT_GATE, CompareError, compare, load_side
 
     try:
-        a, b = (load_side(spec, opts.format) for spec in opts.compare or [])
+        a, b = (load_side(spec, opts.format, rules) for spec in opts.compare or [])
     except CompareError as err:
         _error(str(err))
         return EXIT_USAGE

@@ -95,7 +95,8 @@ def run_summary_replay(opts: Options, services: Services) -> int | None:
     if not _replayable_options(opts):
         return None
     sources, directories = open_sources(list(opts.files), None)
-    watch = Watch(sources, result_grace=opts.result_grace, directories=directories, fmt=opts.format)
+    watch = Watch(sources, result_grace=opts.result_grace, directories=directories, fmt=opts.format,
+                  rules=services.rules)
     start_outlets(watch, opts.outlets, metrics=services.metrics, alerts=False)  # (metrics need no loop)
     if not watch.replayable():
         return None
@@ -122,7 +123,7 @@ def run_plain_replay(opts: Options, services: Services) -> int | None:
     printer = RunsPrinter(make_console(), show_thinking=opts.thinking,
                           several=len(sources) > 1 or bool(directories))
     watch = Watch(sources, result_grace=opts.result_grace, directories=directories, reading_at_once=1,
-                  fmt=opts.format)
+                  fmt=opts.format, rules=services.rules)
     start_outlets(watch, opts.outlets, metrics=services.metrics, alerts=False)
     if not watch.replayable():
         return None
@@ -180,7 +181,7 @@ async def run_headless(opts: Options, services: Services) -> int:
                 source.enable_spool()
     if opts.summary:
         watch = Watch(sources, speed=opts.speed, result_grace=opts.result_grace, directories=directories,
-                      follow=opts.follow, fmt=opts.format)
+                      follow=opts.follow, fmt=opts.format, rules=services.rules)
         outlets = start_outlets(watch, opts.outlets, deliverer=services.deliverer, metrics=services.metrics,
                                 alerts=opts.alerting, on_enforced=_enforced)
         outlets.start_ticks()
@@ -199,7 +200,8 @@ async def run_headless(opts: Options, services: Services) -> int:
     printer = RunsPrinter(console, show_thinking=opts.thinking, several=several)
     # one file at a time while catching up, so each file's runs print together
     watch = Watch(sources, speed=opts.speed, result_grace=opts.result_grace, on_stderr=printer.stderr,
-                  directories=directories, follow=opts.follow, reading_at_once=1, fmt=opts.format)
+                  directories=directories, follow=opts.follow, reading_at_once=1, fmt=opts.format,
+                  rules=services.rules)
     # stalls are shown (after 5 minutes unless --stall), budgets and alerts checked, on live runs
     outlets = start_outlets(watch, opts.outlets, deliverer=services.deliverer, metrics=services.metrics,
                             on_alert=printer.alert, on_note=printer.handle, on_quiet=printer.quiet,

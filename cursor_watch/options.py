@@ -16,6 +16,7 @@ from .stream.watch import RESULT_EXIT_GRACE_S
 
 if TYPE_CHECKING:
     from .core.limits import Limits
+    from .core.rules import RunRules
     from .outlets.alerts import Deliverer
     from .outlets.metrics import Metrics
     from .views.compare import Gate
@@ -89,8 +90,11 @@ class Options:
 
 @dataclass(frozen=True)
 class Services:
-    """What the options started, alive while the watch runs: the alert senders (``--alert``,
-    ``--alert-cmd``; None: no target) and the ``--metrics`` server (None: not asked for)."""
+    """What was made from the options once they were checked, alive while the watch runs: the
+    alert senders (``--alert``, ``--alert-cmd``; None: no target), the ``--metrics`` server (None:
+    not asked for) and the rules every run is judged by (the price files read, the summary's
+    limits, ``--max-repeats``: :class:`~cursor_watch.core.rules.RunRules`; None: the defaults)."""
 
     deliverer: Deliverer | None = None
     metrics: Metrics | None = None
+    rules: RunRules | None = None

@@ -7,16 +7,20 @@ raw: every view passes stream text through :func:`visible` first. Neither Rich
 nor Textual strips ESC, CSI (0x9b) or OSC from text they render (checked on
 rich 15 / textual 8.2).
 
-The same two functions are where the browser view (``--serve``) redacts: a process that
-textual-serve runs for a browser tab sets a view redactor (:func:`set_view_redaction`), and
-every text the TUI shows through :func:`visible` or :func:`visible_line` has its secrets
-replaced first. The TUI on the user's own terminal sets none.
+The same two functions are where the browser view (``serve``) redacts: a process that
+textual-serve runs for a browser tab runs its app inside :func:`redacting_views`, and every text
+the TUI shows through :func:`visible` or :func:`visible_line` has its secrets replaced first. The
+TUI on the user's own terminal runs without it. The redactor is a context variable, set for the
+extent of that ``with`` block (the app's event loop and its tasks inherit it), not a setting of
+the module.
 """
 
 from __future__ import annotations
 
+import contextlib
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextvars import ContextVar
 from typing import Any
 
 # C0 controls except TAB and LF, DEL, C1 controls; plus bidi overrides that can
@@ -30,20 +34,26 @@ _UNSAFE_DOC = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u206
 _UNSAFE_DOC_LINE = re.compile(f"[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069{_DOC_EXTRA}]")
 
 
-_view_redact: Callable[[str], str] | None = None
+_view_redactor: ContextVar[Callable[[str], str] | None] = ContextVar("cursor_watch_view_redactor", default=None)
+_view_redact = _view_redactor.get  # (the hot path's lookup, bound once)
 
 
-def set_view_redaction(redactor: Any) -> None:
-    """Redact every text :func:`visible` and :func:`visible_line` return from now on, in this
-    process (``redactor``: a :class:`~cursor_watch.outlets.redact.Redactor`, or any ``str -> str``;
-    None turns it off). Set once, before the app starts, by a process serving a browser tab."""
-    global _view_redact
-    _view_redact = redactor
+@contextlib.contextmanager
+def redacting_views(redactor: Callable[[str], str] | None) -> Iterator[None]:
+    """Within the block, every text :func:`visible` and :func:`visible_line` return is redacted
+    first (``redactor``: a :class:`~cursor_watch.outlets.redact.Redactor`, or any ``str -> str``;
+    None: nothing is). A browser tab's app runs inside it (``serve``); the event loop started in
+    the block and its tasks see it."""
+    token = _view_redactor.set(redactor)
+    try:
+        yield
+    finally:
+        _view_redactor.reset(token)
 
 
 def view_redaction() -> Any:
-    """The view redactor :func:`set_view_redaction` set (None: the views show everything)."""
-    return _view_redact
+    """The view redactor of :func:`redacting_views` in effect (None: the views show everything)."""
+    return _view_redact()
 
 
 def _escape(match: re.Match[str]) -> str:
@@ -92,10 +102,11 @@ def visible(text: str) -> str:
     ``"\\x1b[31mred"`` becomes the 8 visible characters ``\\e[31mred``. Carriage returns are
     first applied as a terminal would (:func:`fold_cr`): text of many lines is shown as it
     would look on a terminal, never with a literal ``\\r``. With a view redactor set
-    (:func:`set_view_redaction`), secrets are replaced first.
+    (:func:`redacting_views`), secrets are replaced first.
     """
-    if _view_redact is not None:
-        text = _view_redact(text)
+    redact = _view_redact()
+    if redact is not None:
+        text = redact(text)
     if text.isprintable() or not _UNSAFE.search(text):
         return text
     if "\r" in text:
@@ -107,8 +118,9 @@ def visible(text: str) -> str:
 
 def visible_line(text: str) -> str:
     """Like :func:`visible`, and newlines/tabs too: for one-line fields (a ``call_id``)."""
-    if _view_redact is not None:
-        text = _view_redact(text)
+    redact = _view_redact()
+    if redact is not None:
+        text = redact(text)
     if text.isprintable():
         return text
     return _UNSAFE_LINE.sub(_escape, text)

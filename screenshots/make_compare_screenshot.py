@@ -18,7 +18,8 @@ sys.path.insert(0, str(HERE))
 from rich.console import Console  # noqa: E402
 
 from cursor_watch.views.compare import compare, load_side, parse_gates, print_comparison  # noqa: E402
-from cursor_watch.core.costs import use_prices  # noqa: E402
+from cursor_watch.core.costs import PriceTable  # noqa: E402
+from cursor_watch.core.rules import RunRules  # noqa: E402
 from make_screenshots import svg_to_png  # noqa: E402
 
 STREAMS = ROOT.parent / "shared" / "streams"
@@ -31,10 +32,10 @@ WIDTH = 110
 def main() -> None:
     if not STREAMS.is_dir():
         raise SystemExit(f"the shared captures are not at {STREAMS}")
-    use_prices(user_file=False)  # the shipped prices only
+    rules = RunRules(prices=PriceTable(user_file=False))  # the shipped prices only
     console = Console(record=True, width=WIDTH, force_terminal=True, color_system="truecolor",
                       file=open("/dev/null", "w"))
-    comp = compare(load_side(str(A)), load_side(str(B)), parse_gates(GATES))
+    comp = compare(load_side(str(A), rules=rules), load_side(str(B), rules=rules), parse_gates(GATES))
     print_comparison(comp, console, WIDTH)
     svg = HERE / "compare.svg"
     console.save_svg(str(svg), title=f"cursor-watch --compare CURSOR.jsonl CLAUDE.ndjson --fail-if '{GATES}'")

@@ -193,7 +193,7 @@ def window_of(model: str | None, table: Any = None) -> tuple[int, str] | None:
         return None
     from .costs import price_table
 
-    prices = table or price_table()
+    prices = table or price_table()  # (the run's own table is given: its rules.prices)
     price = prices.entry(model)
     if price is not None and price.context_window:
         return price.context_window, price.context_source

@@ -29,6 +29,7 @@ estimate is exactly ``sum(tokens x rate) / 1e6``.
 
 from __future__ import annotations
 
+import functools
 import os
 import tomllib
 from dataclasses import dataclass
@@ -201,29 +202,14 @@ class PriceTable:
         return price
 
 
-_table: PriceTable | None = None
-
-
-def use_prices(extra: str | None = None, user_file: bool = True) -> PriceTable:
-    """Load the table every view uses from now on (the CLI calls it once with ``--prices``).
-
-    Raises:
-        PricesError: a given file is unreadable or malformed.
-    """
-    global _table
-    _table = PriceTable(extra, user_file)
-    return _table
-
-
+@functools.cache
 def price_table() -> PriceTable:
-    """The table in use (the defaults and the user file, until :func:`use_prices` says otherwise)."""
-    global _table
-    if _table is None:
-        try:
-            _table = PriceTable()
-        except PricesError:  # a broken user file: the CLI reports it; views fall back to the defaults
-            _table = PriceTable(user_file=False)
-    return _table
+    """The default table: the shipped prices and the user's ``prices.toml`` (read once; a run's
+    own table, with ``--prices``, is its ``rules.prices``: :class:`~cursor_watch.core.rules.RunRules`)."""
+    try:
+        return PriceTable()
+    except PricesError:  # a broken user file: the CLI reports it; views fall back to the defaults
+        return PriceTable(user_file=False)
 
 
 @dataclass(frozen=True)
@@ -307,11 +293,12 @@ def estimate(usage: Usage | None, model: str | None, table: PriceTable | None = 
 
 
 def run_cost(session: Any, table: PriceTable | None = None) -> Cost:
-    """The session's cost: reported when the agent gives one, else estimated (see module doc)."""
+    """The session's cost: reported when the agent gives one, else estimated (see module doc)
+    from ``table``, else the run's own (``session.rules``)."""
     reported = reported_cost(session)
     if reported is not None:
         return Cost(reported=reported)
-    return estimate(usage_of(session), getattr(session, "model", None), table)
+    return estimate(usage_of(session), getattr(session, "model", None), table or session.rules.price_table())
 
 
 def cost_json(cost: Cost) -> dict:

@@ -318,18 +318,13 @@ def breaches(session: Any, limits: Limits, times: RunTimes | None = None, now_ms
 
 # -- what the summary lists ----------------------------------------------------------------
 
-_summary_limits = Limits(stall_s=DISPLAY_STALL_S)
+SUMMARY_LIMITS = Limits(stall_s=DISPLAY_STALL_S)  # a summary's without options: stalls of 5 minutes, no budget
 
 
-def set_summary_limits(limits: Limits) -> None:
-    """The limits the summary reports against (the CLI sets them once from its options)."""
-    global _summary_limits
-    _summary_limits = limits
-
-
-def summary_limits() -> Limits:
-    """The limits in use for summaries (``--stall`` defaults to 5 minutes there)."""
-    return _summary_limits
+def summary_limits(session: Any) -> Limits:
+    """The limits the run's summary reports against: its rules' (``--stall``, else 5 minutes,
+    and ``--max-*``: :class:`~cursor_watch.core.rules.RunRules`), else :data:`SUMMARY_LIMITS`."""
+    return session.rules.summary_limits or SUMMARY_LIMITS
 
 
 def remember(session: Any, times: RunTimes) -> None:
@@ -346,7 +341,7 @@ def stall_periods(session: Any, stall_s: float | None = None) -> list[dict]:
     recorded call covers (a silence; ``observed: "live"``, ``end_ms`` None if it never ended).
     Each is ``{"start_ms", "end_ms", "duration_ms", "call_id", "tool", "summary", "observed"}``.
     """
-    stall_s = _summary_limits.stall_s if stall_s is None else stall_s
+    stall_s = summary_limits(session).stall_s if stall_s is None else stall_s
     if not stall_s:
         return []
     limit = stall_s * 1000.0

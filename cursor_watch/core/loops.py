@@ -40,21 +40,6 @@ RETRY = "retry"
 REPEAT = "repeat"
 
 
-_display_repeats = DISPLAY_REPEATS
-
-
-def set_display_repeats(n: int | None) -> None:
-    """The repeats at which the views mark a run looping (``--max-repeats``; None: the default,
-    :data:`DISPLAY_REPEATS`). Set once by the CLI before any run is read."""
-    global _display_repeats
-    _display_repeats = n or DISPLAY_REPEATS
-
-
-def display_repeats() -> int:
-    """The repeats at which the views mark a run looping (see :func:`set_display_repeats`)."""
-    return _display_repeats
-
-
 class _Entry:
     """One distinct call: its streaks and their peaks."""
 
@@ -127,14 +112,16 @@ class LoopTracker:
         rereads, retries, repeats: waste so far (calls beyond the first of their streak).
         untracked: ended calls not counted (past :data:`MAX_KEYS` distinct calls).
         peak: the highest count of any key so far (a view asks for findings only when it reaches the limit).
-        reached: each streak that reached :func:`display_repeats` as it did, in stream order (a finding
+        reached: each streak that reached :attr:`limit` as it did, in stream order (a finding
             with the count then; at most :data:`MAX_REACHED`): what a streaming view prints as it happens.
+        limit: the repeats at which the views mark the run looping (``--max-repeats``, else
+            :data:`DISPLAY_REPEATS`: the run's ``rules.repeats``).
     """
 
     __slots__ = ("_entries", "_edits", "_file_edits", "rereads", "retries", "repeats", "untracked", "peak",
-                 "_version", "_cached", "reached", "_notify", "_reached_lines")
+                 "_version", "_cached", "reached", "limit", "_reached_lines")
 
-    def __init__(self) -> None:
+    def __init__(self, limit: int = DISPLAY_REPEATS) -> None:
         # hash of (kind, arguments) -> its counts: (edit count, line, failed) when seen once, else an _Entry
         self._entries: dict[int, _Entry | tuple[int, int, bool]] = {}
         self._edits = 0  # edits of any file so far
@@ -148,7 +135,7 @@ class LoopTracker:
         self._cached: tuple[int, int, list[Finding]] | None = None
         self.reached: list[Finding] = []
         self._reached_lines: dict[int, Finding] = {}  # the line of the call that reached it -> its finding
-        self._notify = _display_repeats
+        self.limit = limit
 
     @property
     def waste(self) -> int:
@@ -244,7 +231,7 @@ class LoopTracker:
         if top > self.peak:
             self.peak = top
         self._version += 1
-        notify = self._notify
+        notify = self.limit
         if top == notify and len(self.reached) < MAX_REACHED:
             found: Finding | None = None
             if failed:  # a failure streak reaching it (a call streak's failing call: said by that)
@@ -263,9 +250,9 @@ class LoopTracker:
 
     def findings(self, limit: int | None = None) -> list[Finding]:
         """The calls repeated ``limit`` times or more, the most repeated first (a retried failure
-        before the repeats of the same call); ``limit`` None: :func:`display_repeats`."""
+        before the repeats of the same call); ``limit`` None: :attr:`limit`."""
         if limit is None:
-            limit = _display_repeats
+            limit = self.limit
         if limit < 1 or self.peak < limit:
             return []
         cached = self._cached
@@ -292,7 +279,7 @@ class LoopTracker:
     def to_json(self, limit: int | None = None) -> dict:
         """The summary's ``loops`` object: ``{"max_repeats", "looping", "findings": [...], "waste":
         {"total", "rereads", "retries", "repeats"}, "untracked"}``."""
-        limit = _display_repeats if limit is None else limit
+        limit = self.limit if limit is None else limit
         found = self.findings(limit)
         return {"max_repeats": limit, "looping": bool(found), "findings": [f.to_json() for f in found],
                 "waste": {"total": self.waste, "rereads": self.rereads, "retries": self.retries,

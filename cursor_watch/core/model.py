@@ -35,6 +35,7 @@ from .canonical import (TEXT_DELTA, TEXT_END, TEXT_PARTIAL, TIME_RECEIVED, TIME_
                         UNREAD_AGENT, ToolUpdate, Unknown, Usage, UsageUpdate, short)
 from .decode import Invalid
 from .loops import LoopTracker
+from .rules import DEFAULT_RULES, RunRules
 from .context import ContextTrack
 from .spill import SpillDict, SpillFile, SpillList
 from .tools import (
@@ -451,6 +452,9 @@ class Session:
             at a time; default :data:`cursor_watch.core.spill.HOT_RECORDS` and
             :data:`~cursor_watch.core.spill.SPILL_BATCH`, read when the session is made
             (tests make them tiny to exercise spilling).
+        rules: what the views judge the run by (its prices, the summary's stall duration and
+            budgets, the repeats that make it looping: :class:`~cursor_watch.core.rules.RunRules`);
+            kept as ``rules``.
 
     Attributes (header, from :class:`~cursor_watch.core.canonical.RunStart` and
     :class:`~cursor_watch.core.canonical.Prompt`): ``session_id``, ``model``, ``cwd``,
@@ -474,8 +478,9 @@ class Session:
     """
 
     def __init__(self, clock: Callable[[], float] | None = None, hot: int | None = None,
-                 batch: int | None = None) -> None:
+                 batch: int | None = None, rules: RunRules | None = None) -> None:
         self._clock = clock
+        self.rules: RunRules = DEFAULT_RULES if rules is None else rules
         self.replayed = False  # a file read after the fact (set by the runner; views read it)
         self.usage: Usage | None = None
         self.context: ContextTrack = ContextTrack()  # context size per model call, compactions (context.py)
@@ -525,7 +530,7 @@ class Session:
         # when the run's events without times of their own were read (live only), epoch ms
         self.first_received_ms: int | None = None
         self.last_received_ms: int | None = None
-        self.loops = LoopTracker()  # repeated tool calls, counted as they end (cursor_watch.core.loops)
+        self.loops = LoopTracker(self.rules.repeats)  # repeated tool calls, counted as they end (core.loops)
         self.tool_counts = {STATUS_RUNNING: 0, STATUS_SUCCESS: 0, STATUS_FAILURE: 0, STATUS_REJECTED: 0, STATUS_INCOMPLETE: 0}
         self.live_times: Any = None  # when a live watch saw its events (guard.RunTimes; guard.remember)
         self._open: Segment | None = None  # segment receiving text

@@ -739,7 +739,7 @@ def llm_records(run: Any, ids: RunIds, start: int, end: int) -> list[dict]:
         if cost is not None:
             attrs["llm.cost.total"] = attrs["gen_ai.usage.cost"] = float(cost)
         elif usage is not None:
-            guess = estimate(usage, model or None)
+            guess = estimate(usage, model or None, s.rules.prices)
             if guess.estimate is not None:
                 attrs["cursor_watch.cost.estimate_usd"] = float(guess.estimate)
                 attrs["cursor_watch.cost.price_source"] = clean_line(guess.source, DETAIL_CAP)

@@ -24,6 +24,7 @@ from ..core.decode import Decoder, Invalid
 from ..formats import Adapter, Reader
 from ..lazy import lazy_module
 from ..core.model import CHANGE_RESULT, Session
+from ..core.rules import RunRules
 from ..core.runs import (STDERR_TAIL, Run, RunSplitter, all_succeeded, finish_open_runs, finish_run, source_name,
                    split_changes)
 from .sources import FileSource, Notice, ProcessSource, Source, SourceError, list_stream_files
@@ -79,7 +80,8 @@ class Monitor:
         source: the source's path, ``-`` (stdin) or command (the summary's ``"source"``).
         source_label: its short name in views.
         reread: ``(offset, size) -> bytes`` re-reading the source (payloads by offset).
-        make_session: builds each run's Session (default ``Session(clock)``).
+        make_session: builds each run's Session (default ``Session(clock, rules=rules)``).
+        rules: what each run is judged by (:class:`~cursor_watch.core.rules.RunRules`; None: the defaults).
         fmt: the stream's format, ``auto`` (sniffed from its first objects) or one of
             :data:`cursor_watch.formats.FORMATS`; each run's ``session.agent`` is its label.
         live: False for a file replayed (not followed): an event without a time of its own
@@ -89,12 +91,14 @@ class Monitor:
 
     def __init__(self, clock: Callable[[], float] | None = None, source: str = "-", source_label: str = "stdin",
                  reread: Callable[[int, int], bytes] | None = None,
-                 make_session: Callable[[], Session] | None = None, fmt: str = "auto", live: bool = True) -> None:
+                 make_session: Callable[[], Session] | None = None, fmt: str = "auto", live: bool = True,
+                 rules: RunRules | None = None) -> None:
         # typed decoding is each adapter's own fast path: off until the format is known (other
         # agents' lines could fit its structs: _detected gives the decoder the adapter's)
         self.decoder = Decoder()
         self.agent: str | None = None
-        make = make_session or (lambda: Session(clock))
+        self.rules = rules
+        make = make_session or (lambda: Session(clock, rules=rules))
         self._live = live
 
         def labelled() -> Session:
@@ -434,13 +438,14 @@ class Feed:
         caught_up: a file's content at start has been applied (a followed file goes on).
     """
 
-    def __init__(self, source: Source, clock: Callable[[], float] | None = None, fmt: str = "auto") -> None:
+    def __init__(self, source: Source, clock: Callable[[], float] | None = None, fmt: str = "auto",
+                 rules: RunRules | None = None) -> None:
         self.source = source
         path = getattr(source, "path", None) if source.kind in ("file", "follow") else None
         # a followed file's content at start is read as a replay (its events happened before):
         # live from when it has caught up
         self.monitor = Monitor(clock, path or "-", source_name(source.label, source.kind), source.reread, fmt=fmt,
-                               live=source.kind in ("stdin", "process"))
+                               live=source.kind in ("stdin", "process"), rules=rules)
         self.stderr_tail: list[str] = []
         self.error: str | None = None
         self.state = "queued"
@@ -509,6 +514,9 @@ class Watch:
         on_feed: called with each :class:`Feed` added after the start (a new file in a
             followed directory).
         fmt: every source's format (``--format``): ``auto`` sniffs each source on its own.
+        rules: what every run is judged by (:class:`~cursor_watch.core.rules.RunRules`: its prices,
+            the summary's stall duration and budgets, the repeats that make it looping); None: the
+            defaults.
     """
 
     def __init__(self, sources: Source | list[Source], speed: float = 0.0,
@@ -518,13 +526,15 @@ class Watch:
                  on_stderr: Callable[[str], None] | None = None,
                  directories: list[str] | None = None, follow: bool = False,
                  reading_at_once: int = READING_AT_ONCE,
-                 on_feed: Callable[[Feed], None] | None = None, fmt: str = "auto") -> None:
+                 on_feed: Callable[[Feed], None] | None = None, fmt: str = "auto",
+                 rules: RunRules | None = None) -> None:
         self.speed = speed
         self.result_grace = result_grace
         self.on_signal = on_signal
         self.install_signals = install_signals
         self._clock = clock
         self.fmt = fmt
+        self.rules = rules
         self._stderr_callback = on_stderr
         self.directories = list(directories or [])
         self.follow = follow
@@ -590,7 +600,7 @@ class Watch:
 
     def add_source(self, source: Source) -> Feed:
         """Watch one more source (before or during :meth:`run`)."""
-        feed = Feed(source, self._clock, self.fmt)
+        feed = Feed(source, self._clock, self.fmt, self.rules)
         feed.source.on_stderr = self._stderr_for(feed)
         self.feeds.append(feed)
         self.feeds.sort(key=lambda f: f.monitor.run.source)  # by path: the order of the summary

@@ -37,9 +37,8 @@ from ..core.limits import Stall
 from ..core.quiet import Quiet
 from ..core.model import Session
 from ..stream.watch import Feed, Monitor, Watch
-from ..core.loops import display_repeats
 from ..core.runs import RunActivity, Run, is_live_state, last_activity, run_elapsed_ms, run_started_ms, run_state
-from ..safe import visible_line
+from ..safe import redacting_views, visible_line
 from ..output import served_in_browser
 from .screens.help import HelpScreen
 from .screens.run import RunScreen
@@ -239,7 +238,8 @@ class CursorWatchApp(App):
                     f.seek(max(0, size - want))
                     tail = f.read(want)
                     adapter = feed.monitor.reader.adapter  # the file's format, when known already
-                    preview = Monitor(self._clock, fmt=adapter.name if adapter is not None else "auto", live=False)
+                    preview = Monitor(self._clock, fmt=adapter.name if adapter is not None else "auto", live=False,
+                                      rules=feed.monitor.rules)
                     preview.feed(tail[tail.find(b"\n") + 1 :])
                     if len(preview.session.timeline) >= 10:
                         break
@@ -430,7 +430,7 @@ class CursorWatchApp(App):
         elif is_live_state(state) and state != "waiting" and (quiet := self.quiet_of(run)) is not None:
             state = f"quiet {short_duration(quiet.for_ms)}"
             activity = quiet.why  # (the state says how long)
-        elif s.loops.peak >= display_repeats():  # a loop says more than the last activity
+        elif s.loops.peak >= s.loops.limit:  # a loop says more than the last activity
             worst = s.loops.worst()
             if worst is not None:
                 activity = "↻ " + worst.short()
@@ -718,12 +718,12 @@ def run_tui(opts: Options, services: Services) -> int:
     Raises:
         SourceError: no input can be opened, or the command can't be started.
     """
+    view_redactor = None
     if opts.redact and served_in_browser():
         # a browser tab (serve): what anyone with the page sees is redacted, as an export is
         from ..outlets.redact import default_redactor
-        from ..safe import set_view_redaction
 
-        set_view_redaction(default_redactor())
+        view_redactor = default_redactor()
     stdin_fd = None
     if not opts.command and (not opts.files or opts.files == ("-",)):
         stdin_fd = os.dup(0)
@@ -747,10 +747,11 @@ def run_tui(opts: Options, services: Services) -> int:
         if source.kind in ("stdin", "process"):
             source.enable_spool()
     watch = Watch(sources, speed=opts.speed, result_grace=opts.result_grace, directories=directories,
-                  follow=opts.follow, fmt=opts.format)
+                  follow=opts.follow, fmt=opts.format, rules=services.rules)
     app = make_app(watch, opts, services)
     try:
-        app.run()
+        with redacting_views(view_redactor):
+            app.run()
         from ..views.export import write_export_file  # before the sources close: a pipe's payloads are in its spool
 
         write_export_file(opts.export, watch.runs(), opts.export_max_chars, opts.redact)

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..core.costs import TOKEN_KINDS, run_cost, total_tokens, usage_of
+from ..core.rules import RunRules
 from ..fmt import format_ms, usd
 from ..core.tools import STATUS_FAILURE, STATUS_INCOMPLETE, STATUS_REJECTED, STATUS_RUNNING, STATUS_SUCCESS
 
@@ -170,8 +171,9 @@ def split_spec(spec: str) -> tuple[str, int | None]:
     raise CompareError(f"--compare: no such file: {m.group(1) if m else spec}")
 
 
-def load_side(spec: str, fmt: str = "auto") -> Side:
-    """Read ``FILE`` or ``FILE#N`` to its end and keep the run (see :func:`split_spec`).
+def load_side(spec: str, fmt: str = "auto", rules: RunRules | None = None) -> Side:
+    """Read ``FILE`` or ``FILE#N`` to its end and keep the run (see :func:`split_spec`), judged
+    by ``rules`` (:class:`~cursor_watch.core.rules.RunRules`; None: the defaults).
 
     A file of several runs needs ``#N``.
 
@@ -186,7 +188,7 @@ def load_side(spec: str, fmt: str = "auto") -> Side:
         raise CompareError(f"--compare: {path} is a directory: give a stream file (FILE or FILE#N)")
     from .report import feed_slimmed
 
-    monitor = Monitor(source=path, source_label=os.path.basename(path), fmt=fmt, live=False)
+    monitor = Monitor(source=path, source_label=os.path.basename(path), fmt=fmt, live=False, rules=rules)
     buf = bytearray()
     try:
         with open(path, "rb") as f:

@@ -26,6 +26,7 @@ import orjson
 from rich.cells import cell_len, set_cell_size
 
 from ..core.costs import TOKEN_KINDS, run_cost, usage_of
+from ..core.rules import RunRules
 from .names import call_summary, middle, shared_ends, short_name
 from ..stream.watch import Monitor
 from ..stream.sources import STREAM_SUFFIXES
@@ -284,8 +285,9 @@ def slim_lines(data: bytes, min_size: int = SLIM_MIN) -> bytes:
     return b"".join(out) + data[done:]
 
 
-def read_runs(path: str, slim_min: int | None = SLIM_MIN) -> Iterator[RunStats]:
-    """Every run of one file, read to its end (``slim_min`` None: every line as it is).
+def read_runs(path: str, slim_min: int | None = SLIM_MIN, rules: RunRules | None = None) -> Iterator[RunStats]:
+    """Every run of one file, read to its end (``slim_min`` None: every line as it is), judged by
+    ``rules`` (:class:`~cursor_watch.core.rules.RunRules`; None: the defaults).
 
     The file is read into one buffer (grown for a line longer than it); long ``tool_call`` lines
     are slimmed where they lie (:func:`feed_slimmed`), the rest is fed as it is.
@@ -293,7 +295,8 @@ def read_runs(path: str, slim_min: int | None = SLIM_MIN) -> Iterator[RunStats]:
     Raises:
         ReportError: the file can't be read.
     """
-    monitor = Monitor(source=path, source_label=os.path.basename(path), live=False)  # a replay: no times invented
+    monitor = Monitor(source=path, source_label=os.path.basename(path), live=False,  # a replay: no times invented
+                      rules=rules)
     buf = bytearray(CHUNK)
     filled = 0
     try:
@@ -449,7 +452,8 @@ class Report:
 
 
 def build_report(paths: list[str], by: str = "day", since_ms: float | None = None, until_ms: float | None = None,
-                 on_error: Callable[[str], None] | None = None, slim_min: int | None = SLIM_MIN) -> Report:
+                 on_error: Callable[[str], None] | None = None, slim_min: int | None = SLIM_MIN,
+                 rules: RunRules | None = None) -> Report:
     """Read every run under ``paths`` and sum them (see the module doc).
 
     ``since_ms``/``until_ms`` (epoch ms, ``until`` exclusive) keep the runs whose recorded start
@@ -470,7 +474,7 @@ def build_report(paths: list[str], by: str = "day", since_ms: float | None = Non
     looping: list[dict] = []
     for path in files:
         try:
-            runs = list(read_runs(path, slim_min))
+            runs = list(read_runs(path, slim_min, rules))
         except ReportError as err:
             unreadable.append(str(err))
             if on_error is not None:

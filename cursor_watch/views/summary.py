@@ -57,7 +57,7 @@ def _summary_fields(session: Session, stderr_tail: list[str] | None, redact: Any
     if s.result is not None:
         result = s.result.to_json()
         result.update(cost_json(run_cost(s)))
-    limits = summary_limits()
+    limits = summary_limits(s)
     fields = [
         ("session", {
             "agent": s.agent,
@@ -87,7 +87,7 @@ def _summary_fields(session: Session, stderr_tail: list[str] | None, redact: Any
         ("stalls", stall_periods(s)),
         ("budget", [b.to_json() for b in breaches(s, limits)]),
         ("loops", s.loops.to_json()),
-        ("context", context_json(s.context, s.model, s.agent)),
+        ("context", context_json(s.context, s.model, s.agent, s.rules.prices)),
         ("quiet", quiet_periods(s)),
     ]
     if redact is None:

@@ -4,7 +4,7 @@ sparkline, the compactions, the model's window and where that figure comes from
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -15,6 +15,9 @@ from textual.widgets import Static
 
 from ...core.context import ContextTrack, gauge_text, level, percent, window_of
 from ...fmt import plural
+
+if TYPE_CHECKING:
+    from ...core.costs import PriceTable
 from ...safe import visible_line
 
 LEVEL_STYLE = {"ok": "green", "warn": "bold yellow", "full": "bold red"}
@@ -53,21 +56,21 @@ def sparkline(values: list[int], top: int, width: int, rows: int = SPARK_ROWS, s
     return t
 
 
-def context_lines(track: ContextTrack, model: str | None, agent: str | None) -> Text:
-    """The screen's summary lines: the gauge, peak, calls and compactions, the window and its
-    source; or why there is no size."""
+def context_lines(track: ContextTrack, model: str | None, agent: str | None, table: PriceTable | None = None) -> Text:
+    """The screen's summary lines: the gauge, peak, calls and compactions, the window (from
+    ``table``, the run's prices; None: the default table) and its source; or why there is no size."""
     t = Text()
     why = track.why_unknown(agent)
     if why:
         t.append("Context size unknown: ", style="bold")
         t.append(why + ".")
-        window = window_of(model)
+        window = window_of(model, table)
         if window is not None:
             t.append(f"\nwindow {window[0]:,} tokens", style="dim")
         return t
-    gauge = gauge_text(track, model)
+    gauge = gauge_text(track, model, table)
     now = track.current()
-    window = window_of(model)
+    window = window_of(model, table)
     if gauge is not None:
         t.append(gauge[0], style=LEVEL_STYLE[gauge[2]])
     if now is not None:
@@ -88,11 +91,11 @@ def context_lines(track: ContextTrack, model: str | None, agent: str | None) -> 
     return t
 
 
-def context_table(track: ContextTrack, model: str | None) -> Text:
+def context_table(track: ContextTrack, model: str | None, table: PriceTable | None = None) -> Text:
     """One line per model call (the newest :data:`ROWS_SHOWN`), a marker line per compaction
     across the columns: call number, stream line, tokens, share of the window, change since the
-    call (or compaction) before."""
-    window = window_of(model)
+    call (or compaction) before; the window from ``table`` (as :func:`context_lines`)."""
+    window = window_of(model, table)
     t = Text(f"{'call':>5}  {'line':>6}  {'tokens':>10}  {'window':>6}  {'change':>9}", style="bold")
     compactions: dict[int, list] = {}
     for c in track.compactions:
@@ -167,9 +170,9 @@ class ContextScreen(ModalScreen):
         self._shown = key
         self.query_one("#context-title", Static).update(
             Text(f"Context · {visible_line(s.model or 'model not named')}"))
-        self.query_one("#context-summary", Static).update(context_lines(track, s.model, s.agent))
+        self.query_one("#context-summary", Static).update(context_lines(track, s.model, s.agent, s.rules.prices))
         spark = self.query_one("#context-sparkline", Static)
-        window = window_of(s.model)
+        window = window_of(s.model, s.rules.prices)
         history, styles = track.history(), self._styles(track, window[0] if window is not None else None)
         top = window[0] if window is not None else max(history, default=0)
         width = max(10, (self.size.width or 100) - 12)
@@ -181,7 +184,7 @@ class ContextScreen(ModalScreen):
                            style="dim"))
         legend.display = bool(history)
         table = self.query_one("#context-table", Static)
-        table.update(context_table(track, s.model) if track.sizes or track.compactions else "")
+        table.update(context_table(track, s.model, s.rules.prices) if track.sizes or track.compactions else "")
 
     @staticmethod
     def _styles(track: ContextTrack, window: int | None) -> list[str]:

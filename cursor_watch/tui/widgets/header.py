@@ -317,7 +317,7 @@ def _state_line(s: Session, live: LiveState, width: int | None = None) -> Text:
         if brief:
             forms.append(_text((" · " + brief, "dim")))
         parts.append(Part(6, 30, forms))
-    gauge = gauge_text(s.context, s.model)  # "ctx 142k/200k 71%": only where the agent gives per-call usage
+    gauge = gauge_text(s.context, s.model, s.rules.prices)  # "ctx 142k/200k 71%": only where the agent gives per-call usage
     if gauge is not None:
         style = GAUGE_STYLE[gauge[2]]
         # kept before the usage and cost (priority), widened last (grow): "ctx 5%" before "ctx 49.8k/1.0M 5%"

@@ -289,13 +289,10 @@ async def every_screen(app, pilot) -> str:
 @pytest.fixture
 def served():
     """The app as --serve runs it for a browser tab: every view redacts."""
-    from cursor_watch.safe import set_view_redaction
+    from cursor_watch.safe import redacting_views
 
-    set_view_redaction(default_redactor())
-    try:
+    with redacting_views(default_redactor()):
         yield
-    finally:
-        set_view_redaction(None)
 
 
 async def test_the_served_view_shows_no_secret_on_any_screen(stream_path, served):
@@ -345,13 +342,11 @@ async def test_a_secret_half_streamed_is_not_shown_by_the_served_view(kind, reda
     """While a message streams, its last delta may end in the middle of a token (half a token
     is no token any rule knows): the served view shows a message up to its last whitespace
     until the rest comes; the user's own TUI shows every delta as it comes."""
-    from cursor_watch.safe import set_view_redaction
+    from cursor_watch.safe import redacting_views
     from cursor_watch.stream.sources import QueueSource
     from cursor_watch.tui.widgets.transcript import Transcript
 
-    if redacting:
-        set_view_redaction(default_redactor())
-    try:
+    with redacting_views(default_redactor() if redacting else None):
         src = QueueSource()
         app = make_app(src)
         async with app.run_test(size=SIZE) as pilot:
@@ -366,8 +361,6 @@ async def test_a_secret_half_streamed_is_not_shown_by_the_served_view(kind, reda
             assert (GITHUB_CLASSIC in shown()) is not redacting
             assert ("[redacted: GitHub Token] now." in shown()) is redacting
             await src.end()
-    finally:
-        set_view_redaction(None)
 
 
 async def test_the_plain_tui_shows_every_secret(stream_path):
@@ -386,18 +379,18 @@ async def test_the_plain_tui_shows_every_secret(stream_path):
 async def test_the_served_views_search_finds_no_secret_and_the_tuis_does(stream_path, piece, served):
     """A search counts what the view shows: in the served view a secret is not there to find
     (in the prompt, a tool's output or a read file); the user's own TUI finds it."""
-    from cursor_watch.safe import set_view_redaction
+    from cursor_watch.safe import redacting_views
     from cursor_watch.stream.sources import FileSource
 
     app = make_app(FileSource(str(stream_path)))
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: app.ended)
         assert await search_status(app, pilot, piece) == "no matches"
-    set_view_redaction(None)
-    app = make_app(FileSource(str(stream_path)))
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: app.ended)
-        assert (await search_status(app, pilot, piece)).startswith("1/")
+    with redacting_views(None):  # the user's own TUI, in the same test
+        app = make_app(FileSource(str(stream_path)))
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_until(pilot, lambda: app.ended)
+            assert (await search_status(app, pilot, piece)).startswith("1/")
 
 
 @pytest.mark.parametrize("redact", [True, False])
