@@ -9,7 +9,7 @@ Codex stream of ``--size`` each (``gen_stream.py --agent``), then runs the two c
 pair in turn, ``--rounds`` times (orjson loop, summary, orjson loop, summary...): pairing keeps
 the ratio meaningful on a machine whose speed drifts. Each child's CPU time (user + system, from
 ``getrusage``) and wall time are taken; the table gives the medians and the median of the
-per-pair ratios (issue 19's target: summary within 3x the loop). The summary's JSON is checked
+per-pair ratios (the target: summary within 3x the loop). The summary's JSON is checked
 once per stream: exit 0, the final text and the tool-call counts the generator wrote.
 ``--pkg-root DIR`` measures another copy of ``cursor_watch`` (another work tree: "before" figures),
 ``--out DIR`` caches the streams elsewhere than ``bench/out/``. ``--bytecode-cache DIR`` lets the

@@ -18,7 +18,7 @@ process start to exit, best of ``--repeat``:
 Each export is checked: exit status 0; the HTML has one ``data-call-id`` per tool call and
 the CSP meta tag; the Markdown holds one ``<details>`` per tool call (``md 65536``: fewer
 than 65,536 characters). Peak RSS comes from ``/usr/bin/time -v`` when it is there.
-The target (issue 12): each export of a stream of many tool calls (100 MB, 20,000 calls) at
+The target: each export of a stream of many tool calls (100 MB, 20,000 calls) at
 most 3x the summary's time; other streams are shown for information.
 """
 

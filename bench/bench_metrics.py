@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Benchmark ``--metrics``: what counting every run for Prometheus adds to ``--summary --json`` (issue 26).
+"""Benchmark ``--metrics``: what counting every run for Prometheus adds to ``--summary --json``.
 
     python bench/bench_metrics.py --size 1GB --tool-calls 100000 [--repeat 5]
     python bench/bench_metrics.py --one FILE        # one `metrics` run (for an outside timer)

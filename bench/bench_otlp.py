@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Benchmark ``--otlp``: what sending every run as a trace adds to ``--summary --json`` (issue 20).
+"""Benchmark ``--otlp``: what sending every run as a trace adds to ``--summary --json``.
 
     python bench/bench_otlp.py --size 1GB --tool-calls 100000 [--repeat 2] [--dead]
 

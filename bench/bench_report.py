@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Benchmark ``cursor-watch --report`` against ``--summary --json`` on the same stream (issue 21).
+"""Benchmark ``cursor-watch --report`` against ``--summary --json`` on the same stream.
 
     python bench/bench_report.py [--size 1GB] [--partial] [--repeat 3]
 

@@ -19,7 +19,7 @@ Two parts, each the TUI headless (160x48, frames rendered into a null terminal, 
    producer had written to that file - events its run has applied) / rate; key presses
    (``down``/``up`` in the list) spread over the run.
 
-Targets (issue 9): first screen < 1 s, peak RSS < 300 MB, a run opens < 0.5 s; every row
+Targets: first screen < 1 s, peak RSS < 300 MB, a run opens < 0.5 s; every row
 keeps up (lag < 1 s), key press to screen < 100 ms median.
 """
 

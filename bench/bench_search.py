@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Benchmark the search (issue 11) on a big run: first match, full count, key presses meanwhile.
+"""Benchmark the search on a big run: first match, full count, key presses meanwhile.
 
     python bench/bench_search.py [--size 1GB] [--calls 100000] [--seed 21] [--queries Q,...]
                                  [--cache DIR] [--pkg-root DIR] [--quick]
@@ -17,7 +17,7 @@ One stream from ``gen_stream.py`` (cached in ``bench/out/``), then two child pro
    in the bar; meanwhile ``down`` / ``up`` in the tool table every 50 ms, each timed to the
    frame that shows the cursor moved.
 
-Targets (issue 11): on 1 GB with 100,000 tool calls the first match under 1 s and the full
+Targets: on 1 GB with 100,000 tool calls the first match under 1 s and the full
 count under 5 s; the UI never blocks (key presses while a search runs).
 """
 

@@ -21,7 +21,7 @@ run as child processes, one after the other, in the same run (each round runs al
 * ``jq``: ``jq -c .type FILE > /dev/null`` (skipped with a note when jq is missing).
 
 ``--gen SPEC`` (repeatable) adds a stream made by ``gen_stream.py OUT SPEC``, e.g. ``20000``
-or ``"40000 --content-kb 6 --seed 3"`` (the two streams of issue 10); the targets of issue 17
+or ``"40000 --content-kb 6 --seed 3"`` (the two event-dense streams); the targets of typed decoding
 (summary <= 2.0x, each plain variant <= 2.5x the orjson loop) are checked on those, and on
 streams of at least 1 GB summary <= 1.0x with a peak RSS under 200 MB.
 ``--no-plain`` skips the three plain commands.
@@ -94,12 +94,12 @@ QUICK_SIZES = "2MB"
 QUICK_MANY = "2MB:400"
 QUICK_GEN = "400"
 
-# issue 17 (typed decoding), checked on streams of at least 1 GB: faster than parsing every line
-# (issue 10 asked 1.5x)
+# typed decoding, checked on streams of at least 1 GB: faster than parsing every line
+# (the first target was 1.5x)
 TARGET_RATIO = 1.0
 TARGET_RSS_MB = 200
-# issue 17, checked on the --gen streams (event-dense: thinking and assistant deltas, many tool calls;
-# issue 10 asked 2.5x and 3x)
+# typed decoding, checked on the --gen streams (event-dense: thinking and assistant deltas, many tool calls;
+# the first targets were 2.5x and 3x)
 TARGET_SUMMARY_DENSE = 2.0
 TARGET_PLAIN_DENSE = 2.5
 PLAIN_CMDS = ("plain", "pipe", "colour")

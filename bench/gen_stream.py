@@ -6,7 +6,7 @@
     python bench/gen_stream.py OUT N [--content-kb K] [--seed 1]
     python bench/gen_stream.py OUT --agent claude|codex|gemini --size 200MB [--partial] [--seed 1]
 
-The second form is the event-dense stream of issue 10: N tool calls with partial output and
+The second form is the event-dense stream: N tool calls with partial output and
 about K KB of stream per tool call (its events and payloads, plus the thinking and text
 around it; K is 4 by default). ``OUT 20000`` is about 83 MB and 290k events,
 ``OUT 40000 --content-kb 6 --seed 3`` about 236 MB and 675k events.
@@ -637,7 +637,7 @@ def pace(out, head: list[bytes], body: Iterator[bytes], rate: float, seconds: fl
         time.sleep(nap)
     return sent
 
-CONTENT_KB = 4.0  # default --content-kb: 20000 calls make about 83 MB, as the stream of issue 10
+CONTENT_KB = 4.0  # default --content-kb: 20000 calls make about 83 MB, the event-dense stream's size
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -647,7 +647,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("out", help="output file (a .meta.json sidecar is written beside it)")
     p.add_argument("calls", nargs="?", type=int, metavar="N",
                    help="N tool calls with partial output, about --content-kb KB of stream each "
-                        "(the event-dense stream of issue 10); replaces --size, --tool-calls and --partial")
+                        "(the event-dense stream); replaces --size, --tool-calls and --partial")
     p.add_argument("--content-kb", type=float, metavar="K",
                    help=f"with N: about K KB of stream per tool call (default {CONTENT_KB:g})")
     p.add_argument("--size", type=parse_size,

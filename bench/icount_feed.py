@@ -1,4 +1,4 @@
-"""Instruction counts of the decoder and the model, for a loaded machine (issue 17).
+"""Instruction counts of the decoder and the model, for a loaded machine (typed decoding's measure).
 
 Wall-clock and CPU-time ratios swing with other work on the machine; an instruction count
 from ``valgrind --tool=callgrind`` does not. This harness feeds a stream to one part:

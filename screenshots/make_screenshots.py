@@ -170,7 +170,7 @@ def looping_stream() -> Path:
 
 
 async def looping(name: str) -> None:
-    """A run that looped: the header's ``↻ looping`` part (issue 28)."""
+    """A run that looped: the header's ``↻ looping`` part."""
     app = frozen(FileSource(str(looping_stream())))
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: app.ended)
@@ -231,7 +231,7 @@ async def main() -> None:
     await finished("tool-detail-shell", "plain-tools", detail_row=2)
     await finished("tool-detail-edit", "plain-tools", detail_row=3)
     await finished("failed-run-diagnostics", "failed-no-result", keys=("d",))
-    await finished("finished-run-80x24", "plain-tools", size=(80, 24))  # stacked panes (issue 18)
+    await finished("finished-run-80x24", "plain-tools", size=(80, 24))  # stacked panes (a narrow terminal)
     await searched("search", "plain-tools", "discount")
     await searched("search-detail", "plain-tools", "discount", keys=("enter",))
     await looping("looping")

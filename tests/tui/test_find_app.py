@@ -51,20 +51,20 @@ async def test_incremental_count_and_smart_case():
         assert status(app).startswith(f"1/{expected_total(PLAIN, 'disc')}")
         await type_text(pilot, "ount")
         screen = app.run_view()
-        await wait_until(pilot, lambda: screen.search.query.text == "discount" and screen.search.done)
+        await wait_until(pilot, lambda: screen.search is not None and screen.search.query.text == "discount" and screen.search.done)
         total = expected_total(PLAIN, "discount")
         assert status(app) == f"1/{total}"
         # a capital letter makes it case-sensitive
         for _ in range(8):
             await pilot.press("backspace")
         await type_text(pilot, "Decimal")
-        await wait_until(pilot, lambda: screen.search.query.text == "Decimal" and screen.search.done)
+        await wait_until(pilot, lambda: screen.search is not None and screen.search.query.text == "Decimal" and screen.search.done)
         sensitive = expected_total(PLAIN, "Decimal")
         assert status(app) == f"1/{sensitive}"
         assert sensitive < expected_total(PLAIN, "decimal")
         # nothing found
         await type_text(pilot, "zzz")
-        await wait_until(pilot, lambda: screen.search.query.text == "Decimalzzz" and screen.search.done)
+        await wait_until(pilot, lambda: screen.search is not None and screen.search.query.text == "Decimalzzz" and screen.search.done)
         assert status(app) == "no matches"
 
 

@@ -15,10 +15,10 @@ from textual.widgets import Static
 
 from ...core.context import ContextTrack, gauge_text, level, percent, window_of
 from ...fmt import plural
+from ...safe import visible_line
 
 if TYPE_CHECKING:
     from ...core.costs import PriceTable
-from ...safe import visible_line
 
 LEVEL_STYLE = {"ok": "green", "warn": "bold yellow", "full": "bold red"}
 ROWS_SHOWN = 400  # the newest calls listed (the sparkline draws them all)

@@ -254,7 +254,7 @@ class ToolDetailScreen(Screen):
                     if section.body == cut_payload(string) and a < len(section.body):
                         # the section shows the current match's string: open there, on its line
                         mark = sum(1 for x, _ in query.spans(string) if x < a)
-                rendered = render_section(section, query, mark, dark=getattr(self.app.current_theme, "dark", True))
+                rendered = render_section(section, query, mark, dark=self.app.current_theme.dark)
                 if section.language == RAW and specific:
                     with Collapsible(title=f"raw {section.title} (JSON)", collapsed=True):
                         yield Static(rendered)

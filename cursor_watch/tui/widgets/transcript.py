@@ -601,8 +601,7 @@ class Transcript(ScrollView, can_focus=True):
         return True
 
     def _dark(self) -> bool:
-        theme = getattr(self.app, "current_theme", None)
-        return bool(getattr(theme, "dark", True))
+        return self.app.current_theme.dark
 
     def on_mount(self) -> None:
         self.app.theme_changed_signal.subscribe(self, self._theme_changed)
