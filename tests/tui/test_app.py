@@ -1,11 +1,13 @@
-"""The TUI with an injected source (Pilot): header, rows, detail, toggles, end states."""
+"""The TUI with an injected source (Pilot): header, rows, detail, toggles, end states; a replay
+without times shows none (its header never ticks, its calls have no duration)."""
 
 from __future__ import annotations
 
 import orjson
 import pytest
 
-from apphelpers import make_app, screen_text, text_of, wait_ticks, wait_until
+from apphelpers import Clock, make_app, screen_text, text_of, wait_ticks, wait_until
+from captures import CAGASE, _untimed_sample, real
 from conftest import SAMPLES
 from cursor_watch.tui.screens.detail import ToolDetailScreen
 from cursor_watch.tui.screens.help import HelpScreen
@@ -357,3 +359,43 @@ async def test_a_diagnostic_is_listed_once_when_it_comes_before_the_view_is_buil
         await wait_ticks(pilot, app)  # the view has taken every change in: a second listing would be there
         lines = pane.lines
         assert len(lines) == 1 and lines[0].startswith("line 2: not JSON")
+
+
+# -- a replay without times: nothing ticks, no call has a duration -------------------------------
+
+
+async def test_a_replayed_file_that_stops_after_init_never_ticks(tmp_path):
+    f = tmp_path / "init-only.jsonl"
+    f.write_bytes(real(CAGASE).read_bytes().splitlines(keepends=True)[0])
+    clock = Clock()
+    app = make_app(FileSource(str(f)), monotonic=clock)
+    async with app.run_test(size=(160, 30)) as pilot:
+        await wait_until(pilot, lambda: app.ended and "incomplete" in text_of(app.screen.query_one(SessionHeader)))
+        app.screen.refresh_now(True)
+        await wait_ticks(pilot, app)
+        first = text_of(app.screen.query_one(SessionHeader))
+        assert "incomplete" in first and "no times recorded · 1 event ·" in first
+        for _ in range(3):
+            clock.t += 60
+            app.screen.refresh_now(True)
+            await wait_ticks(pilot, app)  # the view's own ticks have run with the new time too
+            assert text_of(app.screen.query_one(SessionHeader)) == first  # the same, a minute later
+
+
+async def test_tool_table_says_a_replayed_duration_is_unknown(tmp_path):
+    from cursor_watch.tui.widgets.tool_table import ToolTable
+
+    f = tmp_path / "untimed.jsonl"
+    f.write_bytes(_untimed_sample())
+    app = make_app([FileSource(str(f))])
+    async with app.run_test(size=(160, 40)) as pilot:
+        table = app.screen.query_one(ToolTable)
+
+        def drawn() -> str:
+            return "\n".join(line.text for line in table.render_lines(table.region.reset_offset))
+
+        def rows() -> list[str]:
+            return [line for line in drawn().splitlines() if "success" in line or "failure" in line]
+
+        await wait_until(pilot, lambda: app.ended and len(rows()) == 6, what="the table's 6 rows drawn")
+        assert all(row.rstrip().endswith("—") for row in rows()), drawn()

@@ -1,17 +1,21 @@
-"""The runs list in the TUI (Pilot): rows and states, live updates, navigation, attention."""
+"""The runs list in the TUI (Pilot): rows and states, live updates, navigation, attention; the
+started and time columns only from recorded times (or the file's, marked), and a followed file that
+starts over is a new run."""
 
 from __future__ import annotations
 
+import os
 import time
 
 
 from apphelpers import SIZE, Clock, ev, make_app, wait_ticks, wait_until
+from captures import CAGASE, CREW, real
 from conftest import SAMPLES
 from cursor_watch.tui.screens.detail import ToolDetailScreen
 from cursor_watch.tui.screens.run import RunScreen
 from cursor_watch.tui.screens.runs import RunsScreen, RunsSummary
 from cursor_watch.stream.sources import FileSource, QueueSource
-from cursor_watch.tui.widgets.runs_table import RunsTable
+from cursor_watch.tui.widgets.runs_table import RunsTable, local_time
 from cursor_watch.tui.widgets.tool_table import ToolTable
 from apphelpers import text_of
 
@@ -201,3 +205,81 @@ async def test_an_unreadable_file_is_a_row_not_an_exit(tmp_path):
         assert bad[3] == "unreadable" and "no such file" in bad[10]
         assert "⚠ 1 unreadable" in text_of(app.screen.query_one(RunsSummary))
         assert app.is_running
+
+
+# -- times: the started column recorded or the file's, marked; an old capture has no live age -----
+
+
+def test_local_time_shows_the_year_for_other_years():
+    now = time.mktime((2026, 11, 25, 12, 0, 0, 0, 0, -1)) * 1000
+    assert local_time(time.mktime((2026, 11, 25, 9, 3, 7, 0, 0, -1)) * 1000, now) == "09:03:07"
+    assert local_time(time.mktime((2026, 2, 11, 9, 3, 7, 0, 0, -1)) * 1000, now) == "Feb 11 09:03"
+    assert local_time(time.mktime((2025, 2, 11, 9, 3, 7, 0, 0, -1)) * 1000, now) == "2025-02-11"
+
+
+async def test_runs_list_started_is_recorded_or_the_files_time_marked(tmp_path):
+    timed = tmp_path / "timed.jsonl"
+    timed.write_bytes(real(CAGASE).read_bytes())
+    untimed = tmp_path / "untimed.jsonl"
+    untimed.write_bytes(ev(type="system", subtype="init", session_id="u", model="m") + ev(type="user", session_id="u"))
+    old = time.mktime((2024, 3, 5, 10, 0, 0, 0, 0, -1))
+    os.utime(untimed, (old, old))
+    app = make_app([FileSource(str(timed)), FileSource(str(untimed))])
+    async with app.run_test(size=(200, 30)) as pilot:
+        await wait_until(pilot, lambda: app.ended and len(app.screen.query_one(RunsTable).rows) == 2)
+        await wait_ticks(pilot, app)  # the rows are rebuilt from the ended runs
+        rows = {r.source: r.plain() for r in app.screen.query_one(RunsTable).rows}
+        assert rows["untimed.jsonl"][6] == "file 2024-03-05"  # the file's time, marked, with its year
+        assert rows["untimed.jsonl"][7] == "—"  # no duration recorded
+        timed_row = next(r for r in app.screen.query_one(RunsTable).rows if r.source == "timed.jsonl")
+        assert timed_row.started_ms == app.watch.feeds[0].runs[0].session.first_ts_ms  # recorded
+        assert rows["timed.jsonl"][6] == local_time(timed_row.started_ms, app._clock())
+        assert rows["timed.jsonl"][7] == "5.0 s"
+        # sorted by their start: the 2026 capture before the 2024 file
+        assert [r.source for r in app.screen.query_one(RunsTable).rows] == ["timed.jsonl", "untimed.jsonl"]
+
+
+async def test_followed_old_capture_shows_no_live_age(tmp_path):
+    lines = real(CREW).read_bytes().splitlines(keepends=True)
+    f = tmp_path / "crew.jsonl"
+    f.write_bytes(b"".join(lines[:5]) + lines[5].replace(b'"completed"', b'"started"'))
+    clock = Clock()
+    app = make_app([FileSource(str(f), follow=True), QueueSource("other")], monotonic=clock,
+                   clock=lambda: time.time() * 1000)
+    async with app.run_test(size=(200, 30)) as pilot:
+        await wait_until(pilot, lambda: any(r.source == "crew.jsonl" and r.time_ms is not None
+                                            for r in app.screen.query_one(RunsTable).rows))
+        clock.t += 30
+        await wait_ticks(pilot, app)  # a tick 30 s later (a slow one: live rows are rebuilt) has run
+        row = next(r for r in app.screen.query_one(RunsTable).rows if r.source == "crew.jsonl")
+        assert row.time_ms is not None and row.time_ms < 60_000  # its recorded span, not months since
+
+
+# -- a followed file truncated and rewritten: a new run, not a success -----------------------------
+
+
+async def test_followed_file_truncated_and_rewritten_is_announced_as_a_restart(tmp_path):
+    lines = real(CAGASE).read_bytes().splitlines(keepends=True)
+    f = tmp_path / "run.jsonl"
+    f.write_bytes(b"")
+    source = FileSource(str(f), follow=True)
+    app = make_app(source)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await wait_until(pilot, lambda: app.watch.feeds[0].caught_up)  # the empty file read: what follows is live
+        with open(f, "ab") as fh:
+            fh.write(b"".join(lines[:15]))
+        await wait_until(pilot, lambda: app.session.events == 15)
+        runs = app.watch.feeds[0].runs
+        with open(f, "r+b") as fh:
+            fh.truncate(0)
+        await wait_until(pilot, lambda: len(runs) == 2)  # the truncation seen: a new run (before the file grows again)
+        with open(f, "ab") as fh:
+            fh.write(b"".join(lines))
+        await wait_until(pilot, lambda: runs[1].session.result is not None)
+        # the new run's end is in the log: run 1's would have been before it
+        await wait_until(pilot, lambda: "run.jsonl · run 2: ended: success" in app.attention_log)
+        log = app.attention_log
+        assert "run.jsonl · run 1: ended: success" not in log
+        assert any(m.startswith("run.jsonl · run 1: the file started over") for m in log), log
+        assert "run.jsonl · run 2: ended: success" in log
+        assert runs[0].session.status == "incomplete"

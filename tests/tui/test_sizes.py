@@ -8,6 +8,7 @@ import os
 import pytest
 
 from apphelpers import make_app, text_of, wait_ticks, wait_until
+from captures import CAGASE, CREW, real
 from conftest import REAL_DIR
 from cursor_watch.views.names import middle, relative_if_shorter, shared_ends, short_name, short_path
 from cursor_watch.stream.watch import Monitor
@@ -15,15 +16,6 @@ from cursor_watch.stream.sources import FileSource
 from cursor_watch.tui.widgets.header import LiveState, SessionHeader, render_header
 from cursor_watch.tui.widgets.runs_table import COLUMNS, RunRow, RunsTable, layout, widths
 from cursor_watch.tui.widgets.tool_table import ToolTable
-
-CREW = REAL_DIR / "rogazth__crew__crates__crew-core__tests__fixtures__protocols__cursor-tools.jsonl"
-CAGASE = REAL_DIR / "cagase__dsh-cursor__fixtures__live__stream-json-force.jsonl"
-
-
-def real(path):
-    if not path.exists():
-        pytest.skip(f"real captures not found at {REAL_DIR} (a user's clone has none)")
-    return path
 
 
 # -- item 8: names -------------------------------------------------------------------------

@@ -250,6 +250,25 @@ def test_arrival_time_when_no_times():
     assert c.started_ms == 1_000_000
 
 
+def test_a_call_seen_only_as_completed_has_no_invented_start_or_duration():
+    # completed without started and without startedAtMs: its end is recorded, its start is not
+    stream = (ev(type="system", subtype="init", session_id="s", model="m")
+              + ev(type="tool_call", subtype="completed", call_id="c1", session_id="s", timestamp_ms=1_786_000_005_000,
+                   tool_call={"shellToolCall": {"args": {"command": "ls"},
+                                                "result": {"success": {"exitCode": 0}}}})
+              + ev(type="tool_call", subtype="completed", call_id="c2", session_id="s", timestamp_ms=1_786_000_006_000,
+                   tool_call={"startedAtMs": "1786000005500", "completedAtMs": "1786000006000",
+                              "shellToolCall": {"args": {"command": "pwd"}, "result": {"success": {"exitCode": 0}}}}))
+    calls = {c.call_id: c for c in run_bytes(stream).session.tool_calls.values()}
+    assert calls["c1"].completed_ms == 1_786_000_005_000 and calls["c1"].started_ms is None
+    assert calls["c1"].duration_ms is None  # not 0 ms
+    assert calls["c2"].duration_ms == 500  # its own startedAtMs is a recorded start
+    from cursor_watch.views.export.common import call_facts
+
+    facts = dict(call_facts(calls["c1"]))
+    assert "start not recorded →" in facts.get("time", "") and "ms" not in facts.get("time", ""), facts
+
+
 def test_function_shape_from_docs():
     data = ev(type="tool_call", subtype="started", call_id="f",
               tool_call={"function": {"name": "lint", "arguments": "{\"path\": \"a.py\"}"}})

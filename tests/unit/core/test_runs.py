@@ -1,4 +1,6 @@
-"""Several runs: a stream split at each system/init, several files, a directory."""
+"""Several runs: a stream split at each system/init, several files, a directory; and how a run
+ends: the end note that says why a run is empty or was cut short (its last event, the line that
+ended it, a new run, a signal, a truncated file), and its elapsed time, never invented."""
 
 from __future__ import annotations
 
@@ -14,12 +16,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from apphelpers import ev
+from captures import CAGASE, CREW, real
+from command import cw
 from conftest import REAL_DIR, ROOT, SAMPLES, real_captures, run_bytes, wait_for_async
 from cursor_watch.stream import watch as runner
 from cursor_watch.core.decode import Event, decode_all
+from cursor_watch.core.runs import RunActivity, run_elapsed_ms, strip_escapes
 from cursor_watch.views.summary import summary_json
 from cursor_watch.stream.watch import Monitor, Watch
-from cursor_watch.stream.sources import FileSource, open_sources
+from cursor_watch.stream.sources import FileSource, Notice, open_sources
 
 CMD = [sys.executable, "-m", "cursor_watch"]
 ENV = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")} | {"CURSOR_WATCH_NO_TUI": "1"}
@@ -470,3 +476,133 @@ def test_a_summary_of_files_runs_no_event_loop(tmp_path):
     p = subprocess.run([sys.executable, "-c", code, "--summary", "--json"], capture_output=True, env=ENV, cwd=ROOT,
                        input=(SAMPLES / "plain-tools.jsonl").read_bytes(), timeout=60)
     assert p.stderr.decode().endswith("exit 0 loop True"), p.stderr
+
+
+# -- why a run is empty or cut short: its end note says ------------------------------------------
+
+
+def test_init_only_real_capture_says_it_ended_without_a_result_in_plain_and_summary(tmp_path):
+    f = tmp_path / "init-only.jsonl"
+    f.write_bytes(real(CAGASE).read_bytes().splitlines(keepends=True)[0])
+    p = cw("--plain", str(f))
+    assert p.returncode == 1
+    lines = p.stdout.decode().splitlines()
+    assert lines[-2] == ("· stream ended without a result after 1 event; last event system/init on line 1, "
+                         "no times recorded")
+    assert lines[-1].startswith("■ incomplete")
+    assert "stream ended without a result after 1 event" in cw("--summary", str(f)).stdout.decode()
+    notes = orjson.loads(cw("--summary", "--json", str(f)).stdout)["notes"]
+    assert [(n["kind"], n["subtype"]) for n in notes] == [("end", "no_result")]
+
+
+def test_cut_real_capture_names_its_last_event_and_time(tmp_path):
+    lines = real(CAGASE).read_bytes().splitlines(keepends=True)
+    f = tmp_path / "cut.jsonl"
+    f.write_bytes(b"".join(lines[:20]))
+    last = orjson.loads(lines[19])
+    s = run_bytes(f.read_bytes())
+    note = s.session.notes[len(s.session.notes) - 1].text
+    assert note.startswith("stream ended without a result after 20 events; last event "
+                           f"{last['type']}{'/' + last['subtype'] if 'subtype' in last else ''} on line 20 at 2026-10-03 ")
+    assert note.endswith(" UTC (+" + note.split("(+")[1])  # a time offset from the run's first time
+
+
+def test_crew_capture_without_init_or_result_says_so():
+    p = cw("--plain", str(real(CREW)))
+    out = p.stdout.decode()
+    assert "· stream ended without a result after 10 events; last event tool_call/completed on line 10 at " in out
+
+
+def test_empty_input_and_text_only_input_say_so():
+    p = cw("--plain", "-", stdin=b"")
+    assert "· no events: the input was empty" in p.stdout.decode()
+    p = cw("--plain", "-", stdin=b"\x1b[31mError:\x1b[0m not logged in\x07\nsecond line\n{\"a\": 1\n")
+    out = p.stdout.decode()
+    # the first bad line quoted, its escape sequences removed (the bell shown escaped)
+    assert '· no events: 3 lines, none of them stream-json; the first: "Error: not logged in\\x07"' in out
+    assert p.returncode == 1
+
+
+def test_the_first_bad_line_is_quoted_without_its_byte_order_mark(tmp_path):
+    # the property test of file, pipe and spawned summaries found it: a file's quote was re-read
+    # from its bytes with the BOM (U+FEFF) before the text, a pipe's (the preview) without
+    data = b"\xef\xbb\xbfnot json\n"
+    f = tmp_path / "bom.jsonl"
+    f.write_bytes(data)
+    want = '· no events: 1 line, none of them stream-json; the first: "not json"'
+    for p in (cw("--plain", str(f)), cw("--plain", "-", stdin=data)):
+        out = p.stdout.decode()
+        assert want in out, out
+        assert "\ufeff" not in out
+
+
+def test_a_timestamp_no_date_has_is_named_not_a_crash():
+    # a hostile timestamp_ms beyond any date (the typed property test found it): the end note
+    # names the value instead of raising from datetime
+    p = cw("--plain", "-", stdin=ev(type="system", subtype="init", session_id="s")
+           + b'{"type":"assistant","message":{"content":[{"type":"text","text":"y"}]},'
+             b'"timestamp_ms":99999999999999999999}\n')
+    assert p.returncode == 1, p.stderr.decode()
+    assert "last event assistant on line 2 at timestamp_ms 100000000000000000000 (not a date)" in p.stdout.decode()
+
+
+def test_strip_escapes():
+    assert strip_escapes("\x1b[1;31mred\x1b[0m \x1b]0;title\x07text \x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\") == \
+        "red text link"
+    assert strip_escapes("a\rb") == "a\\rb"
+
+
+def test_a_child_killed_by_a_signal_is_the_reason(tmp_path):
+    f = tmp_path / "part.jsonl"
+    f.write_bytes(b"".join(real(CAGASE).read_bytes().splitlines(keepends=True)[:5]))
+    p = cw("--summary", "--json", "--", "sh", "-c", f"cat {f}; kill -9 $$")
+    j = orjson.loads(p.stdout)
+    assert j["exit_status"] == 137
+    assert j["notes"][-1]["text"].startswith("stream ended without a result after 5 events; last event ")
+    assert j["notes"][-1]["text"].endswith("; the child was killed by signal 9 (SIGKILL)")
+
+
+def test_a_new_run_is_the_reason_a_run_ended():
+    data = (ev(type="system", subtype="init", session_id="a", model="m") + ev(type="user", session_id="a")
+            + ev(type="system", subtype="init", session_id="b", model="m"))
+    mon = run_bytes(data)
+    first = mon.runs[0].session
+    assert first.notes[0].text.endswith("; a new run began on line 3 (a new system/init)")
+    assert first.notes[0].text.startswith("stream ended without a result after 2 events; last event user on line 2")
+
+
+# -- times: none invented, none ticking after a replay ends ---------------------------------------
+
+
+def test_elapsed_rules():
+    mon = run_bytes(ev(type="system", subtype="init", session_id="a")
+                    + ev(type="assistant", session_id="a", timestamp_ms=5_000, message={"content": []})
+                    + ev(type="assistant", session_id="a", timestamp_ms=7_500, message={"content": []}))
+    run = mon.run
+    act = RunActivity(0.0)
+    assert run_elapsed_ms(run, act, now=10_000.0) == 2500.0  # the recorded span, whatever the clock
+    no_times = run_bytes(ev(type="system", subtype="init", session_id="a") + ev(type="user", session_id="a")).run
+    assert run_elapsed_ms(no_times, act, now=10_000.0) is None  # a replay without times: unknown
+    live = RunActivity(0.0)
+    live.observe(no_times, [("x", None)], 100.0, live=True)
+    live.observe(no_times, [("x", None)], 130.0, live=True)
+    assert run_elapsed_ms(no_times, live, now=500.0) == 30_000.0  # ended: first to last arrival, not now
+
+
+# -- a followed file truncated and rewritten --------------------------------------------------------
+
+
+def test_truncation_ends_the_cut_run_and_starts_a_new_one():
+    lines = real(CAGASE).read_bytes().splitlines(keepends=True)
+    mon = Monitor()
+    mon.feed(b"".join(lines[:10]))
+    mon.notice(Notice("truncated", "run.jsonl was truncated; reading from its start"))
+    mon.feed(b"".join(lines))
+    mon.finish()
+    assert [r.session.status for r in mon.runs] == ["incomplete", "success"]
+    cut = mon.runs[0]
+    assert cut.end_reason == "the file was truncated" and cut.session.result is None
+    assert cut.session.notes[len(cut.session.notes) - 1].text.endswith("; the file was truncated")
+    new = mon.runs[1]
+    assert new.session.notes[0].text == "run.jsonl was truncated; reading from its start"
+    assert new.first_offset == 0 and new.session.events == len(lines)

@@ -1,4 +1,5 @@
-"""Sources: pipe, file, follow (growth, truncation), spawned command, --save."""
+"""Sources: pipe, file, follow (growth, truncation), spawned command, --save; a paced replay's
+progress follows the replay's clock."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ import time
 
 import pytest
 
+from apphelpers import ev
+from cursor_watch.stream.watch import Monitor, pump
 from cursor_watch.stream.sources import FdSource, FileSource, Notice, ProcessSource, SaveFile, SourceError, open_source
 
 
@@ -179,3 +182,15 @@ def test_open_source_rejects_bad_combinations(tmp_path):
         open_source("f", ["cmd"])
     with pytest.raises(SourceError):
         open_source(None, None, follow=True)
+
+
+async def test_paced_replay_progress_follows_the_replay_clock(tmp_path):
+    f = tmp_path / "paced.jsonl"
+    f.write_bytes(b"".join(ev(type="assistant", session_id="a", timestamp_ms=1000 + 40 * i,
+                              message={"content": [{"type": "text", "text": f"w{i} "}]}) for i in range(10)))
+    src = FileSource(str(f))
+    await src.start()
+    seen = []
+    await pump(src, Monitor(), lambda changes: seen.append(src.progress()), speed=1.0)
+    src.close()
+    assert seen[0] < 0.2 and seen == sorted(seen) and seen[-1] == 1.0  # not "100%" from the start
