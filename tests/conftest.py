@@ -102,7 +102,7 @@ its two runs); a run that would test the other one stops before it starts. Unset
 PURE_RUN = {
     "test_build.py", "test_expected_output.py", "test_agents.py", "test_shapes_from_cli_source.py", "test_canonical.py",
     "test_model.py", "test_decode.py", "test_framing.py", "test_typed.py", "test_spill.py", "test_properties.py",
-    "test_faults.py", "test_fidelity.py", "test_payloads.py",
+    "test_faults.py", "test_payloads.py",
 }
 
 

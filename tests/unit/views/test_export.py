@@ -1,4 +1,5 @@
-"""--export: HTML and Markdown documents of runs, hostile input, size limits, the CLI.
+"""--export: HTML and Markdown documents of runs, hostile input, size limits, the CLI; payloads as
+written (carriage returns folded as a terminal shows them, JSON and Markdown inside strings decoded).
 
 The HTML is parsed by html5lib in strict mode (a parse error fails the test, as a browser
 would have to recover from it); the Markdown by markdown-it-py (CommonMark, raw HTML on, as a
@@ -19,7 +20,9 @@ from pathlib import Path
 
 import orjson
 import pytest
+from captures import crew_capture
 from conftest import ROOT, SAMPLES, real_params
+from cursorstreams import INIT, RESULT, SHELL_CRLF, mcp_stream, plan_stream, shell_stream
 from replays import watch_runs
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -416,6 +419,79 @@ def test_export_run_to_writes_a_live_run_as_it_is_now(tmp_path):
     doc = parse_html(Path(path).read_bytes())
     statuses = [d.get("data-status") for d in doc.findall(".//details[@data-call-id]")]
     assert "running" in statuses and len(statuses) == len(run.session.tool_calls)
+
+
+# -- payloads as written: carriage returns folded, JSON and Markdown inside strings decoded --------
+
+def test_crlf_and_progress_output_in_the_exports(tmp_path):
+    from cursor_watch.views.export import export_runs
+    from replays import watch_runs
+
+    path = tmp_path / "crlf.jsonl"
+    path.write_bytes(INIT + shell_stream(SHELL_CRLF) + RESULT)
+    for ext in ("html", "md"):
+        out = tmp_path / f"run.{ext}"
+        export_runs(str(out), watch_runs(path))
+        doc = out.read_text()
+        assert "\\r" not in doc and "\r" not in doc, ext
+        assert "HTTP/2 200\ncontent-type: text/html" in doc and "100%" in doc and "45%" not in doc, ext
+
+
+def test_mcp_tool_listing_in_the_exports():
+    from cursor_watch.views.export import export_runs
+    from replays import watch_runs
+
+    path = crew_capture()
+    runs = watch_runs(path)
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as d:
+        export_runs(f"{d}/run.md", runs)
+        export_runs(f"{d}/run.html", runs)
+        md = open(f"{d}/run.md").read()
+        page = open(f"{d}/run.html").read()
+    assert '```json\n{\n  "tool": "TodoWrite",\n' in md
+    assert '\\"tool\\"' not in md and '\\"tool\\"' not in page
+    assert "pg-" in page.split("tool description (JSON)")[1][:3000]  # highlighted
+
+
+def test_plan_in_the_exports_is_markdown(tmp_path):
+    from cursor_watch.views.export import export_runs
+    from replays import watch_runs
+
+    path = tmp_path / "plan.jsonl"
+    path.write_bytes(INIT + plan_stream() + mcp_stream() + RESULT)
+    runs = watch_runs(path)
+    export_runs(str(tmp_path / "run.md"), runs)
+    export_runs(str(tmp_path / "run.html"), runs)
+    md = (tmp_path / "run.md").read_text()
+    page = (tmp_path / "run.html").read_text()
+    assert "\n# Fix the adder\n\n1. Read `src/math.js`\n" in md  # Markdown in the document, not a string
+    assert "Fix the adder\\n" not in md and "Fix the adder\\n" not in page
+    assert "<h1>Fix the adder</h1>" in page and "<code>src/math.js</code>" in page
+    assert '"title": "first hour"' in md
+
+
+def test_a_reason_of_several_lines_in_the_markdown_export(tmp_path):
+    from cursor_watch.views.export import export_runs
+    from replays import watch_runs
+
+    short = "Not allowed by the policy:\nnetwork access is off"
+    long = "Denied.\n" + "the sandbox forbids this command; " * 10 + "\nask an admin"
+    path = tmp_path / "rejected.jsonl"
+    path.write_bytes(INIT + shell_stream({"command": "curl x", "reason": short}, outcome="rejected")
+                     + shell_stream({"command": "curl y", "reason": long}, outcome="rejected", call_id="c2") + RESULT)
+    export_runs(str(tmp_path / "run.md"), watch_runs(path))
+    md = (tmp_path / "run.md").read_text()
+    assert "policy:\\n" not in md and "Denied.\\n" not in md  # never a literal \n
+    # each reason once, whole, on its call's status line (a long reason
+    # is no longer cut there and repeated below), its whitespace folded
+    details = md.split("<details>")[1].split("</details>")[0]
+    assert details.count("Not allowed by the policy") == 1
+    assert "rejected: Not allowed by the policy: network access is off" in details
+    second = md.split("<details>")[2].split("</details>")[0]
+    assert second.count("Denied.") == 1
+    assert "rejected: " + " ".join(long.split()) + "`" in second
 
 
 # -- the command ----------------------------------------------------------------------------

@@ -1,0 +1,89 @@
+"""The detail screen of a tool call (Pilot): what the payload holds, as written. Carriage returns
+are shown as a terminal would, JSON and Markdown inside strings are shown decoded (a plan as
+Markdown, an MCP result's JSON one key a line) with the raw form one key away."""
+
+from __future__ import annotations
+
+from apphelpers import make_app, wait_until
+from captures import crew_capture
+from cursorstreams import INIT, PLAN, RESULT, SHELL_CRLF, mcp_stream, plan_stream, shell_stream
+from cursor_watch.stream.sources import FileSource
+
+SIZE = (160, 48)
+
+
+async def detail_text(app, pilot, call_id: str, raw: bool = False) -> str:
+    """Every line the detail screen of ``call_id`` draws (its Markdown rendered), as plain text;
+    the folded raw JSON only with ``raw``."""
+    from textual.widgets import Collapsible, Markdown, Static
+
+    from apphelpers import text_of
+    from cursor_watch.tui.screens.detail import ToolDetailScreen
+
+    if isinstance(app.screen, ToolDetailScreen):
+        app.pop_screen()
+        await wait_until(pilot, lambda: not isinstance(app.screen, ToolDetailScreen))
+    app.open_detail(call_id)
+    await wait_until(pilot, lambda: isinstance(app.screen, ToolDetailScreen))
+    screen = app.screen
+    parts = []
+    for w in screen.query("*"):
+        if isinstance(w, Markdown):
+            continue  # its blocks are Statics, below
+        if isinstance(w, Static) and (raw or not any(isinstance(a, Collapsible) for a in w.ancestors)):
+            parts.append(text_of(w))
+    return "\n".join(parts)
+
+
+# -- carriage returns, as a terminal shows them -------------------------------------------------------
+
+async def test_crlf_and_progress_output_in_the_detail(tmp_path):
+    path = tmp_path / "crlf.jsonl"
+    path.write_bytes(INIT + shell_stream(SHELL_CRLF) + RESULT)
+    app = make_app(FileSource(str(path)))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.ended)
+        text = await detail_text(app, pilot, "c1")
+        assert "\\r" not in text and "\r" not in text
+        assert "HTTP/2 200\ncontent-type: text/html" in text
+        assert "100%" in text and "45%" not in text
+
+
+# -- JSON and Markdown inside strings --------------------------------------------------------------
+
+async def test_mcp_tool_listing_is_shown_decoded_with_the_raw_form_one_key_away():
+    from textual.widgets import Collapsible
+
+    path = crew_capture()  # getMcpToolsToolCall: the tool's schema is JSON written into a string
+    app = make_app(FileSource(str(path)))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.ended)
+        call = next(c for c in app.session.tool_calls.values() if c.tool == "getMcpTools")
+        text = await detail_text(app, pilot, call.call_id)
+        assert "tool description (JSON)" in text
+        assert '"tool": "TodoWrite",' in text and '"minItems": 2,' in text  # decoded, one key a line
+        assert '\\n' not in text.split("tool description (JSON)")[1]  # no escapes left in the decoded view
+        folds = list(app.screen.query(Collapsible))
+        assert folds and all(c.collapsed for c in folds)
+        await pilot.press("r")  # the raw form: the string as the stream has it
+        await wait_until(pilot, lambda: not any(c.collapsed for c in folds))
+        raw = await detail_text(app, pilot, call.call_id, raw=True)
+        assert '"content": "{\\n  \\"tool\\": \\"TodoWrite\\"' in raw
+
+
+async def test_plan_renders_as_markdown_and_mcp_json_is_decoded_in_the_detail(tmp_path):
+    from textual.widgets import Markdown
+
+    path = tmp_path / "plan.jsonl"
+    path.write_bytes(INIT + plan_stream() + mcp_stream() + RESULT)
+    app = make_app(FileSource(str(path)))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.ended)
+        text = await detail_text(app, pilot, "plan-1")
+        [md] = [m for m in app.screen.query(Markdown)]
+        assert md.source == PLAN
+        assert "Fix the adder" in text and "Read src/math.js" in text and "\\n" not in text
+        assert "# Fix the adder" not in text  # a heading, not its source
+        assert "Fix add" in text and "☐" in text  # the todos as a checklist
+        text = await detail_text(app, pilot, "m1")
+        assert '"total": 1' in text and '"title": "first hour"' in text and '\\"' not in text
