@@ -1,5 +1,6 @@
-"""The TUI with an injected source (Pilot): header, rows, detail, toggles, end states; a replay
-without times shows none (its header never ticks, its calls have no duration)."""
+"""The TUI with an injected source (Pilot): header, rows, detail, toggles, end states (the line
+that ended a run named); a replay without times shows none (its header never ticks, its calls have
+no duration)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import orjson
 import pytest
 
 from apphelpers import Clock, make_app, screen_text, text_of, wait_ticks, wait_until
-from captures import CAGASE, _untimed_sample, real
+from captures import CAGASE, _untimed_sample, ended_on_an_error, real
 from conftest import SAMPLES
 from cursor_watch.tui.screens.detail import ToolDetailScreen
 from cursor_watch.tui.screens.help import HelpScreen
@@ -399,3 +400,17 @@ async def test_tool_table_says_a_replayed_duration_is_unknown(tmp_path):
 
         await wait_until(pilot, lambda: app.ended and len(rows()) == 6, what="the table's 6 rows drawn")
         assert all(row.rstrip().endswith("—") for row in rows()), drawn()
+
+
+# -- a run that ended on a line that is not stream-json names that line in its end note ------------
+
+async def test_tui_end_note_names_the_cli_error(tmp_path):
+    from apphelpers import make_app, screen_text, wait_ticks, wait_until
+    from cursor_watch.stream.sources import FileSource
+
+    app = make_app(FileSource(str(ended_on_an_error(tmp_path))))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: app.ended)
+        await wait_ticks(pilot, app)  # the end is drawn
+        text = screen_text(app.screen)
+        assert "RetriableError: [invalid_argument]" in text, text

@@ -1,11 +1,17 @@
 """The detail screen of a tool call (Pilot): what the payload holds, as written. Carriage returns
 are shown as a terminal would, JSON and Markdown inside strings are shown decoded (a plan as
-Markdown, an MCP result's JSON one key a line) with the raw form one key away."""
+Markdown, an MCP result's JSON one key a line) with the raw form one key away; a rejection's reason
+is said once, and a long path wraps at 80 and 60 columns instead of being cut."""
 
 from __future__ import annotations
 
+import os
+
+import pytest
+
 from apphelpers import make_app, wait_until
-from captures import crew_capture
+from captures import crew_capture, need, with_long_reason
+from conftest import REAL_DIR
 from cursorstreams import INIT, PLAN, RESULT, SHELL_CRLF, mcp_stream, plan_stream, shell_stream
 from cursor_watch.stream.sources import FileSource
 
@@ -87,3 +93,69 @@ async def test_plan_renders_as_markdown_and_mcp_json_is_decoded_in_the_detail(tm
         assert "Fix add" in text and "☐" in text  # the todos as a checklist
         text = await detail_text(app, pilot, "m1")
         assert '"total": 1' in text and '"title": "first hour"' in text and '\\"' not in text
+
+
+# -- a rejection's reason is said once in its detail -----------------------------------------------
+
+def test_detail_says_a_rejection_reason_once(tmp_path):
+    from cursor_watch.stream.payloads import call_detail
+    from cursor_watch.stream.watch import Monitor
+    from cursor_watch.tui.screens.detail import call_header
+    from rich.console import Console
+
+    path = with_long_reason(tmp_path)
+    mon = Monitor(live=False)
+    mon.feed(path.read_bytes())
+    mon.finish()
+    s = mon.session
+    call = s.tool_calls.at(1)
+    console = Console(width=100, record=True, file=open(os.devnull, "w"))
+    console.print(call_header(call))
+    sections, _note = call_detail(call, lambda o, n: path.read_bytes()[o:o + n], raw=False, agent=s.agent)
+    for section in sections:
+        console.print(section.title)
+        console.print(str(section.body))
+    text = " ".join(console.export_text().split())
+    assert text.count("The user rejected this command.") == 1  # not the status line and a block
+    assert "INSTEAD: ask the user" in text
+
+
+# -- the detail wraps long paths and commands at 80 and 60 columns ---------------------------------
+
+EDIT = REAL_DIR / "saurabh7481__maestro__src-tauri__tests__fixtures__cursor__03_edit_tool_call.jsonl"
+
+
+@pytest.mark.parametrize("size", [(80, 24), (60, 20)])
+async def test_detail_wraps_a_long_path_instead_of_cutting_it(size):
+    """maestro 03's edit names a 118-character path: its ``path`` field and message were cut
+    with "…" at 80 and 60 columns."""
+    from textual.widgets import Static
+
+    from apphelpers import make_app, wait_until
+    from cursor_watch.tui.screens.detail import ToolDetailScreen
+    from cursor_watch.stream.sources import FileSource
+    from cursor_watch.tui.widgets.tool_table import ToolTable
+
+    need(EDIT)
+    app = make_app(FileSource(str(EDIT)))
+    async with app.run_test(size=size) as pilot:
+        await wait_until(pilot, lambda: app.ended)
+        path = next(iter(app.session.tool_calls.values())).summary
+        assert len(path) > size[0]
+        app.run_view().query_one(ToolTable).focus()
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ToolDetailScreen))
+
+        def drawn() -> list[str]:
+            lines = []
+            for w in app.screen.query(Static):
+                if w.region.width:
+                    lines += [strip.text for strip in w.render_lines(w.region.reset_offset)]
+            return lines
+
+        await wait_until(pilot, lambda: any(line.lstrip().startswith("path ") for line in drawn()))  # laid out
+        lines = drawn()
+        at = next(i for i, line in enumerate(lines) if line.lstrip().startswith("path "))
+        shown = "".join(line.strip().removeprefix("path").strip() for line in lines[at:at + 4])
+        assert path in shown, lines[at:at + 4]
+        assert not any("…" in line for line in lines[at:at + 8]), lines[at:at + 8]

@@ -1,8 +1,10 @@
-"""Pilot tests: search (/, n, N, Ctrl+R), filters (x, F), problems (p, P), the runs list's /."""
+"""Pilot tests: search (/, n, N, Ctrl+R; a call's detail says how many matches it holds), filters
+(x, F), problems (p, P), the runs list's /."""
 
 from __future__ import annotations
 
 from apphelpers import make_app, screen_text, wait_until
+from captures import REJECTED, need
 from conftest import SAMPLES, run_bytes
 from cursor_watch.tui.screens.detail import ToolDetailScreen
 from cursor_watch.query.search import Query, Search
@@ -339,3 +341,28 @@ async def test_escape_in_the_panes_clears_a_kept_search_before_leaving_the_run(t
         assert isinstance(app.screen, RunScreen)
         await pilot.press("escape")  # then back to the list
         await wait_until(pilot, lambda: isinstance(app.screen, RunsScreen))
+
+
+# -- a search counts an occurrence once, where the screen shows it ---------------------------------
+
+async def test_detail_lists_the_matches_the_search_counted():
+    from apphelpers import make_app, screen_text, wait_until
+    from cursor_watch.tui.screens.detail import ToolDetailScreen
+    from cursor_watch.stream.sources import FileSource
+
+    need(REJECTED)
+    app = make_app(FileSource(str(REJECTED)))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: app.ended)
+        await pilot.press("slash", *"uname", "enter")
+        screen = app.screen
+        await wait_until(pilot, lambda: screen.search is not None and screen.search.done)
+        await pilot.press("slash", "enter")  # on the first payload match: its call's detail
+        for _ in range(6):
+            if isinstance(app.screen, ToolDetailScreen):
+                break
+            await pilot.press("n")
+            await pilot.press("slash", "enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ToolDetailScreen))
+        said = "1 match for uname in this call's arguments and result"
+        await wait_until(pilot, lambda: said in screen_text(app.screen))

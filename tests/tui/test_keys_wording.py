@@ -1,5 +1,6 @@
 """Keys and wording: Ctrl+C ends the app, ``e`` never overwrites, the footer offers
-only what exists, and the words are right (plurals, one line per rejection, counts)."""
+only what exists and says where every key is, and the words are right (plurals, one line per
+rejection, counts)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import stat
 import orjson
 
 from apphelpers import make_app, wait_ticks, wait_until
+from captures import REJECTED, need
 from conftest import SAMPLES
 from cursor_watch.output import write_private_new
 from cursor_watch.stream.sources import FileSource
@@ -256,3 +258,32 @@ async def test_quit_and_help_are_on_screen_in_the_footer_at_80_columns():
             assert key in shown, list(shown)
             region = shown[key]
             assert region.width > 0 and region.right <= 80 - len("^p palette"), (key, region)
+
+
+# -- the footer says where every key is ------------------------------------------------------------
+
+async def test_footer_at_80_columns_shows_where_every_key_is():
+    from textual.widgets._footer import FooterKey
+
+    from apphelpers import make_app, wait_until
+    from cursor_watch.tui.screens.help import FIND_KEYS, KEYS
+    from cursor_watch.stream.sources import FileSource
+
+    need(REJECTED)
+    app = make_app(FileSource(str(REJECTED)))
+    async with app.run_test(size=(80, 24)) as pilot:
+        # the footer of the stacked panes, laid out (it is composed again once the screen knows it
+        # is stacked: 's' is in it from then on)
+        def footer_drawn() -> bool:
+            keys = list(app.screen.query(FooterKey))
+            return "s" in {k.key_display or k.key for k in keys} and any(k.region.width for k in keys)
+
+        await wait_until(pilot, lambda: app.ended and footer_drawn())
+        shown = [k for k in app.screen.query(FooterKey) if k.region.width and k.region.right <= 80]
+        labels = [str(k.description) for k in shown]
+        assert "All keys" in labels, labels  # on screen at 80 columns, saying what it opens
+        helped = " ".join(k for k, _ in KEYS + FIND_KEYS)
+        for binding in app.screen.BINDINGS:
+            key = {"question_mark": "?", "slash": "/", "left_square_bracket": "[", "right_square_bracket": "]",
+                   "escape": "Escape"}.get(binding.key, binding.key)
+            assert key in helped, key  # every key of the run screen is in the help

@@ -1,6 +1,7 @@
-"""The runs list in the TUI (Pilot): rows and states, live updates, navigation, attention; the
-started and time columns only from recorded times (or the file's, marked), and a followed file that
-starts over is a new run."""
+"""The runs list in the TUI (Pilot): rows and states, live updates, navigation (``[ ]`` through the
+runs a filter keeps), attention; columns sized to what the rows hold, the files of a directory it
+skips said, the started and time columns only from recorded times (or the file's, marked), and a
+followed file that starts over is a new run."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ import time
 
 
 from apphelpers import SIZE, Clock, ev, make_app, wait_ticks, wait_until
-from captures import CAGASE, CREW, real
-from conftest import SAMPLES
+from captures import CAGASE, CODEX_REAL, CREW, GEMINI_TOOLS, need, real
+from conftest import REAL_DIR, SAMPLES
 from cursor_watch.tui.screens.detail import ToolDetailScreen
 from cursor_watch.tui.screens.run import RunScreen
 from cursor_watch.tui.screens.runs import RunsScreen, RunsSummary
@@ -283,3 +284,80 @@ async def test_followed_file_truncated_and_rewritten_is_announced_as_a_restart(t
         assert any(m.startswith("run.jsonl · run 1: the file started over") for m in log), log
         assert "run.jsonl · run 2: ended: success" in log
         assert runs[0].session.status == "incomplete"
+
+
+# -- columns sized to what rows hold, a filter that [ ] keep, skipped files said -------------------
+
+COMPACTION = REAL_DIR.parent / "agents" / "claude" / "littlebearapps__untether__tests__fixtures__claude_compaction_2.1.285.jsonl"
+
+
+async def test_runs_list_gives_an_empty_prompt_columns_room_to_the_model_and_titles_align():
+    """The compaction capture's 12 runs have no prompt in the stream (Claude Code echoes none)
+    but one: the model ``claude-haiku-4-5-20251001`` was cut to ``claude-haiku-…``."""
+    from apphelpers import make_app, text_of, wait_ticks, wait_until
+    from cursor_watch.stream.sources import FileSource
+    from cursor_watch.tui.widgets.runs_table import RunsTable, RunsTableHeader
+
+    need(COMPACTION)
+    app = make_app([FileSource(str(COMPACTION)), FileSource(str(GEMINI_TOOLS))])
+    async with app.run_test(size=(160, 24)) as pilot:
+        await wait_until(pilot, lambda: app.ended and len(app.screen.query_one(RunsTable).rows) == 13)
+        await wait_ticks(pilot, app)  # the rows are rebuilt from the ended runs
+        table = app.screen.query_one(RunsTable)
+        lines = ["".join(seg.text for seg in table.render_line(y)) for y in range(13)]
+        assert all("claude-haiku-4-5-20251001" in line for line in lines if " claude " in line), lines
+        assert any("gemini-3-flash-preview" in line for line in lines), lines
+        titles = text_of(app.screen.query_one(RunsTableHeader)).splitlines()[0]
+        row = next(line for line in lines if "claude-haiku" in line)
+        # each title stands over its column (the header and the rows are laid out alike)
+        assert titles.index("model") == row.index("claude-haiku"), (titles, row)
+
+
+async def test_brackets_step_through_the_runs_the_filter_keeps(tmp_path):
+    from apphelpers import make_app, wait_until
+    from cursor_watch.tui.screens.run import RunScreen
+    from cursor_watch.stream.sources import FileSource
+    from cursor_watch.tui.widgets.runs_table import RunsTable
+
+    need(COMPACTION)
+    app = make_app([FileSource(str(COMPACTION)), FileSource(str(GEMINI_TOOLS)), FileSource(str(CODEX_REAL))])
+    async with app.run_test(size=(160, 24)) as pilot:
+        await wait_until(pilot, lambda: app.ended and len(app.screen.query_one(RunsTable).rows) == 14)
+        await pilot.press("slash")
+        await pilot.press(*"haiku")  # the compaction capture's runs, not Gemini's nor Codex's
+        await pilot.press("enter")
+        table = app.screen.query_one(RunsTable)
+        await wait_until(pilot, lambda: 0 < len(table.rows) < 14)
+        kept = [row.key[:2] for row in table.rows]
+        assert len(kept) >= 3
+        table.focus()
+        table.move_cursor(row=0)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, RunScreen))
+        seen = [app.shown_run.key]
+        for _ in kept[1:]:  # each ] shows the next run the filter keeps, in the list's order, no other
+            before = app.shown_run.key
+            await pilot.press("right_square_bracket")
+            await wait_until(pilot, lambda: app.shown_run.key != before)
+            seen.append(app.shown_run.key)
+        assert seen == kept, (seen, kept)
+
+
+async def test_runs_list_says_how_many_files_of_a_directory_it_skips(tmp_path):
+    from apphelpers import make_app, text_of, wait_ticks, wait_until
+    from cursor_watch.tui.screens.runs import RunsSummary
+    from cursor_watch.stream.sources import open_sources
+    from cursor_watch.tui.widgets.runs_table import RunsTable
+
+    need(GEMINI_TOOLS)
+    for name in ("a.jsonl", "b.jsonl"):
+        (tmp_path / name).write_bytes(GEMINI_TOOLS.read_bytes())
+    (tmp_path / "README.md").write_text("notes")
+    (tmp_path / "run.stderr.txt").write_text("an error")
+    sources, directories = open_sources([str(tmp_path)], None)
+    app = make_app(sources, directories=directories)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: app.ended and len(app.screen.query_one(RunsTable).rows) == 2)
+        await wait_ticks(pilot, app)  # the top line is rebuilt from the ended runs
+        line = text_of(app.screen.query_one(RunsSummary))
+        assert "2 skipped: not .jsonl/.ndjson/.log" in line, line

@@ -1,5 +1,5 @@
-"""Narrow terminals (stacked panes, a key to swap them, a runs list that
-keeps what matters) and long names shortened in the middle."""
+"""Narrow terminals (stacked panes, a key to swap them, a runs list and a header that keep what
+matters) and long names shortened in the middle (paths keep their file name, tool names their end)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,9 @@ import os
 import pytest
 
 from apphelpers import make_app, text_of, wait_ticks, wait_until
-from captures import CAGASE, CREW, real
+from captures import CAGASE, CLAUDE_PARTIAL, CREW, need, real
 from conftest import REAL_DIR
+from replays import replayed
 from cursor_watch.views.names import middle, relative_if_shorter, shared_ends, short_name, short_path
 from cursor_watch.stream.watch import Monitor
 from cursor_watch.stream.sources import FileSource
@@ -338,3 +339,102 @@ def test_a_long_failure_detail_on_a_transcript_marker_is_cut_with_a_mark():
     detail = text.split(" (", 1)[1]
     assert detail.startswith("AssertionError: xxx") and "the end" not in text, text
     assert detail.endswith("… [144 more chars: ⏎ on the call])"), text  # where the whole text is
+
+
+# -- the header keeps what matters by priority -----------------------------------------------------
+
+CLAUDE_A001 = REAL_DIR.parent / "agents" / "claude" / "dungle-scrubs__harness-cli-normalizer__test__fixtures__a001-raw.ndjson"
+
+
+def test_header_at_160_keeps_model_cwd_session_and_permission_before_a_long_file_name():
+    """The capture's own 90-character name took the room of the model's facts at 160 columns."""
+    from cursor_watch.tui.widgets.header import LiveState, render_header
+
+    s = replayed(CLAUDE_PARTIAL)
+    line = render_header(s, LiveState(source=CLAUDE_PARTIAL.name, state="success"), 160).renderables[0].plain
+    assert len(line) <= 160
+    for fact in (s.model, s.cwd, "session 25a4559b", "permission default"):
+        assert fact in line, (fact, line)
+    assert "← sun…" in line and line.rstrip().endswith(".ndjson")  # the name gives way, its ends kept
+
+
+@pytest.mark.parametrize("width", [80, 60])
+def test_header_keeps_a_long_model_name_whole(width):
+    """a001's model ``claude-opus-5[1m]`` was cut to ``claude…pus-5[1m]`` at 80 columns."""
+    from cursor_watch.tui.widgets.header import LiveState, render_header
+
+    s = replayed(CLAUDE_A001)
+    assert s.model == "claude-opus-5[1m]"
+    line = render_header(s, LiveState(source=CLAUDE_A001.name, state="success"), width).renderables[0].plain
+    assert "claude-opus-5[1m]" in line and len(line) <= width, line
+
+
+@pytest.mark.parametrize("width", [80, 60])
+def test_state_line_keeps_the_cost_and_the_diagnostics_count(width):
+    """At 80 columns the tokens pushed the cost and ``⚠ N diagnostics`` off the line."""
+    from cursor_watch.tui.widgets.header import LiveState, render_header
+
+    s = replayed(CLAUDE_PARTIAL, b"not json\n")
+    line = render_header(s, LiveState(source=CLAUDE_PARTIAL.name, state="success", elapsed_ms=13_900), width)
+    state = line.renderables[1].plain
+    assert len(state) <= width and "$0.13" in state and "⚠ 1" in state and "(d)" in state, state
+    assert "13.9 s" in state and "success" in state
+
+
+# -- paths are cut in the middle everywhere, keeping the file name ---------------------------------
+
+CODEX_FILE_CHANGE = REAL_DIR.parent / "agents" / "codex" / \
+    "shane-kercheval__switchboard__crates__harness__tests__fixtures__codex__file-change.jsonl"
+
+
+async def test_60x20_claude_read_paths_keep_their_file_names():
+    """Claude Code's ``Read`` calls (kind ``read``) were cut at their end (``/Users/agent/dev/
+    sunholo-…``) in the transcript and the table at 60 columns: the path rules went by the
+    agent's tool name, not the canonical kind."""
+    from apphelpers import make_app, wait_ticks, wait_until
+    from cursor_watch.stream.sources import FileSource
+    from cursor_watch.tui.widgets.tool_table import ToolTable
+
+    need(CLAUDE_PARTIAL)
+    app = make_app(FileSource(str(CLAUDE_PARTIAL)))
+    async with app.run_test(size=(60, 20)) as pilot:
+        await wait_until(pilot, lambda: app.ended)
+        await wait_ticks(pilot, app)  # the end is drawn
+        names = [c.summary.rsplit("/", 1)[1] for c in app.session.tool_calls.values()]
+        transcript = app.screen.query_one("#transcript").rendered_text()
+        table = app.screen.query_one(ToolTable)
+        rows = "\n".join("".join(seg.text for seg in table.render_line(y)) for y in range(table.size.height))
+        for name in names[-3:]:  # the newest, on screen in both
+            assert f"/{name} · success" in transcript, (name, transcript)
+            assert f"/{name}  " in rows, (name, rows)
+
+
+def test_a_marker_keeps_its_outcome_when_the_summary_is_no_path():
+    """Codex's failed ``git status``: ``failure (exit 12…)`` at 60 columns."""
+    from cursor_watch.tui.widgets.transcript import marker_text
+
+    s = replayed(CODEX_FILE_CHANGE)
+    call = s.tool_calls.at(1)
+    for width in (56, 58, 70):  # (the transcript is 56-58 cells wide at 60 columns)
+        line = marker_text(call, width=width, cwd=s.cwd).plain
+        assert line.endswith("· failure (exit 128)") and len(line) <= width, line
+
+
+def test_tool_table_keeps_the_end_of_an_mcp_tool_name_that_tells_it_apart():
+    """At 80 and 60 columns the tool column is 14 cells: two MCP tools of one server
+    (``mcp__lean_beam__lean_sync``, ``mcp__lean_beam__lean_goals``, the Claude Code MCP capture)
+    were both ``mcp__lean_bea…``; their ends are what differ."""
+    from cursor_watch.tui.widgets.tool_table import Widths, column_widths, row_pieces
+    session = replayed(REAL_DIR.parent / "agents" / "claude" / "mccorvie__TauCetiWorker__tests__fixtures__claude_stream_mcp_2_1.jsonl")
+    names = [c.tool for c in session.tool_calls.values() if c.tool.startswith("mcp__")]
+    assert len(set(names)) >= 2
+    shown = set()
+    for call in session.tool_calls.values():
+        if not call.tool.startswith("mcp__"):
+            continue
+        widths = column_widths(60, Widths(len(session.tool_calls), 9, len(call.tool)))
+        cell = row_pieces(call, 0.0, widths)[6][0]  # (pad, index, gap), (status, pad, gap), tool
+        assert cell.endswith(call.tool[-(widths[2] - 4):]), cell
+        assert cell.startswith("mcp…"), cell
+        shown.add(cell)
+    assert len(shown) == len(set(names))

@@ -3,8 +3,9 @@
 Checked on every shared real capture of every agent (``../shared/streams/real/`` and
 ``../shared/streams/agents/``), against figures read from the captures themselves, not from the
 adapters: usage in one meaning (OpenTelemetry GenAI's), budgets and estimates on it, the report's
-totals, no time that was never recorded, raw payloads that are the agent's own JSON, and the
-import structure that keeps the model and the views free of any agent's format.
+totals, no time that was never recorded (and a run starts at its first timed event), raw payloads
+that are the agent's own JSON, and the import structure that keeps the model and the views free of
+any agent's format.
 """
 
 from __future__ import annotations
@@ -18,8 +19,11 @@ import sys
 from decimal import Decimal
 from pathlib import Path
 
+import orjson
 import pytest
 
+from captures import AUTOCOMPACT, need
+from command import cw
 from conftest import REAL_DIR, ROOT, SAMPLES, agent_captures, expected_exit, native_objects
 
 from cursor_watch.core.costs import estimate, price_table, usage_of
@@ -29,7 +33,7 @@ from cursor_watch.stream.payloads import load_payloads
 from cursor_watch.views.report import build_report
 from cursor_watch.stream.watch import Monitor
 from cursor_watch.core.tools import find_variant
-from replays import replay
+from replays import replay, replayed
 
 AGENTS_DIR = ROOT.parent / "shared" / "streams" / "agents"
 PKG = ROOT / "cursor_watch"
@@ -211,6 +215,33 @@ def test_every_otlp_child_span_lies_inside_its_parent_and_none_is_from_1970(path
         if parent is not None:
             assert int(parent["startTimeUnixNano"]) <= start and end <= int(parent["endTimeUnixNano"]), \
                 (path.name, sp["name"], parent["name"])
+
+
+# the run's start is its first event with a time, a leading thinking-only message too
+
+def test_started_is_the_leading_thinking_message(tmp_path):
+    """The capture's first timed line is line 2, an assistant message with only a thinking
+    block (15:53:29.432); the run's start was taken from line 3's tool_use (15:53:30.709)."""
+    from cursor_watch.views.export.common import format_when
+    from cursor_watch.formats.common import iso_ms
+
+    need(AUTOCOMPACT)
+    line2 = orjson.loads(AUTOCOMPACT.read_bytes().splitlines()[1])
+    assert [c["type"] for c in line2["message"]["content"]] == ["thinking"]
+    first = iso_ms(line2["timestamp"])
+    html = tmp_path / "run.html"
+    assert cw("--export", str(html), str(AUTOCOMPACT)).returncode == 0
+    assert format_when(first) == "2026-09-30 15:53:29.432 UTC" and format_when(first) in html.read_text()
+    otlp = tmp_path / "run.otlp.json"
+    assert cw("--export", str(otlp), str(AUTOCOMPACT)).returncode == 0
+    spans = [sp for rs in json.loads(otlp.read_text())["resourceSpans"] for ss in rs["scopeSpans"]
+             for sp in ss["spans"]]
+    runs = sorted(int(sp["startTimeUnixNano"]) for sp in spans if "parentSpanId" not in sp or not sp["parentSpanId"])
+    s = replayed(AUTOCOMPACT)
+    assert s.first_ts_ms == first  # what the header's elapsed time counts from
+    # the run span starts at the first timed event or earlier, where the reported duration says the
+    # run began before it (the trace's latency is the run's duration)
+    assert runs[0] == min(first, s.last_ts_ms - s.result.duration_ms) * 1_000_000
 
 
 # -- raw is raw -------------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from apphelpers import ev
-from captures import CAGASE, CREW, real
+from captures import CAGASE, CLI_ERROR, CREW, SIMPLE, ended_on_an_error, need, real
 from command import cw
 from conftest import REAL_DIR, ROOT, SAMPLES, real_captures, run_bytes, wait_for_async
 from cursor_watch.stream import watch as runner
@@ -569,6 +569,24 @@ def test_a_new_run_is_the_reason_a_run_ended():
     first = mon.runs[0].session
     assert first.notes[0].text.endswith("; a new run began on line 3 (a new system/init)")
     assert first.notes[0].text.startswith("stream ended without a result after 2 events; last event user on line 2")
+
+
+# a run that ended on a line that is not stream-json names that line in its end note
+
+def test_end_note_names_the_line_that_ended_the_run(tmp_path):
+    out = cw("--plain", str(ended_on_an_error(tmp_path))).stdout.decode()
+    end = next(line for line in out.splitlines() if line.startswith("· stream ended without a result"))
+    assert f'then line 3 is not stream-json: "{CLI_ERROR}"' in end
+
+
+def test_end_note_leaves_out_an_invalid_line_that_came_before_the_last_event(tmp_path):
+    need(SIMPLE)
+    lines = SIMPLE.read_bytes().splitlines()
+    path = tmp_path / "early-error.jsonl"
+    path.write_bytes(b"\n".join([lines[0], CLI_ERROR.encode(), *lines[1:3]]) + b"\n")
+    out = cw("--plain", str(path)).stdout.decode()
+    end = next(line for line in out.splitlines() if line.startswith("· stream ended without a result"))
+    assert "not stream-json" not in end  # the stream went on after it: it is a diagnostic, not the end
 
 
 # -- times: none invented, none ticking after a replay ends ---------------------------------------

@@ -5,7 +5,8 @@ Each one is replayed with ``--summary --json``, ``--summary`` and ``--plain`` an
 byte with ``tests/expected/agents/`` (regenerate with ``CURSOR_WATCH_UPDATE_EXPECTED=1`` for an
 intended change, and say so in the commit), and checked against facts read from the capture itself
 (not from the adapter): the final text is the agent's own, every tool call is paired, failed calls
-are failed, one run per ``init`` / ``thread.started``.
+are failed, one run per ``init`` / ``thread.started``. Then each adapter's rules, on captures and
+on lines built here: sub-agents, denials, hooks, usage and costs, notes, a call's detail.
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ from cursor_watch.formats import Reader, sniff
 from cursor_watch.stream.payloads import call_detail
 from cursor_watch.stream.watch import Monitor
 from cursor_watch.views.summary import write_summaries
-from replays import capture_params
+from captures import CODEX_REAL
+from replays import capture_params, replayed
 
 EXPECTED = ROOT / "tests" / "expected" / "agents"
 UPDATE = bool(os.environ.get("CURSOR_WATCH_UPDATE_EXPECTED"))
@@ -934,6 +936,40 @@ def test_codex_file_change_detail_says_there_is_no_diff_and_lists_the_files():
     edit = next(sec for sec in sections if sec.title == "edit")  # the files and what happened to each
     assert note == "" and edit.body == [("path", "a.py, b.py"), ("update", "a.py"), ("add", "b.py")]
     assert not any(sec.kind == "diff" for sec in sections)  # the stream gives none: none is made up
+
+
+# Codex: the command's output is labelled as what it is; an error item is never an error
+
+def test_codex_command_output_is_labelled_output_not_stdout():
+    """``aggregated_output`` is stdout and stderr together (codex-rs exec_events.rs)."""
+    from cursor_watch.stream.payloads import call_detail
+
+    s = replayed(CODEX_REAL)
+    call = s.tool_calls.at(1)
+    sections, _ = call_detail(call, lambda o, n: CODEX_REAL.read_bytes()[o:o + n], raw=False, agent=s.agent)
+    fields = [label for sec in sections if sec.kind == "fields" for label, _v in sec.body]
+    titles = [sec.title for sec in sections]
+    assert "stdout" not in fields + titles, (fields, titles)
+    assert any("output" in t for t in titles + fields), (fields, titles)
+
+
+def test_codex_error_items_are_warnings_and_a_reroute_a_notice():
+    from cursor_watch.stream.watch import Monitor
+
+    lines = [{"type": "thread.started", "thread_id": "t0"},
+             {"type": "item.completed", "item": {"id": "item_0", "type": "error",
+                                                 "message": "model rerouted: gpt-5.5 -> gpt-5.5-mini (HighRiskCyberActivity)"}},
+             {"type": "item.completed", "item": {"id": "item_1", "type": "error",
+                                                 "message": "Falling back from WebSockets to HTTPS transport"}},
+             {"type": "turn.completed", "usage": {"input_tokens": 1, "cached_input_tokens": 0, "output_tokens": 1}}]
+    mon = Monitor(live=False)
+    mon.feed(b"".join(orjson.dumps(x) + b"\n" for x in lines))
+    mon.finish()
+    notes = [(n.kind, n.text) for n in mon.session.notes]
+    assert ("model", "model rerouted: gpt-5.5 -> gpt-5.5-mini (HighRiskCyberActivity)") in notes, notes
+    assert ("warning", "warning: Falling back from WebSockets to HTTPS transport") in notes, notes
+    assert not any(k == "error" or t.startswith("warning: model rerouted") for k, t in notes), notes
+    assert mon.session.model == "gpt-5.5-mini"
 
 
 def test_cursor_task_call_is_one_call_with_what_the_sub_agent_said():

@@ -1,4 +1,5 @@
-"""The search: its matching rule, the raw-bytes prefilter, and counts against brute force."""
+"""The search: its matching rule, the raw-bytes prefilter, and counts against brute force; an
+occurrence is counted once, where the screen shows it (not in every field that repeats it)."""
 
 from __future__ import annotations
 
@@ -10,11 +11,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from captures import REJECTED, need
 from conftest import REAL_DIR, SAMPLES, real_captures, run_bytes
 from cursor_watch.query import scan as scan_mod
 from cursor_watch.query import search as search_mod
 from cursor_watch.query.match import Query, QueryError, RawFilter, payload_strings
 from cursor_watch.query.search import Search, timeline_position
+from replays import replayed
 
 
 # -- the matching rule ------------------------------------------------------------------------
@@ -415,3 +418,22 @@ def test_a_cursor_runs_scan_decodes_only_its_tool_call_lines():
 
     assert undecoded(payload_markers("cursor")) == []
     assert len(undecoded(payload_markers("claude-code"))) == 1
+
+
+# -- a search counts an occurrence once, where the screen shows it ---------------------------------
+
+def test_search_counts_a_command_once_not_in_every_field_that_repeats_it():
+    """maestro 05's ``uname -a``: the arguments' ``command``, the CLI's parse of it
+    (``simpleCommands``, ``parsingResult``: ``uname``, ``uname -a``) and the rejection's copy
+    of the command were 5 matches for the one the detail view shows."""
+    from cursor_watch.query.match import Query
+    from cursor_watch.query.search import Search
+
+    need(REJECTED)
+    data = REJECTED.read_bytes()
+    s = replayed(REJECTED)
+    search = Search(s, lambda off, size: data[off: off + size], Query("uname"))
+    while not search.step(0.5):
+        pass
+    first = s.tool_calls.at(1)
+    assert search.payload_hits()[first.call_id] == 1  # the command, in the arguments

@@ -1,5 +1,6 @@
 """--export: HTML and Markdown documents of runs, hostile input, size limits, the CLI; payloads as
-written (carriage returns folded as a terminal shows them, JSON and Markdown inside strings decoded).
+written (carriage returns folded as a terminal shows them, JSON and Markdown inside strings decoded),
+a long reason cut in the table and whole in its call, the agent's version, the last message once.
 
 The HTML is parsed by html5lib in strict mode (a parse error fails the test, as a browser
 would have to recover from it); the Markdown by markdown-it-py (CommonMark, raw HTML on, as a
@@ -20,10 +21,11 @@ from pathlib import Path
 
 import orjson
 import pytest
-from captures import crew_capture
-from conftest import ROOT, SAMPLES, real_params
+from captures import AUTOCOMPACT, CLAUDE_PARTIAL, GEMINI_TOOLS, SIMPLE, crew_capture, need, with_long_reason
+from command import cw
+from conftest import REAL_DIR, ROOT, SAMPLES, real_params
 from cursorstreams import INIT, RESULT, SHELL_CRLF, mcp_stream, plan_stream, shell_stream
-from replays import watch_runs
+from replays import replayed, watch_runs
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -492,6 +494,52 @@ def test_a_reason_of_several_lines_in_the_markdown_export(tmp_path):
     second = md.split("<details>")[2].split("</details>")[0]
     assert second.count("Denied.") == 1
     assert "rejected: " + " ".join(long.split()) + "`" in second
+
+
+# -- a long reason cut in the table and whole in its call; the agent's version; the last message once
+
+@pytest.mark.parametrize("fmt", ["html", "md"])
+def test_export_table_cuts_a_long_reason_and_the_call_gives_it_whole(tmp_path, fmt):
+    path = with_long_reason(tmp_path)
+    out = tmp_path / f"run.{fmt}"
+    p = cw("--export", str(out), str(path))
+    assert p.returncode == 0, p.stderr
+    text = out.read_text()
+    assert "892 more chars: call 1 below" in text  # the table row (Markdown escapes the brackets)
+    assert text.count("wait for their answer") == 1  # once: the call's own block
+
+
+CODEX_MCP = REAL_DIR.parent / "agents" / "codex" / "mccorvie__TauCetiWorker__tests__fixtures__codex_exec_mcp_0_160.jsonl"
+
+
+@pytest.mark.parametrize("fmt", ["html", "md"])
+@pytest.mark.parametrize("path", [AUTOCOMPACT, CODEX_MCP, GEMINI_TOOLS, CLAUDE_PARTIAL], ids=lambda p: p.name[:40])
+def test_export_names_the_agent_version_and_shows_the_last_message_once(tmp_path, fmt, path):
+    need(path)
+    out = tmp_path / f"run.{fmt}"
+    assert cw("--export", str(out), str(path)).returncode == 0
+    text = out.read_text()
+    assert "Final text" not in text  # the result's text is the last message, already shown
+    s = replayed(path)
+    if s.agent_version:
+        assert f"{s.agent_version}" in text and "agent" in text
+
+
+def test_export_shows_a_result_text_the_transcript_does_not_have(tmp_path):
+    """A Cursor result whose text is not its segments joined (an edited log): shown on its own."""
+    need(SIMPLE)
+    lines = []
+    for line in SIMPLE.read_bytes().splitlines():
+        obj = orjson.loads(line)
+        if obj.get("type") == "result":
+            obj["result"] = "A different closing text."
+        lines.append(orjson.dumps(obj))
+    path = tmp_path / "edited.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    out = tmp_path / "run.md"
+    assert cw("--export", str(out), str(path)).returncode == 0
+    text = out.read_text()
+    assert "Final text" in text and "A different closing text." in text
 
 
 # -- the command ----------------------------------------------------------------------------

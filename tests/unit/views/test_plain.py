@@ -1,10 +1,10 @@
 """--plain, run as the command: what the line printer says of a run. No time that was never
-recorded (a run's span without a result is the span of its events), and where the same words are
-due the --summary table and the exports say them too."""
+recorded (a run's span without a result is the span of its events), a long reason cut saying where
+it is whole; and where the same words are due the --summary table and the exports say them too."""
 
 from __future__ import annotations
 
-from captures import _untimed_sample
+from captures import _untimed_sample, with_long_reason
 from command import cw
 from conftest import ROOT
 
@@ -42,3 +42,14 @@ def test_a_run_without_a_result_shows_its_recorded_span_outside_the_tui():
     assert plain[-1] == "■ incomplete  1 tool call (1 incomplete) · 28.3 s · 1 invalid line"
     assert plain[-3] == "… [1] shell  alembic upgrade head  incomplete  —"  # never completed: unknown
     assert "■ incomplete  1 tool call (1 incomplete) · 28.3 s · 1 invalid line" in cw("--summary", str(f)).stdout.decode()
+
+
+# -- a long reason cut, saying where it is whole ---------------------------------------------------
+
+def test_plain_and_summary_cut_a_long_reason_and_say_where_it_is(tmp_path):
+    path = with_long_reason(tmp_path)
+    for mode in ("--plain", "--summary"):
+        out = " ".join(cw(mode, str(path)).stdout.decode().split())  # (the summary's table wraps)
+        assert "wait for their answer" not in out, mode  # cut...
+        assert "The user rejected this command." in out, mode
+        assert "more chars: --summary --json]" in out, mode  # ...saying where the whole text is
