@@ -1,7 +1,8 @@
 """The detail screen of a tool call (Pilot): what the payload holds, as written. Carriage returns
 are shown as a terminal would, JSON and Markdown inside strings are shown decoded (a plan as
 Markdown, an MCP result's JSON one key a line) with the raw form one key away; a rejection's reason
-is said once, and a long path wraps at 80 and 60 columns instead of being cut."""
+is said once, a long path wraps at 80 and 60 columns instead of being cut, and a ToolSearch result
+of ``tool_reference`` blocks reads as one line per tool."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import os
 import pytest
 
 from apphelpers import make_app, wait_until
-from captures import crew_capture, need, with_long_reason
+from captures import CLAUDE_MCP, crew_capture, need, needs_streams, with_long_reason
 from conftest import REAL_DIR
 from cursorstreams import INIT, PLAN, RESULT, SHELL_CRLF, mcp_stream, plan_stream, shell_stream
 from cursor_watch.stream.sources import FileSource
@@ -159,3 +160,28 @@ async def test_detail_wraps_a_long_path_instead_of_cutting_it(size):
         shown = "".join(line.strip().removeprefix("path").strip() for line in lines[at:at + 4])
         assert path in shown, lines[at:at + 4]
         assert not any("…" in line for line in lines[at:at + 8]), lines[at:at + 8]
+
+
+# -- a tool_reference result reads as lines --------------------------------------------------------
+
+@needs_streams
+async def test_a_tool_reference_result_reads_as_lines_in_the_detail():
+    """ToolSearch's result is ``tool_reference`` blocks: the detail shows one line per tool found,
+    never the JSON string with a literal ``\\n`` (the view before canonical events did)."""
+    from apphelpers import make_app, screen_text, wait_until
+    from cursor_watch.tui.screens.detail import ToolDetailScreen
+    from cursor_watch.stream.sources import FileSource
+    from cursor_watch.tui.widgets.tool_table import ToolTable
+
+    app = make_app(FileSource(str(CLAUDE_MCP)))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: app.ended)
+        table = app.run_view().query_one(ToolTable)
+        table.focus()
+        table.move_cursor(0)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ToolDetailScreen))
+        lines = [x.strip() for x in screen_text(app.screen).splitlines()]
+        at = lines.index("tool_reference: mcp__lean_beam__lean_sync")
+        assert lines[at + 1] == "tool_reference: mcp__lean_beam__lean_goals"
+        assert not any("\\n" in x for x in lines)

@@ -1,7 +1,7 @@
 """The transcript (its Markdown renderable and the widget, Pilot): the agent's text is drawn as
 written. Text that looks like HTML (``<id>``, ``Vec<String>``, ``<br>``, ``&amp;``) is shown as
 text, every character of the source is drawn, and a line of the agent's text is never joined to
-the next."""
+the next; a hook's output is shown under its note."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from rich.console import Console
 
 from apphelpers import make_app, wait_until
 from cursorstreams import INIT, RESULT, ev
+from streamlines import claude_init, claude_text, line
 from cursor_watch.stream.sources import FileSource
 from cursor_watch.tui.widgets.transcript import Transcript, markdown
 
@@ -113,3 +114,26 @@ async def test_transcript_shows_angle_brackets_from_a_stream(tmp_path):
         assert "tasks set <id> --status plan" in text and "Vec<String>.<br>Done & dusted" in text
         lines = [line.strip() for line in text.splitlines()]
         assert "HTTP/2 200" in lines and "DONE" in lines
+
+
+# -- a hook's output under its note ----------------------------------------------------------------
+
+async def test_the_transcript_shows_a_hooks_output_under_its_note(tmp_path):
+    from apphelpers import make_app, wait_until
+    from cursor_watch.stream.sources import FileSource
+    from cursor_watch.tui.widgets.transcript import Transcript
+
+    f = tmp_path / "run.jsonl"
+    f.write_bytes(claude_init()
+                  + line(type="system", subtype="hook_response", hook_id="h1", hook_name="UserPromptSubmit",
+                         hook_event="UserPromptSubmit", stdout="one\ntwo\nthree\nfour\nfive", stderr="", exit_code=0,
+                         outcome="success", session_id="s1")
+                  + claude_text("done"))
+    app = make_app(FileSource(str(f)))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: app.ended)
+        text = app.run_view().query_one(Transcript).rendered_text()
+        lines = [line.strip() for line in text.splitlines()]
+        at = lines.index("· hook UserPromptSubmit: success")
+        assert lines[at + 1: at + 4] == ["one", "two", "three"] and lines[at + 4].startswith("… 2 more lines")
+        assert "four" not in lines

@@ -5,6 +5,7 @@ from __future__ import annotations
 import orjson
 import pytest
 
+from captures import CLAUDE_MCP, needs_streams
 from cursor_watch.core.limits import Breach, Limits, RunTimes, breaches, remember, stall_of, stall_periods
 from cursor_watch.stream.watch import Monitor
 
@@ -130,3 +131,19 @@ def test_budgets_are_exceeded_past_the_limit():
     assert [b.budget for b in got] == ["tokens", "cost"]
     assert got[0].value == 1100 and got[1].value == pytest.approx((1000 * 0.25 + 100 * 2.0) / 1e6)
     assert got[1].label() == "budget: cost $0.000450 > $0.000100"
+
+
+# -- a stall notice names its tool once ------------------------------------------------------------
+
+
+@needs_streams
+def test_a_stall_notice_names_the_tool_once():
+    """``stalled 6m: ToolSearch query=…`` (was ``ToolSearch ToolSearch query=…``)."""
+    first_two = b"".join(CLAUDE_MCP.read_bytes().splitlines(keepends=True)[:2])  # init, the ToolSearch call
+    m = Monitor(clock=lambda: T0)
+    times = RunTimes(T0)
+    times.observe(m.session, m.feed(first_two), T0, True)
+    stall = stall_of(m.session, times, T0 + 360_000, 360)
+    assert stall is not None
+    assert stall.label() == ("stalled 6m: ToolSearch query=select:mcp__lean_beam__lean_sync,mcp__lean_beam__lean_goals "
+                             "(unexplained: no heartbeat)")

@@ -6,7 +6,8 @@ byte with ``tests/expected/agents/`` (regenerate with ``CURSOR_WATCH_UPDATE_EXPE
 intended change, and say so in the commit), and checked against facts read from the capture itself
 (not from the adapter): the final text is the agent's own, every tool call is paired, failed calls
 are failed, one run per ``init`` / ``thread.started``. Then each adapter's rules, on captures and
-on lines built here: sub-agents, denials, hooks, usage and costs, notes, a call's detail.
+on lines built here: sub-agents, denials, hooks, usage and costs, notes (rate limits, hooks, MCP
+servers), a call's detail.
 """
 
 from __future__ import annotations
@@ -27,8 +28,12 @@ from cursor_watch.formats import Reader, sniff
 from cursor_watch.stream.payloads import call_detail
 from cursor_watch.stream.watch import Monitor
 from cursor_watch.views.summary import write_summaries
-from captures import CODEX_REAL
+from captures import CLAUDE_MCP, CLAUDE_PARTIAL, CODEX_REAL, needs_streams
 from replays import capture_params, replayed
+import streamlines
+from streamlines import claude_init, claude_text
+
+line = streamlines.line  # (bound, not imported: this module's loops name their lines line too)
 
 EXPECTED = ROOT / "tests" / "expected" / "agents"
 UPDATE = bool(os.environ.get("CURSOR_WATCH_UPDATE_EXPECTED"))
@@ -44,9 +49,9 @@ def captures() -> list[Path]:
 
 
 
-def cw(args: list[str], stdin: bytes = b"") -> subprocess.CompletedProcess:
+def cw(args: list[str], stdin: bytes = b"", env: dict | None = None) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "cursor_watch", *args], capture_output=True, input=stdin,
-                          env=ENV, cwd=ROOT, timeout=120)
+                          env=env or ENV, cwd=ROOT, timeout=120)
 
 
 def summaries(out: bytes) -> list[dict]:
@@ -1092,3 +1097,91 @@ def test_fields_of_every_wrong_type_never_fail_a_type_check(agent):
     pieces: list[bytes] = []
     write_summaries(mon.runs, pieces.append)
     assert len(b"".join(pieces).splitlines()) == len(mon.runs)  # one line (object) per run
+
+
+# -- notes: rate limits, hooks, MCP servers --------------------------------------------------------
+
+SUNHOLO = CLAUDE_PARTIAL  # the names these tests give two captures named before
+A001 = A001_CAPTURE
+COMPACTION = AGENTS_DIR / "claude" / "shane-kercheval__switchboard__crates__harness__tests__fixtures__claude__compaction-success.jsonl"
+
+
+def notes_of(data: bytes, tmp_path: Path, tz: str = "UTC") -> list[dict]:
+    f = tmp_path / "run.jsonl"
+    f.write_bytes(data)
+    p = cw(["--summary", "--json", str(f)], env={**ENV, "TZ": tz})
+    assert p.returncode in (0, 1), p.stderr
+    return orjson.loads(p.stdout)["notes"]
+
+
+def test_a_rate_limit_says_its_reset_in_local_time_and_how_soon(tmp_path):
+    """``resetsAt`` (epoch seconds) in the machine's time zone and "in 12 min" after the event
+    (its time: the run's last stream time, the event has none); ``utilization`` as a percent."""
+    info = {"status": "allowed_warning", "resetsAt": 1_795_773_600 + 12 * 60, "rateLimitType": "five_hour",
+            "utilization": 0.91, "isUsingOverage": False}
+    data = claude_init() + claude_text("hi") + line(type="rate_limit_event", rate_limit_info=info, session_id="s1")
+    tokyo = [n["text"] for n in notes_of(data, tmp_path, "Asia/Tokyo") if n["kind"] == "rate_limit"]
+    assert tokyo == ["rate limit: allowed_warning (five_hour, 91 % used, resets 19:12 JST, in 12 min)"]
+    utc = [n["text"] for n in notes_of(data, tmp_path, "UTC") if n["kind"] == "rate_limit"]
+    assert utc == ["rate limit: allowed_warning (five_hour, 91 % used, resets 10:12 UTC, in 12 min)"]
+    # no time known before it (a replay, right after the init): the date, no "in"
+    data = claude_init() + line(type="rate_limit_event", rate_limit_info=info, session_id="s1")
+    assert [n["text"] for n in notes_of(data, tmp_path) if n["kind"] == "rate_limit"] == \
+        ["rate limit: allowed_warning (five_hour, 91 % used, resets 2026-11-27 10:12 UTC)"]
+
+
+@needs_streams
+def test_a_rate_limit_reads_its_window_from_unified_windows():
+    """The compaction-success capture has no ``utilization`` beside ``status``: its five-hour
+    window's is in ``unifiedWindows`` (12 %)."""
+    out = cw(["--plain", str(COMPACTION)]).stdout.decode()
+    assert "· rate limit: allowed (five_hour, 12 % used, resets 2026-09-17 02:00 UTC)" in out
+    assert "resetsAt=" not in out and "1789610400" not in out
+
+
+@needs_streams
+def test_hooks_fold_into_one_note_each_with_their_output_as_detail():
+    """sunholo's capture: four SessionStart hooks start, then answer (each by its hook_id): four
+    notes, not eight, each with its outcome and output."""
+    s = orjson.loads(cw(["--summary", "--json", str(SUNHOLO)]).stdout)
+    hooks = [n for n in s["notes"] if n["kind"] == "hook"]
+    assert [(n["text"], n.get("detail")) for n in hooks] == \
+        [("hook SessionStart:startup: success", "[trimmed for fixture]")] * 4
+    plain = cw(["--plain", str(SUNHOLO)]).stdout.decode()
+    assert plain.count("· hook SessionStart:startup: success\n    [trimmed for fixture]\n") == 4
+    assert "started" not in plain.split("claude 2.1.270")[0]
+
+
+def test_a_failed_hook_says_its_exit_code_and_its_output_and_one_that_never_answers_says_so(tmp_path):
+    stdout = "\n".join(f"line {n}" for n in range(1, 15))
+    data = (claude_init()
+            + line(type="system", subtype="hook_started", hook_id="h1", hook_name="PreToolUse:Bash", hook_event="PreToolUse",
+                   session_id="s1")
+            + line(type="system", subtype="hook_response", hook_id="h1", hook_name="PreToolUse:Bash",
+                   hook_event="PreToolUse", output=stdout + "\nno", stdout=stdout, stderr="no", exit_code=2,
+                   outcome="error", session_id="s1")
+            + line(type="system", subtype="hook_started", hook_id="h2", hook_name="Stop", hook_event="Stop",
+                   session_id="s1"))
+    notes = [n for n in notes_of(data, tmp_path) if n["kind"] == "hook"]
+    assert [n["text"] for n in notes] == ["hook PreToolUse:Bash: error (exit 2)", "hook Stop: started, no response"]
+    assert notes[0]["detail"] == f"stdout:\n{stdout}\nstderr:\nno"
+    f = tmp_path / "run.jsonl"
+    plain = cw(["--plain", str(f)]).stdout.decode()
+    assert "· hook PreToolUse:Bash: error (exit 2)\n    stdout:\n    line 1\n" in plain
+    assert "    … 7 more lines (--summary --json has them all)\n" in plain  # 17 lines, 10 shown
+
+
+@needs_streams
+def test_mcp_servers_not_connected_are_a_note_and_all_are_in_the_header_and_the_json():
+    s = orjson.loads(cw(["--summary", "--json", str(A001)]).stdout.splitlines()[0])
+    assert s["session"]["mcp_servers"] == [{"name": "claude.ai Google Calendar", "status": "needs-auth"},
+                                           {"name": "claude.ai Gmail", "status": "needs-auth"},
+                                           {"name": "claude.ai Google Drive", "status": "needs-auth"}]
+    assert {"line": 1, "kind": "mcp", "subtype": "mcp_servers",
+            "text": "MCP servers not connected: claude.ai Google Calendar (needs-auth), claude.ai Gmail (needs-auth), "
+                    "claude.ai Google Drive (needs-auth)"} in s["notes"]
+    plain = cw(["--plain", str(CLAUDE_MCP)]).stdout.decode()
+    assert plain.splitlines()[0].endswith("(permission bypassPermissions, MCP lean_beam)")  # connected: no note
+    assert "MCP servers not connected" not in plain
+    summary = cw(["--summary", str(A001)], env={**ENV, "COLUMNS": "300"}).stdout.decode()
+    assert "MCP claude.ai Google Calendar (needs-auth), claude.ai Gmail (needs-auth)" in summary.splitlines()[1]

@@ -1,8 +1,11 @@
-"""--report: totals equal the sum of the runs' summaries; groups, ranges, JSON, errors."""
+"""--report: totals equal the sum of the runs' summaries; groups, ranges, JSON, errors; its width:
+in a terminal of 80 or 60 columns every figure whole (columns stacked by priority, empty ones left
+out, a path cut keeping its file name), into a file no width limit."""
 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from collections import Counter
@@ -10,9 +13,15 @@ from pathlib import Path
 
 import orjson
 import pytest
+from rich.cells import cell_len
 
-from conftest import ROOT, SAMPLES
+from command import ENV, cw
+from conftest import ROOT, SAMPLES, agent_captures, real_captures
 from cursor_watch.views.report import build_report, stream_files
+import streamlines
+from streamlines import claude_init
+
+line = streamlines.line  # (bound, not imported: this module's loops name their lines line too)
 
 CMD = [sys.executable, "-m", "cursor_watch"]
 STREAMS = ROOT.parent / "shared" / "streams"
@@ -191,3 +200,161 @@ def test_slowest_calls_keep_each_log_name_end_and_run_number(tmp_path):
     assert rows and all(line.rstrip().endswith(" #1") for line in rows), out
     assert any("01-shell-run.jsonl #1" in line for line in rows) and any("02-edit-run.jsonl #1" in line for line in rows)
     assert any("pricing.py" in line for line in rows), out  # the path's file name, not its start
+
+
+# -- --report at 80 and 60 columns, and into a file: every figure whole ----------------------------
+
+
+def report_in_terminal(path: Path, columns: int) -> str:
+    """``--report PATH`` on a pseudo-terminal ``columns`` wide (Rich reads COLUMNS), as printed."""
+    import pty
+
+    master, slave = pty.openpty()
+    env = {**ENV, "COLUMNS": str(columns), "LINES": "24", "TERM": "xterm-256color"}
+    proc = subprocess.Popen(CMD + ["report", str(path)], stdin=subprocess.DEVNULL, stdout=slave, stderr=slave,
+                            env=env, cwd=ROOT)
+    os.close(slave)
+    chunks = []
+    while True:
+        try:
+            data = os.read(master, 65536)
+        except OSError:  # the child closed the terminal (EIO)
+            break
+        if not data:
+            break
+        chunks.append(data)
+    os.close(master)
+    assert proc.wait(timeout=120) == 0
+    text = b"".join(chunks).decode()
+    return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07", "", text).replace("\r\n", "\n")
+
+
+def figures(path: Path) -> dict[str, list[str]]:
+    """What must appear whole, read from ``--report --json`` (not from the table): each tool's
+    calls and times, each slowest call's time and status, the total's time and token counts."""
+    from cursor_watch.fmt import format_ms
+    from cursor_watch.views.report import _tokens
+
+    rep = orjson.loads(cw(["report", "--json", str(path)]).stdout)
+    out: dict[str, list[str]] = {"slowest": [], "tools": [], "total": []}
+    for c in rep["slowest_calls"]:
+        out["slowest"].append(f"{format_ms(c['duration_ms'])} {c['status']}")
+    for t in rep["tools"]:
+        out["tools"] += [format_ms(t[k]) for k in ("median_ms", "max_ms", "total_ms") if t[k] is not None]
+    total = rep["total"]
+    out["total"] += [format_ms(total[k]) for k in ("duration_ms", "median_duration_ms") if total[k] is not None]
+    out["total"] += [_tokens(total["tokens"][k]) for k in ("input_tokens", "output_tokens", "cache_read_tokens")
+                     if total["tokens"][k]]
+    return out
+
+
+def words(text: str) -> str:
+    """The text with its runs of spaces folded (a figure's words stay together)."""
+    return " ".join(text.split())
+
+
+REPORT_DIRS = ["real", "agents/claude", "agents/codex", "agents/gemini", "every agent read"]
+
+
+def report_dir(where: str, tmp_path: Path) -> Path:
+    """A folder of ``STREAMS``, or for "every agent read" a folder of links to every capture of
+    every agent cursor-watch reads (the shared tree also holds agents' stores and other agents)."""
+    if where != "every agent read":
+        return STREAMS / where
+    path = tmp_path / "captures"
+    path.mkdir()
+    for capture in real_captures() + agent_captures():
+        (path / f"{capture.parent.name}__{capture.name}").symlink_to(capture)
+    return path
+
+
+@needs_streams
+@pytest.mark.parametrize("columns", [80, 60])
+@pytest.mark.parametrize("where", REPORT_DIRS)
+def test_report_in_a_narrow_terminal_keeps_every_figure_whole(where, columns, tmp_path):
+    path = report_dir(where, tmp_path)
+    out = report_in_terminal(path, columns)
+    assert "Traceback" not in out
+    for line in out.splitlines():
+        assert cell_len(line) <= columns, line
+    flat = words(out)
+    want = figures(path)
+    # a slowest call's time, and its status on the same row
+    rows = [line for line in out.splitlines() if re.match(r"^\s+\d", line)]
+    for pair in want["slowest"]:
+        time, status = pair.rsplit(" ", 1)
+        assert any(re.search(rf"(^|\s){re.escape(time)}\s.*\s{status}(\s|$)", row) for row in rows), (pair, out)
+    for figure in want["tools"] + want["total"]:
+        assert re.search(rf"(^|\s){re.escape(figure)}(\s|$)", flat), (figure, out)
+    assert not re.search(r"\d…|\b(?:s|su|suc|succ|succe|succes)…", out), out  # nothing cut like "7.…", "succe…"
+    runs = [line for line in out.splitlines() if re.search(r"\.(jsonl|ndjson) #", line)]
+    assert len(runs) == len(want["slowest"]) and all(re.search(r" #\d+\s*$", line) for line in runs), out
+
+
+@needs_streams
+@pytest.mark.parametrize("where", REPORT_DIRS)
+def test_report_into_a_file_has_no_width_limit(where, tmp_path):
+    """Piped or written to a file, the report ignores COLUMNS: every run's name whole, every
+    figure whole (it was cut to 150 columns: ``1.8…``, ``succe…``)."""
+    path = report_dir(where, tmp_path)
+    p = cw(["report", str(path)], env={**ENV, "COLUMNS": "80"})
+    out = p.stdout.decode()
+    assert p.returncode == 0
+    assert "…" not in out.replace("✔ ✖ …", "")  # nothing cut anywhere
+    rep = orjson.loads(cw(["report", "--json", str(path)]).stdout)
+    for c in rep["slowest_calls"]:
+        name = f"{os.path.basename(c['source'])} #{c['run']}"
+        assert any(name in line and c["status"] in line for line in out.splitlines()), name
+    flat = words(out)
+    for figure in figures(path)["tools"]:
+        assert f" {figure} " in f" {flat} "
+
+
+def test_plan_columns_stacks_by_priority_and_never_narrows_a_figure():
+    from cursor_watch.views.report import KEY_MIN, plan_columns, table_width
+
+    widths = [4, 6, 6, 6, 8, 16, 5, 8]
+    assert plan_columns(None, 40, widths) == (40, [list(range(8))])
+    assert plan_columns(200, 12, widths) == (12, [list(range(8))])
+    key, stacks = plan_columns(80, 12, widths, order=[0, 1, 2, 5, 3, 4, 6, 7])
+    assert sorted(i for s in stacks for i in s) == list(range(8)) and len(stacks) == 2
+    assert stacks[0][:4] == [0, 1, 2, 5]  # the first table gets the first columns of the order
+    for stack in stacks:
+        assert table_width([key, *(widths[i] for i in stack)]) <= 80
+    key, stacks = plan_columns(40, 30, [5, 5])  # a long name beside two figures: the name gives way
+    assert stacks == [[0, 1]] and key == 40 - table_width([0, 5, 5]) and key >= KEY_MIN
+
+
+def test_the_reports_slowest_calls_cut_a_path_by_the_calls_kind_keeping_its_file_name(tmp_path):
+    """Claude Code's ``Read`` is a ``read``: its path is cut in its directories, the file name
+    kept, as in the transcript (the table cut the summary by the tool's own name, at its end)."""
+    path = "/home/dev/projects/a-rather-long-project-name/src/package/module/subpackage/target_file.py"
+    use = {"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {"file_path": path}}
+    data = (claude_init()
+            + line(type="assistant", session_id="s1", uuid="u1", timestamp="2026-11-27T10:00:00.000Z",
+                   parent_tool_use_id=None, message={"id": "m1", "type": "message", "role": "assistant",
+                                                     "content": [use]})
+            + line(type="user", session_id="s1", uuid="u2", timestamp="2026-11-27T10:00:07.500Z",
+                   parent_tool_use_id=None, message={"role": "user", "content": [
+                       {"type": "tool_result", "tool_use_id": "toolu_1", "content": "x"}]})
+            + line(type="result", subtype="success", is_error=False, duration_ms=8000, result="ok", session_id="s1",
+                   uuid="u3", num_turns=1, total_cost_usd=0.01))
+    f = tmp_path / "run.jsonl"
+    f.write_bytes(data)
+    for columns in (80, 60):
+        out = report_in_terminal(f, columns)
+        row = next(x for x in out.split("slowest tool calls")[1].splitlines() if "7.5 s" in x)
+        assert "target_file.py" in row and "…" in row, out  # cut in its directories, its name whole
+    [slow] = orjson.loads(cw(["report", "--json", str(f)]).stdout)["slowest_calls"]
+    assert (slow["tool"], slow["kind"], slow["duration_ms"]) == ("Read", "read", 7500)
+
+
+@needs_streams
+def test_the_reports_tools_table_leaves_out_its_empty_columns_before_folding_a_name():
+    """Codex's captures record no times: at 80 columns the tools table leaves out median, max and
+    total time (said under it) rather than fold 'lean_beam.lean_goals' around three empty columns."""
+    out = report_in_terminal(STREAMS / "agents" / "codex", 80)
+    tools = out.split("\ntools\n")[1]
+    assert "lean_beam.lean_goals" in tools and "command_execution" in tools
+    assert "median" not in tools.split("(left out")[0]
+    assert "(left out at this width, nothing in them: median, max, total time)" in tools
