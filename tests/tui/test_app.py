@@ -362,7 +362,7 @@ async def test_a_diagnostic_is_listed_once_when_it_comes_before_the_view_is_buil
         assert len(lines) == 1 and lines[0].startswith("line 2: not JSON")
 
 
-# -- a replay without times: nothing ticks, no call has a duration -------------------------------
+# -- a replay without times: nothing ticks, no call has a duration ---------------------------------
 
 
 async def test_a_replayed_file_that_stops_after_init_never_ticks(tmp_path):

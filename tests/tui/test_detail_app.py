@@ -42,7 +42,7 @@ async def detail_text(app, pilot, call_id: str, raw: bool = False) -> str:
     return "\n".join(parts)
 
 
-# -- carriage returns, as a terminal shows them -------------------------------------------------------
+# -- carriage returns, as a terminal shows them ----------------------------------------------------
 
 async def test_crlf_and_progress_output_in_the_detail(tmp_path):
     path = tmp_path / "crlf.jsonl"

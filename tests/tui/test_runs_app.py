@@ -208,7 +208,7 @@ async def test_an_unreadable_file_is_a_row_not_an_exit(tmp_path):
         assert app.is_running
 
 
-# -- times: the started column recorded or the file's, marked; an old capture has no live age -----
+# -- times: the started column recorded or the file's, marked; an old capture has no live age ------
 
 
 def test_local_time_shows_the_year_for_other_years():

@@ -39,7 +39,7 @@ def in_order(needle: str, haystack: str) -> bool:
     return all(ch in it for ch in needle)
 
 
-# -- HTML-looking text is text ----------------------------------------------------------------------
+# -- HTML-looking text is text ---------------------------------------------------------------------
 
 REJECTION = "Rejected: run `tasks set <id> --status plan` first, then read <file> into a Vec<String>.<br>Done & dusted"
 

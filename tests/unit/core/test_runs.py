@@ -478,7 +478,7 @@ def test_a_summary_of_files_runs_no_event_loop(tmp_path):
     assert p.stderr.decode().endswith("exit 0 loop True"), p.stderr
 
 
-# -- why a run is empty or cut short: its end note says ------------------------------------------
+# -- why a run is empty or cut short: its end note says --------------------------------------------
 
 
 def test_init_only_real_capture_says_it_ended_without_a_result_in_plain_and_summary(tmp_path):
@@ -589,7 +589,7 @@ def test_end_note_leaves_out_an_invalid_line_that_came_before_the_last_event(tmp
     assert "not stream-json" not in end  # the stream went on after it: it is a diagnostic, not the end
 
 
-# -- times: none invented, none ticking after a replay ends ---------------------------------------
+# -- times: none invented, none ticking after a replay ends ----------------------------------------
 
 
 def test_elapsed_rules():
@@ -607,7 +607,7 @@ def test_elapsed_rules():
     assert run_elapsed_ms(no_times, live, now=500.0) == 30_000.0  # ended: first to last arrival, not now
 
 
-# -- a followed file truncated and rewritten --------------------------------------------------------
+# -- a followed file truncated and rewritten -------------------------------------------------------
 
 
 def test_truncation_ends_the_cut_run_and_starts_a_new_one():

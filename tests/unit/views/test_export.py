@@ -496,7 +496,7 @@ def test_a_reason_of_several_lines_in_the_markdown_export(tmp_path):
     assert "rejected: " + " ".join(long.split()) + "`" in second
 
 
-# -- a long reason cut in the table and whole in its call; the agent's version; the last message once
+# -- a long reason cut in the table, whole in its call; the agent's version, the last message once
 
 @pytest.mark.parametrize("fmt", ["html", "md"])
 def test_export_table_cuts_a_long_reason_and_the_call_gives_it_whole(tmp_path, fmt):

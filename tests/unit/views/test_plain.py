@@ -13,7 +13,7 @@ from conftest import ROOT
 from streamlines import line, rows
 
 
-# -- times: none invented ----------------------------------------------------------------------------
+# -- times: none invented --------------------------------------------------------------------------
 
 
 def test_a_run_without_times_says_so_outside_the_tui(tmp_path):
