@@ -104,13 +104,54 @@ PURE_RUN = {
     "test_model.py", "test_decode.py", "test_framing.py", "test_typed.py", "test_spill.py", "test_properties.py",
     "test_faults.py", "test_payloads.py",
 }
+# ... and these tests of other files: times never invented, runs that end without a result, and text
+# shown as the stream holds it (the model's output through every view, on the pure source too)
+PURE_RUN_TESTS = {
+    ("test_app.py", "test_a_replayed_file_that_stops_after_init_never_ticks"),
+    ("test_app.py", "test_tool_table_says_a_replayed_duration_is_unknown"),
+    ("test_detail_app.py", "test_crlf_and_progress_output_in_the_detail"),
+    ("test_detail_app.py", "test_mcp_tool_listing_is_shown_decoded_with_the_raw_form_one_key_away"),
+    ("test_detail_app.py", "test_plan_renders_as_markdown_and_mcp_json_is_decoded_in_the_detail"),
+    ("test_diagnostics_app.py", "test_diagnostics_pane_lists_rejected_lines_of_a_text_only_stream"),
+    ("test_export.py", "test_a_reason_of_several_lines_in_the_markdown_export"),
+    ("test_export.py", "test_crlf_and_progress_output_in_the_exports"),
+    ("test_export.py", "test_mcp_tool_listing_in_the_exports"),
+    ("test_export.py", "test_plan_in_the_exports_is_markdown"),
+    ("test_plain.py", "test_a_run_without_a_result_shows_its_recorded_span_outside_the_tui"),
+    ("test_plain.py", "test_a_run_without_times_says_so_outside_the_tui"),
+    ("test_runs.py", "test_a_child_killed_by_a_signal_is_the_reason"),
+    ("test_runs.py", "test_a_new_run_is_the_reason_a_run_ended"),
+    ("test_runs.py", "test_a_timestamp_no_date_has_is_named_not_a_crash"),
+    ("test_runs.py", "test_crew_capture_without_init_or_result_says_so"),
+    ("test_runs.py", "test_cut_real_capture_names_its_last_event_and_time"),
+    ("test_runs.py", "test_elapsed_rules"),
+    ("test_runs.py", "test_empty_input_and_text_only_input_say_so"),
+    ("test_runs.py", "test_init_only_real_capture_says_it_ended_without_a_result_in_plain_and_summary"),
+    ("test_runs.py", "test_strip_escapes"),
+    ("test_runs.py", "test_the_first_bad_line_is_quoted_without_its_byte_order_mark"),
+    ("test_runs.py", "test_truncation_ends_the_cut_run_and_starts_a_new_one"),
+    ("test_runs_app.py", "test_followed_file_truncated_and_rewritten_is_announced_as_a_restart"),
+    ("test_runs_app.py", "test_followed_old_capture_shows_no_live_age"),
+    ("test_runs_app.py", "test_local_time_shows_the_year_for_other_years"),
+    ("test_runs_app.py", "test_runs_list_started_is_recorded_or_the_files_time_marked"),
+    ("test_safe.py", "test_fold_cr_keeps_what_a_terminal_would_show"),
+    ("test_sources.py", "test_paced_replay_progress_follows_the_replay_clock"),
+    ("test_summary.py", "test_replayed_calls_without_times_have_no_invented_durations"),
+    ("test_transcript.py", "test_each_line_of_the_agent_text_stays_a_line"),
+    ("test_transcript.py", "test_html_looking_text_is_shown_as_written"),
+    ("test_transcript.py", "test_property_every_character_of_the_source_is_drawn"),
+    ("test_transcript.py", "test_transcript_shows_angle_brackets_from_a_stream"),
+}
 
 
 def pytest_collection_modifyitems(config, items) -> None:
     if TEST_BUILD != "pure":
         return
-    keep = [item for item in items if item.path.name in PURE_RUN]
-    config.hook.pytest_deselected(items=[item for item in items if item.path.name not in PURE_RUN])
+    def pure(item) -> bool:
+        return item.path.name in PURE_RUN or (item.path.name, getattr(item, "originalname", item.name)) in PURE_RUN_TESTS
+
+    keep = [item for item in items if pure(item)]
+    config.hook.pytest_deselected(items=[item for item in items if not pure(item)])
     items[:] = keep
 
 
