@@ -29,13 +29,10 @@ import gc
 import os
 import signal
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import __version__
 from .buildinfo import CompiledTypeError, describe
-from .headless import linger, run_headless, run_plain_replay, run_summary_replay, stdout_closed
-from .core.rules import RunRules
-from .options import Options, Services
 from .samples import DEFAULT_SAMPLE, list_samples, sample_path
 from .output import OutputClosed, served_in_browser
 from .output import error_line as _error
@@ -43,6 +40,10 @@ from .formats import FORMATS
 from .lazy import lazy_module
 from .stream.watch import EXIT_OK, RESULT_EXIT_GRACE_S
 from .stream.sources import SourceError
+
+if TYPE_CHECKING:  # (imported where used: --version and --help need none of them)
+    from .core.rules import RunRules
+    from .options import Options, Services
 
 asyncio = lazy_module("asyncio")  # imported when an event loop runs (not by a --summary of files: run_summary_replay)
 
@@ -405,6 +406,8 @@ def parse_args(argv: list[str]) -> Options | None:
             raise UsageError("--serve serves the TUI: it doesn't go with --plain, --summary or --save")
         if not 0 < ns.port < 65536:
             raise UsageError("--port must be between 1 and 65535")
+    from .options import Options
+
     return Options(files=tuple(files), command=tuple(command), follow=ns.follow, save=ns.save, plain=ns.plain,
                    summary=ns.summary, json=ns.json, speed=ns.speed, thinking=ns.thinking,
                    result_grace=ns.result_grace, json_out=ns.json_out, export=ns.export,
@@ -610,8 +613,12 @@ def main(argv: list[str] | None = None) -> int:
                    "(agents, models, tool names, token counts)")
         _error(f"metrics on {metrics.server.url}")
     try:
+        from .options import Services
+
         code = run_watch(opts, Services(deliverer, metrics, rules))
         if metrics is not None and metrics.should_linger():
+            from .headless import linger
+
             linger(metrics)
         return code
     except CompiledTypeError as err:  # a defect of ours, said loudly: never a diagnostic, never exit 0
@@ -633,6 +640,8 @@ def run_watch(opts: Options, services: Services) -> int:
         # is left out of the collector's full passes (one walked them all during a 200 MB
         # --summary, for 10-20 ms of nothing)
         gc.freeze()
+        from .headless import run_headless, run_plain_replay, run_summary_replay
+
         code = run_summary_replay(opts, services) if opts.summary else run_plain_replay(opts, services)
         if code is not None:
             return code
@@ -655,6 +664,7 @@ def run_rules(opts: Options) -> RunRules:
     import dataclasses
 
     from .core.costs import PriceTable
+    from .core.rules import RunRules
     from .core.limits import DISPLAY_STALL_S
     from .core.loops import DISPLAY_REPEATS
 
@@ -703,6 +713,8 @@ def run_report(opts: Options, rules: RunRules) -> int:
             # a file or a pipe: no width limit (every figure and name whole); a terminal: its width
             render_report(report, console, console.width if console.is_terminal else None)
     except (BrokenPipeError, OutputClosed):
+        from .headless import stdout_closed
+
         stdout_closed()
         return 128 + signal.SIGPIPE
     return EXIT_USAGE if report.unreadable and not report.total.runs else EXIT_OK
@@ -736,6 +748,8 @@ def run_compare(opts: Options, rules: RunRules) -> int:
             width = console.width if console.is_terminal else int(os.environ.get("COLUMNS") or 0) or 120
             print_comparison(comp, console, max(40, width))
     except (BrokenPipeError, OutputClosed):
+        from .headless import stdout_closed
+
         stdout_closed()
         return 128 + signal.SIGPIPE
     for gate in comp.unknown_gates:
