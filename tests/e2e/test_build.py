@@ -1,15 +1,18 @@
 """The compiled build and the pure one: the same source, the same outputs.
 
-A wheel of this checkout is built here (``pip wheel``, setup.py: the hot path compiled with mypyc)
-and installed into a fresh virtual environment; its outputs are compared byte for byte with the
+A wheel of this checkout is built here (``pip wheel``, setup.py: the hot path compiled with mypyc;
+once per state of the source, shared by the two test runs) and installed into a fresh virtual
+environment; its outputs are compared byte for byte with the
 source tree's (pure Python) on every shared capture, every sample and generated streams of each
 agent. The pure fallbacks (``CURSOR_WATCH_PURE=1``, no working C compiler) are built too, and the
 compiled modules are checked with mypy. These tests run in both of README's test runs: they build
-what they compare, whichever build the run itself imports.
+what they compare, whichever build the run itself imports (but for the byte-for-byte comparison of
+the two builds' outputs, which the compiled run alone runs: it does the same in both).
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import pkgutil
 import importlib
@@ -66,11 +69,42 @@ def _venv(where: Path, wheel: Path) -> Path:
     return py
 
 
+def _source_key() -> str:
+    """A digest of what a wheel is built from: the package, the samples and the build files, and
+    this interpreter's version (the files' paths and bytes; caches and compiled objects left out)."""
+    h = hashlib.sha256(sys.version.encode())
+    files = [*(ROOT / "cursor_watch").rglob("*"), *(ROOT / "sample_streams").rglob("*"),
+             ROOT / "setup.py", ROOT / "pyproject.toml", ROOT / "MANIFEST.in"]
+    for path in sorted(f for f in files if f.is_file()):
+        if "__pycache__" in path.parts or path.suffix in (".so", ".pyc") or path.name == "_build.json":
+            continue
+        h.update(str(path.relative_to(ROOT)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()[:20]
+
+
+def _shared_wheel(env_extra: dict[str, str], name: str) -> Path:
+    """:func:`_wheel` built once per state of the source and build ``name``: README's two test
+    runs (compiled, then pure) share it through ``build/test-wheels/DIGEST-NAME`` (a mypyc build
+    takes minutes; the same source builds the same wheel)."""
+    out = ROOT / "build" / "test-wheels" / f"{_source_key()}-{name}"
+    found = sorted(out.glob("cursor_watch-*.whl"))
+    if len(found) == 1 and found[0].with_suffix(".log").exists():
+        return found[0]
+    for stale in found:
+        stale.unlink()
+    return _wheel(out, env_extra)
+
+
 @pytest.fixture(scope="session")
-def compiled_python(tmp_path_factory) -> Path:
+def compiled_wheel() -> Path:
+    """This checkout's compiled wheel (:func:`_shared_wheel`)."""
+    return _shared_wheel({}, "compiled")
+
+
+@pytest.fixture(scope="session")
+def compiled_python(tmp_path_factory, compiled_wheel) -> Path:
     """The python of a fresh environment with this checkout's compiled wheel installed."""
-    base = tmp_path_factory.mktemp("compiled")
-    return _venv(base / "venv", _wheel(base / "wheel", {}))
+    return _venv(tmp_path_factory.mktemp("compiled") / "venv", compiled_wheel)
 
 
 def _in(py: Path, *argv: str, cwd: Path | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
@@ -257,8 +291,8 @@ def test_the_type_error_check_itself():
 
 # -- installs everywhere ----------------------------------------------------------------------------
 
-def test_compiled_wheel_contents(compiled_python):
-    (wheel,) = compiled_python.parent.parent.parent.glob("wheel/cursor_watch-*.whl")
+def test_compiled_wheel_contents(compiled_wheel, compiled_python):
+    wheel = compiled_wheel
     assert "-cp3" in wheel.name and "none-any" not in wheel.name  # a platform wheel
     names = zipfile.ZipFile(wheel).namelist()
     for module in COMPILED:
@@ -275,12 +309,12 @@ def test_compiled_wheel_contents(compiled_python):
     assert proc.returncode == 0 and b"success" in proc.stdout
 
 
-@pytest.mark.parametrize("env, reason", [
-    ({"CURSOR_WATCH_PURE": "1"}, "CURSOR_WATCH_PURE=1 at install"),
-    ({"CC": "/nonexistent/cc"}, "no working C compiler with Python's headers"),
+@pytest.mark.parametrize("env, reason, name", [
+    ({"CURSOR_WATCH_PURE": "1"}, "CURSOR_WATCH_PURE=1 at install", "asked"),
+    ({"CC": "/nonexistent/cc"}, "no working C compiler with Python's headers", "no-compiler"),
 ], ids=["asked", "no-compiler"])
-def test_pure_fallback(tmp_path, env, reason):
-    wheel = _wheel(tmp_path / "wheel", env)
+def test_pure_fallback(tmp_path, env, reason, name):
+    wheel = _shared_wheel(env, f"pure-{name}")
     assert wheel.name.endswith("-py3-none-any.whl")
     names = zipfile.ZipFile(wheel).namelist()
     assert not any(n.endswith(".so") for n in names)
